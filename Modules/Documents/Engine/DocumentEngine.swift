@@ -1,0 +1,168 @@
+/// A document as an engine stores it: the encoded body plus bookkeeping. Engines never look inside `body`.
+public struct StoredDocument: Sendable, Hashable {
+    /// The full document path, e.g. `users/u1/orders/o7`.
+    public var path: String
+    /// The document's fields, encoded by ``ValueCodec``.
+    public var body: [UInt8]
+    /// The document's version: the change-log sequence of the commit that last wrote it (always > 0).
+    public var version: Int64
+    /// When the document was created, in microseconds since the Unix epoch.
+    public var createTime: Int64
+    /// When the document was last written, in microseconds since the Unix epoch.
+    public var updateTime: Int64
+
+    public init(path: String, body: [UInt8], version: Int64, createTime: Int64, updateTime: Int64) {
+        self.path = path
+        self.body = body
+        self.version = version
+        self.createTime = createTime
+        self.updateTime = updateTime
+    }
+}
+
+/// One entry of a secondary index: engines keep entries sorted by `(index, key, path)`.
+///
+/// `index` is an opaque name chosen by the store (e.g. `users|points`); `key` is an order-preserving encoding of the
+/// indexed value(s) (see ``IndexKey``), compared bytewise (memcmp order).
+public struct IndexEntry: Sendable, Hashable {
+    public var index: String
+    public var key: [UInt8]
+    public init(index: String, key: [UInt8]) {
+        self.index = index
+        self.key = key
+    }
+}
+
+/// A condition a mutation's document must meet at commit time, or the whole commit fails.
+public enum WritePrecondition: Sendable, Hashable {
+    /// No condition.
+    case none
+    /// The document must exist (`true`) or must not (`false`).
+    case exists(Bool)
+    /// The document must exist with exactly this version.
+    case version(Int64)
+}
+
+/// One change to one document inside an atomic commit.
+public struct DocumentMutation: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        /// Store `body` (replacing any previous body) and replace the document's index entries with `indexEntries`.
+        case put(body: [UInt8], indexEntries: [IndexEntry])
+        /// Remove the document and all its index entries. Deleting a missing document is not an error.
+        case delete
+    }
+    public var path: String
+    public var kind: Kind
+    public var precondition: WritePrecondition
+    public init(path: String, kind: Kind, precondition: WritePrecondition = .none) {
+        self.path = path
+        self.kind = kind
+        self.precondition = precondition
+    }
+}
+
+/// What a commit produced.
+public struct CommitResult: Sendable, Hashable {
+    /// The change-log sequence assigned to this commit (every document written gets it as its version).
+    public var sequence: Int64
+    /// Each mutation's resulting document, in the order given; `nil` for a delete.
+    public var documents: [StoredDocument?]
+    public init(sequence: Int64, documents: [StoredDocument?]) {
+        self.sequence = sequence
+        self.documents = documents
+    }
+}
+
+/// One entry of the change log: a document written (or deleted) by a commit.
+public struct ChangeRecord: Sendable, Hashable {
+    /// The commit's sequence; several records can share one sequence (one commit, several documents).
+    public var sequence: Int64
+    public var path: String
+    /// The document after the change; `nil` when it was deleted.
+    public var document: StoredDocument?
+    public init(sequence: Int64, path: String, document: StoredDocument?) {
+        self.sequence = sequence
+        self.path = path
+        self.document = document
+    }
+}
+
+/// A bound of an index scan.
+public struct IndexBound: Sendable, Hashable {
+    public var key: [UInt8]
+    public var inclusive: Bool
+    public init(key: [UInt8], inclusive: Bool) {
+        self.key = key
+        self.inclusive = inclusive
+    }
+}
+
+/// A range scan over one index, in key order (then path order), or reversed.
+public struct IndexScan: Sendable, Hashable {
+    public var index: String
+    public var lower: IndexBound?
+    public var upper: IndexBound?
+    public var reverse: Bool
+    /// Stop after this many entries.
+    public var limit: Int?
+    public init(index: String, lower: IndexBound? = nil, upper: IndexBound? = nil, reverse: Bool = false, limit: Int? = nil)
+    {
+        self.index = index
+        self.lower = lower
+        self.upper = upper
+        self.reverse = reverse
+        self.limit = limit
+    }
+}
+
+/// One index entry found by a scan.
+public struct IndexHit: Sendable, Hashable {
+    public var key: [UInt8]
+    public var path: String
+    public init(key: [UInt8], path: String) {
+        self.key = key
+        self.path = path
+    }
+}
+
+/// The storage seam of the Documents module: atomic commits with preconditions, reads by path, ordered index scans and
+/// a change log. Engines store opaque bodies and index keys; everything Firestore-like lives above, in the store.
+///
+/// Every engine, built in or loaded from a plugin, must pass the contract suite in `Tests/DocumentsTests`.
+public protocol DocumentEngine: Sendable {
+    /// Applies every mutation atomically, or none.
+    ///
+    /// Fails with ``DocumentsError/Code-swift.struct/preconditionFailed`` if any precondition does not hold, and
+    /// changes nothing then. On success the commit is durable before this returns, gets the next change-log sequence
+    /// (strictly increasing), and appends one ``ChangeRecord`` per mutated path.
+    /// - Parameter commitTime: the commit's time in microseconds since the epoch (the store's clock decides).
+    func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult
+
+    /// The documents at `paths`, in the same order; `nil` where none exists.
+    func documents(at paths: [String]) async throws -> [StoredDocument?]
+
+    /// Entries of one index within bounds, sorted by `(key, path)` ascending, or descending when `reverse`.
+    func scan(_ scan: IndexScan) async throws -> [IndexHit]
+
+    /// Documents whose path is a direct child of collection `collectionPath` (e.g. `users` or `users/u1/orders`),
+    /// in path order, starting after `afterPath` when given, at most `limit`.
+    func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?) async throws
+        -> [StoredDocument]
+
+    /// Documents of every collection whose last segment is `collectionID` (a collection-group scan), in path order.
+    func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?) async throws
+        -> [StoredDocument]
+
+    /// Change-log records with a sequence greater than `sequence`, in sequence order, at most `limit`.
+    func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord]
+
+    /// The sequence of the last commit, 0 for an empty store.
+    func lastSequence() async throws -> Int64
+}
+
+extension DocumentEngine {
+    /// The document at `path`, or `nil`.
+    public func document(at path: String) async throws -> StoredDocument? {
+        try await documents(at: [path]).first ?? nil
+    }
+}

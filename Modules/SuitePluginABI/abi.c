@@ -1,0 +1,1 @@
+int suite_plugin_abi_placeholder(void) { return 0; }

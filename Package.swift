@@ -1,0 +1,93 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// MARK: - Shared dependencies
+
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+let yams: Target.Dependency = .product(name: "Yams", package: "Yams")
+
+let package = Package(
+    name: "Suite",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "SuiteCore", targets: ["SuiteCore"]),
+        .library(name: "SuitePluginKit", targets: ["SuitePluginKit"]),
+        .library(name: "Documents", targets: ["Documents"]),
+        .library(name: "SuiteHost", targets: ["SuiteHost"]),
+        .executable(name: "suite", targets: ["suite"]),
+        .executable(name: "suite-bench", targets: ["Benchmarks"]),
+        // Runtime plugins that `suite` loads with dlopen (not SwiftPM build plugins).
+        .library(name: "EventLog", type: .dynamic, targets: ["EventLog"]),
+        .library(name: "CTally", type: .dynamic, targets: ["CTally"]),
+        .library(name: "BadABI", type: .dynamic, targets: ["BadABI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // MARK: - Modules
+        .target(name: "SuiteCore", dependencies: [logging], path: "Modules/SuiteCore"),
+        .target(name: "SuitePluginABI", path: "Modules/SuitePluginABI"),
+        .target(
+            name: "SuitePluginKit",
+            dependencies: ["SuiteCore", "SuitePluginABI", logging],
+            path: "Modules/SuitePluginKit"
+        ),
+        .target(name: "Documents", dependencies: ["SuiteCore", grdb, logging], path: "Modules/Documents"),
+        .target(
+            name: "SuiteHost",
+            dependencies: ["SuiteCore", "SuitePluginKit", "Documents", yams, logging],
+            path: "Modules/SuiteHost"
+        ),
+        .executableTarget(
+            name: "suite",
+            dependencies: ["SuiteHost", argumentParser, logging],
+            path: "Modules/suite"
+        ),
+
+        // MARK: - Plugins
+        .target(name: "EventLog", dependencies: ["SuitePluginKit"], path: "Plugins/EventLog"),
+        .target(name: "CTally", dependencies: ["SuitePluginABI"], path: "Plugins/CTally"),
+        .target(name: "BadABI", dependencies: ["SuitePluginABI"], path: "Plugins/BadABI"),
+
+        // MARK: - Tests
+        .testTarget(name: "SuiteCoreTests", dependencies: ["SuiteCore"], path: "Tests/SuiteCoreTests"),
+        .testTarget(
+            name: "SuitePluginKitTests",
+            dependencies: ["SuitePluginKit", "SuiteCore"],
+            path: "Tests/SuitePluginKitTests"
+        ),
+        .testTarget(
+            name: "SuiteHostTests",
+            dependencies: ["SuiteHost", "SuiteCore", "SuitePluginKit"],
+            path: "Tests/SuiteHostTests"
+        ),
+        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "SuiteCore"], path: "Tests/DocumentsTests"),
+        .testTarget(name: "EndToEndTests", dependencies: ["SuiteCore"], path: "Tests/EndToEndTests"),
+
+        // MARK: - Tools
+        .executableTarget(
+            name: "Benchmarks",
+            dependencies: ["SuiteCore", "SuitePluginKit", "Documents", "EventLog", grdb, argumentParser],
+            path: "Tools/Benchmarks"
+        ),
+    ]
+)
+
+// MARK: - Settings applied to every Swift target
+
+for target in package.targets where target.name != "SuitePluginABI" && target.name != "CTally" && target.name != "BadABI" {
+    var settings = target.swiftSettings ?? []
+    settings.append(contentsOf: [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ])
+    target.swiftSettings = settings
+}

@@ -1,0 +1,1 @@
+int badabi_placeholder(void) { return 0; }

@@ -1,0 +1,1 @@
+int ctally_placeholder(void) { return 0; }

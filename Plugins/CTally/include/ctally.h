@@ -1,0 +1,1 @@
+/* CTally exports only suite_plugin_v1, declared in suite_plugin.h. */

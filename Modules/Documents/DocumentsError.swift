@@ -1,0 +1,50 @@
+public import SuiteCore
+
+/// The Documents module's error: a code to match on, a message, a hint, and the underlying error.
+public struct DocumentsError: SuiteDescribedError {
+    /// A stable, extensible error code.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// A path is malformed, or names a collection where a document is needed (or the reverse).
+        public static let invalidPath = Code("invalidPath")
+        /// A field name or field path is malformed.
+        public static let invalidField = Code("invalidField")
+        /// A value cannot be stored (too deep, too large, wrong type for a transform, bad JSON tag…).
+        public static let invalidValue = Code("invalidValue")
+        /// A query is malformed (bad operator, too many values, conflicting cursors…).
+        public static let invalidQuery = Code("invalidQuery")
+        /// The query needs a composite index that has not been declared.
+        public static let missingIndex = Code("missingIndex")
+        /// The document does not exist (e.g. `update` of a missing document).
+        public static let notFound = Code("notFound")
+        /// A write precondition (exists / version) did not hold; nothing was written.
+        public static let preconditionFailed = Code("preconditionFailed")
+        /// A transaction kept conflicting and gave up after its retries.
+        public static let transactionAborted = Code("transactionAborted")
+        /// A limit was exceeded (document size, batch size, nesting depth).
+        public static let limitExceeded = Code("limitExceeded")
+        /// The stored data could not be read back (corrupt body or file).
+        public static let corrupted = Code("corrupted")
+        /// The storage engine failed (I/O, SQLite error).
+        public static let storage = Code("storage")
+        /// The engine does not support the operation.
+        public static let unsupported = Code("unsupported")
+
+        public var description: String { name }
+    }
+
+    public var code: Code
+    public var message: String
+    public var hint: String?
+    public var underlying: (any Error)?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, hint: String? = nil, underlying: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.underlying = underlying
+    }
+}

@@ -158,6 +158,19 @@ public protocol DocumentEngine: Sendable {
 
     /// The sequence of the last commit, 0 for an empty store.
     func lastSequence() async throws -> Int64
+
+    /// Adds index entries to existing documents (backfilling a newly declared index) without changing their version
+    /// or appending to the change log. Entries for paths that no longer exist are ignored. Atomic.
+    func addIndexEntries(_ entries: [String: [IndexEntry]]) async throws
+
+    /// Removes every entry of `index` (dropping a declared index).
+    func removeIndex(_ index: String) async throws
+
+    /// A small value the store keeps beside the data (declared indexes, cost counters), or `nil`.
+    func metadata(forKey key: String) async throws -> [UInt8]?
+
+    /// Stores (or, with `nil`, removes) a metadata value; durable when this returns.
+    func setMetadata(_ value: [UInt8]?, forKey key: String) async throws
 }
 
 extension DocumentEngine {

@@ -1,0 +1,137 @@
+/*
+ * suite_plugin.h — Suite's plugin ABI, version 1.
+ *
+ * A plugin is a shared object (.so) that Suite loads with dlopen(RTLD_NOW | RTLD_LOCAL) and never unloads.
+ * It exports ONE symbol, SUITE_PLUGIN_ENTRY ("suite_plugin_v1"), a function returning a pointer to a
+ * suite_plugin_descriptor that stays valid for the life of the process.
+ *
+ * Everything crossing this boundary is C: plain integers, NUL-terminated UTF-8 strings, and byte buffers
+ * (JSON by default). No Swift type, class or protocol ever crosses it, so a plugin may be written in Swift
+ * (see SuitePluginKit), C, or any language with a C ABI.
+ *
+ * Ownership
+ *   - Strings and arrays in the descriptor are owned by the plugin and must stay valid for the life of the process.
+ *   - Buffers passed by the host into a function (options, request) are owned by the host and valid only until that
+ *     function returns. A plugin that needs them later copies them.
+ *   - The response buffer passed to a completion is owned by the plugin and valid only until the completion returns;
+ *     the host copies it.
+ *   - The error buffer of create_engine is owned by the host; the plugin writes a NUL-terminated message into it,
+ *     truncated to error_capacity bytes (including the NUL).
+ *   - An engine handle returned by create_engine belongs to the host until it passes it to destroy_engine, exactly once.
+ *
+ * Threading
+ *   - create_engine, call and destroy_engine may be called from any thread.
+ *   - The host never calls `call` concurrently on the same engine for the observer kind; other kinds may document
+ *     otherwise, so an engine that is not safe for concurrent calls must serialise them itself.
+ *   - The completion of `call` must be invoked exactly once, from any thread, either before `call` returns or later.
+ *     The host never calls destroy_engine while a call on that engine is pending.
+ *
+ * Versioning
+ *   - The host refuses a descriptor whose abi_version differs from SUITE_PLUGIN_ABI_VERSION. A later, incompatible
+ *     ABI gets a new entry symbol (suite_plugin_v2) so one plugin can export both.
+ *   - struct_size lets version 1 grow at the end: the host reads only fields within struct_size.
+ */
+#ifndef SUITE_PLUGIN_H
+#define SUITE_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The ABI version this header describes. */
+#define SUITE_PLUGIN_ABI_VERSION 1u
+
+/** The name of the symbol every version-1 plugin exports. */
+#define SUITE_PLUGIN_ENTRY "suite_plugin_v1"
+
+/** Status codes returned by create_engine and passed to completions. */
+enum {
+    /** Success. */
+    SUITE_STATUS_OK = 0,
+    /** The operation failed; the response (or error buffer) holds a UTF-8 message. */
+    SUITE_STATUS_ERROR = 1,
+    /** The engine does not know this operation (or this kind/name). */
+    SUITE_STATUS_UNSUPPORTED = 2,
+    /** The request or options were malformed; the response holds a UTF-8 message. */
+    SUITE_STATUS_INVALID = 3
+};
+
+/** Engine kinds defined so far. A kind fixes the operations and their JSON payloads. */
+#define SUITE_KIND_OBSERVER "observer"
+
+/*
+ * The observer kind: receives bus events.
+ *   options: a JSON object, the engine's `options` from the configuration.
+ *   "event":  request {"name": string, "payload": any JSON, "time": RFC 3339 string}; response empty.
+ *   "events": request a JSON array of such objects, in publish order; response empty.
+ *   "flush":  request empty; make everything received durable; response empty.
+ */
+#define SUITE_OP_EVENT "event"
+#define SUITE_OP_EVENTS "events"
+#define SUITE_OP_FLUSH "flush"
+
+/** One engine a plugin provides. */
+typedef struct suite_engine_info {
+    /** The engine kind, e.g. SUITE_KIND_OBSERVER. */
+    const char *kind;
+    /** The engine's name, unique within its kind, as configurations refer to it, e.g. "eventlog". */
+    const char *name;
+} suite_engine_info;
+
+/**
+ * Called exactly once when an operation finishes.
+ * @param context   the host's context pointer passed to `call`, returned unchanged.
+ * @param status    a SUITE_STATUS_* code.
+ * @param response  response bytes (JSON, or a UTF-8 error message when status != OK); may be NULL when length is 0.
+ */
+typedef void (*suite_completion)(void *context, int32_t status, const uint8_t *response, size_t response_length);
+
+/** What a plugin's entry symbol returns. */
+typedef struct suite_plugin_descriptor {
+    /** Must be SUITE_PLUGIN_ABI_VERSION. */
+    uint32_t abi_version;
+    /** sizeof(suite_plugin_descriptor) as the plugin was compiled. */
+    uint32_t struct_size;
+    /** The plugin's name, e.g. "EventLog". */
+    const char *name;
+    /** The plugin's version, e.g. "1.0.0". */
+    const char *version;
+    /** The number of entries in `engines`. */
+    size_t engine_count;
+    /** The engines this plugin provides. */
+    const suite_engine_info *engines;
+    /** Opaque plugin-wide context, passed back to create_engine. */
+    void *context;
+
+    /**
+     * Creates an engine of `kind` named `name` from a JSON options object.
+     * On success returns SUITE_STATUS_OK and stores a non-NULL handle in *out_engine.
+     * On failure returns another status and writes a NUL-terminated UTF-8 message into error (if error_capacity > 0).
+     */
+    int32_t (*create_engine)(void *context, const char *kind, const char *name, const uint8_t *options,
+                             size_t options_length, void **out_engine, char *error, size_t error_capacity);
+
+    /**
+     * Runs `operation` on `engine` with a request payload; completes through `completion(completion_context, …)`.
+     */
+    void (*call)(void *engine, const char *operation, const uint8_t *request, size_t request_length,
+                 void *completion_context, suite_completion completion);
+
+    /** Releases an engine. Called once per engine, never while a call on it is pending. */
+    void (*destroy_engine)(void *engine);
+} suite_plugin_descriptor;
+
+/** The type of the entry symbol. */
+typedef const suite_plugin_descriptor *(*suite_plugin_entry_fn)(void);
+
+/** The ABI version this header describes, as a function (usable from languages that cannot read macros). */
+uint32_t suite_plugin_abi_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SUITE_PLUGIN_H */

@@ -1,1 +1,0 @@
-int suite_plugin_abi_placeholder(void) { return 0; }

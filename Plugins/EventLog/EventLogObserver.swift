@@ -1,0 +1,71 @@
+import Foundation
+public import SuiteCore
+import Synchronization
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The `eventlog` observer: appends every event as one JSON line `{"name":…,"payload":…,"time":…}` to a file.
+///
+/// Options: `path` (required), the file to append to; it is created if missing. Each batch is written with one
+/// `write(2)` on a file opened with `O_APPEND`, so concurrent writers never interleave lines; `flush` calls `fsync`.
+public final class EventLogObserver: ObserverEngine {
+    private let descriptor: Mutex<Int32>
+    /// The file events are appended to.
+    public let path: String
+
+    /// Opens (creating if needed) the file named by the `path` option.
+    public init(options: JSONValue) throws {
+        guard let path = options["path"]?.stringValue, !path.isEmpty else {
+            throw SuiteError(
+                .invalidConfiguration, "eventlog needs a 'path' option naming the file to append to",
+                hint: "observers: [{engine: eventlog, options: {path: events.jsonl}}]")
+        }
+        let expanded = (path as NSString).expandingTildeInPath
+        let fd = open(expanded, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw SuiteError(.io, "eventlog cannot open \(expanded): \(String(cString: strerror(errno)))")
+        }
+        self.path = expanded
+        self.descriptor = Mutex(fd)
+    }
+
+    deinit {
+        descriptor.withLock { _ = close($0) }
+    }
+
+    public func receive(_ events: [ObservedEvent]) async throws {
+        guard !events.isEmpty else { return }
+        var text = ""
+        for event in events {
+            text += event.jsonLine
+            text += "\n"
+        }
+        try descriptor.withLock { fd in
+            var bytes = Array(text.utf8)
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw SuiteError(.io, "eventlog cannot write to \(path): \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+            bytes.removeAll()
+        }
+    }
+
+    public func flush() async throws {
+        try descriptor.withLock { fd in
+            if fsync(fd) != 0 {
+                throw SuiteError(.io, "eventlog cannot sync \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}

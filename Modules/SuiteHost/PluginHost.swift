@@ -1,0 +1,62 @@
+public import Foundation
+public import SuiteCore
+public import SuitePluginKit
+
+/// The outcome of loading one configured plugin.
+public struct PluginLoadResult: Sendable {
+    /// The reference as configured (a name or a path).
+    public var reference: String
+    /// The loaded plugin, when loading worked.
+    public var plugin: LoadedPlugin?
+    /// Why it failed, otherwise.
+    public var error: PluginError?
+}
+
+/// The plugins a `suite` process loaded, and the engines they provide.
+public struct PluginHost: Sendable {
+    /// Every configured plugin, loaded or not, in configuration order.
+    public let results: [PluginLoadResult]
+    /// Where plugin names were looked up, in order.
+    public let searchDirectories: [String]
+
+    /// Loads every plugin named in `configuration`, recording failures instead of stopping at the first.
+    public init(configuration: SuiteConfiguration, environmentPluginPath: [String], executableDirectory: String?) {
+        let directories = configuration.pluginPath + environmentPluginPath + (executableDirectory.map { [$0] } ?? [])
+        let loader = PluginLoader(searchDirectories: directories)
+        self.searchDirectories = directories
+        self.results = configuration.plugins.map { reference in
+            do {
+                return PluginLoadResult(reference: reference, plugin: try loader.load(reference), error: nil)
+            } catch let error as PluginError {
+                return PluginLoadResult(reference: reference, plugin: nil, error: error)
+            } catch {
+                return PluginLoadResult(
+                    reference: reference, plugin: nil,
+                    error: PluginError(.loadFailed, "cannot load plugin \(reference): \(error)"))
+            }
+        }
+    }
+
+    /// The plugins that loaded.
+    public var loaded: [LoadedPlugin] { results.compactMap(\.plugin) }
+
+    /// The load failures.
+    public var failures: [PluginError] { results.compactMap(\.error) }
+
+    /// Throws the first load failure, if any.
+    public func requireAllLoaded() throws {
+        if let failure = failures.first { throw failure }
+    }
+
+    /// The loaded plugin providing engine `name` of `kind`, if any.
+    public func provider(kind: String, name: String) -> LoadedPlugin? {
+        loaded.first { $0.engines.contains(PluginEngineInfo(kind: kind, name: name)) }
+    }
+
+    /// The directory holding the running executable, searched last for plugin names.
+    public static var executableDirectory: String? {
+        guard let path = Bundle.main.executablePath ?? CommandLine.arguments.first else { return nil }
+        let resolved = (path as NSString).resolvingSymlinksInPath
+        return (resolved as NSString).deletingLastPathComponent
+    }
+}

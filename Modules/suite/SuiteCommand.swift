@@ -1,0 +1,25 @@
+import ArgumentParser
+import SuiteHost
+
+/// `suite`: one command driving every Suite module.
+@main
+struct SuiteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suite",
+        abstract: "Suite — documents, cache, sync, storage accounting, analytics and work tracking for apps.",
+        discussion: """
+            With no configuration, Suite runs on embedded defaults: SQLite files under the data directory ($XDG_DATA_HOME/suite, i.e. ~/.local/share/suite). Configuration comes from --config FILE, SUITE_CONFIG, ./suite.yaml or $XDG_CONFIG_HOME/suite/suite.yaml; SUITE_* variables override the file, flags override both.
+
+            Global options (--config, --data-dir, --log-level, --json) go before or after the subcommand.
+
+            Exit codes:
+              0   success
+              1   the command failed; an `error:` line and a `hint:` say why and what to do
+              64  the command line itself is wrong (unknown option, bad value)
+            """,
+        version: SuiteContext.version,
+        subcommands: [StatusCommand.self, PluginsCommand.self, ConfigCommand.self, EventsCommand.self]
+    )
+
+    @OptionGroup var globals: GlobalOptions
+}

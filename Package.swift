@@ -81,7 +81,8 @@ let package = Package(
 
 // MARK: - Settings applied to every Swift target
 
-for target in package.targets where target.name != "SuitePluginABI" && target.name != "CTally" && target.name != "BadABI" {
+for target in package.targets
+where target.name != "SuitePluginABI" && target.name != "CTally" && target.name != "BadABI" {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .swiftLanguageMode(.v6),

@@ -49,8 +49,9 @@ public struct ObservedEvent: Sendable, Hashable {
 
     /// Formats `date` as RFC 3339 in UTC with milliseconds, e.g. `2026-11-22T03:34:14.123Z`.
     public static func formatTime(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true)
-            .timeSeparator(.colon).timeZone(separator: .omitted))
+        date.formatted(
+            .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true)
+                .timeSeparator(.colon).timeZone(separator: .omitted))
     }
 }
 

@@ -99,7 +99,8 @@ public struct ConfigurationLoader: Sendable {
         guard case .object(let root) = document.value else {
             if case .null = document.value { return }  // an empty file
             throw SuiteError(
-                .invalidConfiguration, "configuration file \(file) must hold a map of keys, not \(document.value.typeDescription)",
+                .invalidConfiguration,
+                "configuration file \(file) must hold a map of keys, not \(document.value.typeDescription)",
                 hint: "e.g. `data-dir: ./data`")
         }
         configuration.file = file
@@ -122,7 +123,9 @@ public struct ConfigurationLoader: Sendable {
                 configuration.pluginPath = paths.map { absolute($0, relativeTo: directory) }
             case "plugins":
                 guard let plugins = Self.strings(value) else { throw wrongType("a list of strings") }
-                configuration.plugins = plugins.map { PluginLoader.isPath($0) ? absolute($0, relativeTo: directory) : $0 }
+                configuration.plugins = plugins.map {
+                    PluginLoader.isPath($0) ? absolute($0, relativeTo: directory) : $0
+                }
             case "observers":
                 guard let items = value.arrayValue else { throw wrongType("a list of {engine, options} maps") }
                 configuration.observers = try items.enumerated().map { index, item in
@@ -153,7 +156,8 @@ public struct ConfigurationLoader: Sendable {
             do {
                 return ParsedDocument(value: try JSONValue(parsing: text), lines: [:])
             } catch let error as SuiteError {
-                throw SuiteError(.invalidConfiguration, "configuration file \(file): \(error.message)", hint: error.hint)
+                throw SuiteError(
+                    .invalidConfiguration, "configuration file \(file): \(error.message)", hint: error.hint)
             }
         }
         let node: Node?
@@ -196,14 +200,16 @@ public struct ConfigurationLoader: Sendable {
             }
             return .object(object)
         case .alias:
-            throw SuiteError(.invalidConfiguration, "configuration file \(file) uses a YAML alias, which Suite does not support")
+            throw SuiteError(
+                .invalidConfiguration, "configuration file \(file) uses a YAML alias, which Suite does not support")
         }
     }
 
     static func selection(_ value: JSONValue, key: String, file: String, at: String) throws -> EngineSelection {
         guard let object = value.objectValue else {
             throw SuiteError(
-                .invalidConfiguration, "key '\(key)' in \(file)\(at) must be a map {engine: NAME, options: {…}}, "
+                .invalidConfiguration,
+                "key '\(key)' in \(file)\(at) must be a map {engine: NAME, options: {…}}, "
                     + "not \(value.typeDescription)")
         }
         for member in object.keys where member != "engine" && member != "options" {

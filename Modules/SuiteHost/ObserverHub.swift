@@ -54,7 +54,8 @@ public final class ObserverHub: Sendable {
             do {
                 observed = try ObservedEvent(event, time: clock.now)
             } catch {
-                logger.error("event not delivered to observers", metadata: ["event": "\(event.name)", "error": "\(error)"])
+                logger.error(
+                    "event not delivered to observers", metadata: ["event": "\(event.name)", "error": "\(error)"])
                 for queue in queues { queue.countDrop() }
                 return
             }

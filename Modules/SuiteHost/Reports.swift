@@ -25,7 +25,9 @@ public struct StatusReport: Sendable {
         plugins = context.plugins.results
         observers = configuration.observers
         modules = [
-            Module(name: "SuiteCore", engine: "-", detail: "event bus ready, \(configuration.observers.count) observer(s) configured"),
+            Module(
+                name: "SuiteCore", engine: "-",
+                detail: "event bus ready, \(configuration.observers.count) observer(s) configured"),
             Module(name: "SuitePluginKit", engine: "-", detail: "plugin ABI v\(LoadedPlugin.supportedABIVersion)"),
             Module(
                 name: "Documents", engine: configuration.documents.engine,

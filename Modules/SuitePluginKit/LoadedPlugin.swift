@@ -49,7 +49,8 @@ public final class LoadedPlugin: @unchecked Sendable {
         for i in 0..<d.engine_count {
             let info = d.engines[i]
             guard let kind = info.kind, let engineName = info.name else {
-                throw PluginError(.invalidDescriptor, "plugin \(path) lists an engine without a kind or name", path: path)
+                throw PluginError(
+                    .invalidDescriptor, "plugin \(path) lists an engine without a kind or name", path: path)
             }
             engines.append(PluginEngineInfo(kind: String(cString: kind), name: String(cString: engineName)))
         }

@@ -38,7 +38,10 @@ public enum ObserverWire {
         let payload = json["payload"] ?? .null
         var time = Date()
         if let text = json["time"]?.stringValue {
-            guard let parsed = try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) ?? Date(text, strategy: .iso8601)
+            guard
+                let parsed = try? Date(
+                    text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
+                    ?? Date(text, strategy: .iso8601)
             else {
                 throw PluginOperationError.invalid("event '\(name)' has an invalid time '\(text)'")
             }

@@ -10,7 +10,10 @@ public final class PluginEngineHandle: @unchecked Sendable {
     /// The engine's name.
     public let name: String
 
-    init(plugin: LoadedPlugin, descriptor: UnsafePointer<suite_plugin_descriptor>, handle: UnsafeMutableRawPointer, name: String) {
+    init(
+        plugin: LoadedPlugin, descriptor: UnsafePointer<suite_plugin_descriptor>, handle: UnsafeMutableRawPointer,
+        name: String
+    ) {
         self.plugin = plugin
         self.descriptor = descriptor
         self.handle = handle

@@ -2,11 +2,11 @@ public import SuiteCore
 public import SuitePluginABI
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// One engine a Swift plugin exports: its kind, its name and how to make one from the configured options.
@@ -17,7 +17,8 @@ public struct ExportedEngine: Sendable {
     public var make: @Sendable (JSONValue) throws -> any PluginOperationHandler
 
     /// An engine of any kind, served at the byte level.
-    public init(kind: String, name: String, make: @escaping @Sendable (JSONValue) throws -> any PluginOperationHandler) {
+    public init(kind: String, name: String, make: @escaping @Sendable (JSONValue) throws -> any PluginOperationHandler)
+    {
         self.info = PluginEngineInfo(kind: kind, name: name)
         self.make = make
     }
@@ -125,7 +126,9 @@ private let exportCreateEngine:
         let kindString = String(cString: kind)
         let nameString = String(cString: name)
         guard let exported = export.engine(kind: kindString, name: nameString) else {
-            writeError("this plugin has no \(kindString) engine named '\(nameString)'", to: errorBuffer, capacity: errorCapacity)
+            writeError(
+                "this plugin has no \(kindString) engine named '\(nameString)'", to: errorBuffer,
+                capacity: errorCapacity)
             return 2
         }
         do {

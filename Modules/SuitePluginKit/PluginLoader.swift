@@ -3,11 +3,11 @@ public import SuiteCore
 import SuitePluginABI
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Finds and loads plugins: `dlopen` with `RTLD_NOW | RTLD_LOCAL` (never `dlclose`), the entry symbol, the ABI check.
@@ -27,9 +27,9 @@ public struct PluginLoader: Sendable {
     /// The platform's file name for plugin `name`: `libname.so` (`libname.dylib` on Apple platforms).
     public static func fileName(forPluginNamed name: String) -> String {
         #if canImport(Darwin)
-        "lib\(name).dylib"
+            "lib\(name).dylib"
         #else
-        "lib\(name).so"
+            "lib\(name).so"
         #endif
     }
 

@@ -6,7 +6,8 @@ import SuiteHost
 
 /// Options every subcommand accepts, before or after its name.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Configuration file (YAML, or JSON if it ends in .json).", valueName: "path"))
+    @Option(
+        name: .long, help: ArgumentHelp("Configuration file (YAML, or JSON if it ends in .json).", valueName: "path"))
     var config: String?
 
     @Option(name: .long, help: ArgumentHelp("Directory of the embedded stores.", valueName: "path"))

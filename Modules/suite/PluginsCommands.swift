@@ -2,7 +2,6 @@ import ArgumentParser
 import SuiteCore
 import SuiteHost
 import SuitePluginKit
-import SuitePluginKit
 
 /// `suite plugins …`: what is configured and loaded, and what one plugin file provides.
 struct PluginsCommand: AsyncParsableCommand {

@@ -3,11 +3,11 @@ public import SuiteCore
 import Synchronization
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The `eventlog` observer: appends every event as one JSON line `{"name":…,"payload":…,"time":…}` to a file.

@@ -1,0 +1,42 @@
+# Suite — build, test, run and benchmark. `make` lists the targets.
+SWIFT ?= swift
+BIN_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
+FORMAT_PATHS = Package.swift Modules Plugins Tests Tools
+PLUGIN_PRODUCTS = EventLog CTally BadABI
+
+.DEFAULT_GOAL := help
+.PHONY: help deps build plugins test run bench lint format clean
+
+help: ## List the targets
+	@echo "Suite — make targets:"
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## (.*)/  make \1\t\2/' | expand -t 16
+
+deps: ## Install the system packages Suite needs (apt), if missing
+	@bash Tools/install-deps.sh
+
+build: deps ## Build every module, the suite command and the plugins (debug)
+	$(SWIFT) build
+
+plugins: deps ## Build the runtime plugins (.so) that suite loads
+	@for p in $(PLUGIN_PRODUCTS); do $(SWIFT) build --product $$p || exit 1; done
+	@ls -1 $(BIN_DIR)/lib*.so
+
+test: build lint ## Everything CI runs: build, plugins, lint, all tests
+	SUITE_BIN_DIR=$(BIN_DIR) $(SWIFT) test
+
+run: build ## Build everything, then show `suite status` on the embedded defaults
+	$(BIN_DIR)/suite status
+
+bench: deps ## Run the benchmarks (release build): ours beside a named peer, as ratios
+	$(SWIFT) build -c release --product suite-bench
+	$(SWIFT) build -c release --product EventLog
+	$$($(SWIFT) build -c release --show-bin-path)/suite-bench $(BENCH_ARGS)
+
+lint: ## Fail on formatting errors (swift format, .swift-format)
+	$(SWIFT) format lint --strict --recursive $(FORMAT_PATHS)
+
+format: ## Reformat the sources in place
+	$(SWIFT) format --in-place --recursive $(FORMAT_PATHS)
+
+clean: ## Remove build products
+	rm -rf .build

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Suite needs, only when something is missing. Used by `make` and CI.
+set -euo pipefail
+
+need=()
+[ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
+
+if [ ${#need[@]} -gt 0 ]; then
+    echo "installing: ${need[*]}" >&2
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi

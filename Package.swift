@@ -56,19 +56,21 @@ let package = Package(
         .target(name: "BadABI", dependencies: ["SuitePluginABI"], path: "Plugins/BadABI"),
 
         // MARK: - Tests
+        .target(name: "SuiteTestSupport", path: "Tests/SuiteTestSupport"),
         .testTarget(name: "SuiteCoreTests", dependencies: ["SuiteCore"], path: "Tests/SuiteCoreTests"),
         .testTarget(
             name: "SuitePluginKitTests",
-            dependencies: ["SuitePluginKit", "SuiteCore"],
+            dependencies: ["SuitePluginKit", "SuiteCore", "SuiteTestSupport"],
             path: "Tests/SuitePluginKitTests"
         ),
         .testTarget(
             name: "SuiteHostTests",
-            dependencies: ["SuiteHost", "SuiteCore", "SuitePluginKit"],
+            dependencies: ["SuiteHost", "SuiteCore", "SuitePluginKit", "SuiteTestSupport"],
             path: "Tests/SuiteHostTests"
         ),
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "SuiteCore"], path: "Tests/DocumentsTests"),
-        .testTarget(name: "EndToEndTests", dependencies: ["SuiteCore"], path: "Tests/EndToEndTests"),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport"], path: "Tests/EndToEndTests"),
 
         // MARK: - Tools
         .executableTarget(

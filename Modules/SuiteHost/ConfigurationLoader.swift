@@ -181,7 +181,7 @@ public struct ConfigurationLoader: Sendable {
     static func json(from node: Node, file: String) throws -> JSONValue {
         switch node {
         case .scalar(let scalar):
-            switch Tag.Name(rawValue: scalar.tag.description) {
+            switch Tag.Name(rawValue: node.tag.description) {
             case .null: return .null
             case .bool: return node.bool.map(JSONValue.bool) ?? .string(scalar.string)
             case .int: return node.int.map { .int(Int64($0)) } ?? .string(scalar.string)

@@ -1,0 +1,149 @@
+import Foundation
+import SuiteCore
+import Synchronization
+import Testing
+
+struct Ping: BusEvent {
+    var name: String { "test.ping" }
+    var payload: Payload
+    struct Payload: Codable, Sendable, Hashable {
+        var publisher: Int
+        var sequence: Int
+    }
+    init(publisher: Int = 0, sequence: Int) { payload = Payload(publisher: publisher, sequence: sequence) }
+}
+
+struct Pong: BusEvent {
+    var name: String { "test.pong" }
+    var payload: Int
+}
+
+/// Collects what a handler saw, thread-safely.
+final class Recorder<T: Sendable>: Sendable {
+    private let items = Mutex<[T]>([])
+    func append(_ item: T) { items.withLock { $0.append(item) } }
+    var all: [T] { items.withLock { $0 } }
+}
+
+@Suite("EventBus")
+struct EventBusTests {
+    @Test("a synchronous subscriber sees one publisher's events in publish order")
+    func publishOrder() {
+        let bus = EventBus()
+        let seen = Recorder<Int>()
+        bus.subscribe(to: Ping.self) { seen.append($0.payload.sequence) }
+        for i in 0..<1000 { bus.publish(Ping(sequence: i)) }
+        #expect(seen.all == Array(0..<1000))
+    }
+
+    @Test("typed subscribers get only their type; catch-all subscribers get every type")
+    func typeRouting() {
+        let bus = EventBus()
+        let pings = Recorder<Int>()
+        let names = Recorder<String>()
+        bus.subscribe(to: Ping.self) { pings.append($0.payload.sequence) }
+        bus.subscribeAll { names.append($0.name) }
+        bus.publish(Ping(sequence: 7))
+        bus.publish(Pong(payload: 1))
+        #expect(pings.all == [7])
+        #expect(names.all == ["test.ping", "test.pong"])
+    }
+
+    @Test("with concurrent publishers every subscriber gets every event exactly once, each publisher in order")
+    func concurrentPublishersExactlyOnce() async {
+        let bus = EventBus()
+        let publishers = 8
+        let perPublisher = 2000
+        let recorders = (0..<3).map { _ in Recorder<Ping.Payload>() }
+        for recorder in recorders {
+            bus.subscribe(to: Ping.self) { recorder.append($0.payload) }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for p in 0..<publishers {
+                group.addTask {
+                    for i in 0..<perPublisher { bus.publish(Ping(publisher: p, sequence: i)) }
+                }
+            }
+        }
+        for recorder in recorders {
+            let all = recorder.all
+            #expect(all.count == publishers * perPublisher)
+            #expect(Set(all).count == publishers * perPublisher)
+            for p in 0..<publishers {
+                #expect(all.filter { $0.publisher == p }.map(\.sequence) == Array(0..<perPublisher))
+            }
+        }
+    }
+
+    @Test("cancelling the token stops delivery and removes the subscriber")
+    func unsubscribe() {
+        let bus = EventBus()
+        let seen = Recorder<Int>()
+        let token = bus.subscribe(to: Ping.self) { seen.append($0.payload.sequence) }
+        bus.publish(Ping(sequence: 1))
+        #expect(bus.subscriberCount == 1)
+        token.cancel()
+        token.cancel()
+        bus.publish(Ping(sequence: 2))
+        #expect(seen.all == [1])
+        #expect(token.isCancelled)
+        #expect(bus.subscriberCount == 0)
+    }
+
+    @Test("a handler may publish and subscribe without deadlocking (handlers run outside the lock)")
+    func reentrantHandler() {
+        let bus = EventBus()
+        let pongs = Recorder<Int>()
+        bus.subscribe(to: Pong.self) { pongs.append($0.payload) }
+        bus.subscribe(to: Ping.self) { ping in
+            bus.publish(Pong(payload: ping.payload.sequence * 10))
+            bus.subscribe(to: Pong.self) { _ in }.cancel()
+        }
+        bus.publish(Ping(sequence: 4))
+        #expect(pongs.all == [40])
+    }
+
+    @Test("a stream subscription delivers in order and ends when cancelled")
+    func streamDelivery() async {
+        let bus = EventBus()
+        let stream = bus.stream(of: Ping.self, bufferSize: 100)
+        #expect(bus.subscriberCount == 1)
+        for i in 0..<50 { bus.publish(Ping(sequence: i)) }
+        stream.cancel()
+        bus.publish(Ping(sequence: 999))
+        var received: [Int] = []
+        for await ping in stream { received.append(ping.payload.sequence) }
+        #expect(received == Array(0..<50))
+        #expect(stream.droppedCount == 0)
+        #expect(bus.subscriberCount == 0)
+    }
+
+    @Test("a full stream buffer drops newer events and counts them, on the stream and on the bus")
+    func boundedBufferCountsDrops() async {
+        let bus = EventBus()
+        let stream = bus.stream(of: Ping.self, bufferSize: 10)
+        for i in 0..<25 { bus.publish(Ping(sequence: i)) }
+        #expect(stream.droppedCount == 15)
+        #expect(bus.droppedEventCount == 15)
+        stream.cancel()
+        var received: [Int] = []
+        for await ping in stream { received.append(ping.payload.sequence) }
+        #expect(received == Array(0..<10))
+    }
+
+    @Test("ending the consuming task ends the stream subscription")
+    func streamEndsWithConsumer() async throws {
+        let bus = EventBus()
+        let task = Task {
+            var count = 0
+            for await _ in bus.streamAll(bufferSize: 16) { count += 1 }
+            return count
+        }
+        // Wait until the stream has subscribed.
+        while bus.subscriberCount == 0 { await Task.yield() }
+        bus.publish(Pong(payload: 1))
+        task.cancel()
+        _ = await task.value
+        #expect(bus.subscriberCount == 0)
+    }
+}

@@ -1,0 +1,102 @@
+public import Foundation
+
+/// Locations of build products and scratch directories for tests that use the real binary and plugins.
+public enum TestSupport {
+    /// The directory holding the built `suite` executable and plugin `.so` files: `SUITE_BIN_DIR` (set by
+    /// `make test`), else `.build/debug` of this checkout.
+    public static var binDirectory: URL {
+        if let dir = ProcessInfo.processInfo.environment["SUITE_BIN_DIR"], !dir.isEmpty {
+            return URL(fileURLWithPath: dir)
+        }
+        return repositoryRoot.appendingPathComponent(".build/debug")
+    }
+
+    /// The checkout's root directory.
+    public static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }
+
+    /// The path of built plugin `name` (`libname.so`). Tests fail, not skip, when it is missing: run `swift build`.
+    public static func plugin(_ name: String) -> String {
+        binDirectory.appendingPathComponent("lib\(name).so").path
+    }
+
+    /// A new empty directory under the system's temporary directory.
+    public static func makeTemporaryDirectory(_ label: String = "suite-test") throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "\(label)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+/// The outcome of running a command.
+public struct CommandResult: Sendable {
+    public var status: Int32
+    /// Whether the process exited normally (not killed by a signal such as SIGSEGV or SIGTRAP).
+    public var exitedNormally: Bool
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs the real `suite` binary.
+public struct SuiteRunner: Sendable {
+    /// The working directory.
+    public var directory: URL
+    /// Extra environment; HOME and XDG directories point into `directory` so no user configuration leaks in.
+    public var environment: [String: String]
+
+    /// A runner working in `directory`.
+    public init(directory: URL, environment: [String: String] = [:]) {
+        self.directory = directory
+        var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        base["HOME"] = directory.path
+        base["XDG_DATA_HOME"] = directory.appendingPathComponent("xdg-data").path
+        base["XDG_CONFIG_HOME"] = directory.appendingPathComponent("xdg-config").path
+        self.environment = base.merging(environment) { _, new in new }
+    }
+
+    /// Runs `suite` with `arguments`, optionally feeding `input` on standard input.
+    public func run(_ arguments: [String], input: String? = nil) throws -> CommandResult {
+        let process = Process()
+        process.executableURL = TestSupport.binDirectory.appendingPathComponent("suite")
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        let inPipe = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = inPipe
+        try process.run()
+        if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
+        try inPipe.fileHandleForWriting.close()
+        // Read both pipes concurrently so a large output cannot block the child.
+        let errData = Mutexed(Data())
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errData.set(err.fileHandleForReading.readDataToEndOfFile())
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return CommandResult(
+            status: process.terminationStatus,
+            exitedNormally: process.terminationReason == .exit,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData.get(), as: UTF8.self))
+    }
+}
+
+/// A value guarded by a lock (test support only).
+final class Mutexed<T>: @unchecked Sendable {
+    private var value: T
+    private let lock = NSLock()
+    init(_ value: T) { self.value = value }
+    func set(_ new: T) { lock.withLock { value = new } }
+    func get() -> T { lock.withLock { value } }
+}

@@ -64,7 +64,8 @@ struct ConfigurationLoaderTests {
 
         let xdg = directory.appendingPathComponent("xdg/suite")
         try FileManager.default.createDirectory(at: xdg, withIntermediateDirectories: true)
-        try "plugins: [FromXDG]\n".write(to: xdg.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        try "plugins: [FromXDG]\n".write(
+            to: xdg.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
         #expect(try loader(directory).load().plugins == ["FromXDG"])
     }
 

@@ -50,7 +50,9 @@ struct ObserverHubTests {
         let directory = try TestSupport.makeTemporaryDirectory()
         var configuration = SuiteConfiguration(dataDirectory: directory.path)
         configuration.plugins = ["CTally"]
-        configuration.observers = [EngineSelection(engine: "ctally", options: ["path": .string(directory.path + "/n.txt")])]
+        configuration.observers = [
+            EngineSelection(engine: "ctally", options: ["path": .string(directory.path + "/n.txt")])
+        ]
         let context = SuiteContext(
             configuration: configuration, logger: Logger(label: "test"),
             executableDirectory: TestSupport.binDirectory.path)

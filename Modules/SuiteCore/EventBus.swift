@@ -18,47 +18,72 @@ public import Synchronization
 /// bus.publish(GenericEvent(name: "demo.hello"))
 /// token.cancel()
 /// ```
-public final class EventBus: Sendable {
-    private struct State: Sendable {
-        var typed: [ObjectIdentifier: any HandlerListProtocol] = [:]
-        var all = HandlerList<any BusEvent>(entries: [])
-        var nextID: UInt64 = 1
-    }
-
-    private let state = Mutex(State())
+public final class EventBus: @unchecked Sendable {
+    // Publishing never takes a lock. Subscribers live in an immutable `Snapshot` reached through an atomic pointer;
+    // subscribe/unsubscribe (rare) build a new snapshot under `writeLock` and swap it in. A replaced snapshot is freed
+    // only when no publish is in flight (`activePublishers == 0` observed after the swap), so a publisher can use the
+    // snapshot it loaded without retaining it. @unchecked: all mutable state is atomic or guarded by `writeLock`.
+    @usableFromInline let current: Atomic<UnsafeMutableRawPointer>
+    @usableFromInline let activePublishers = Atomic<Int>(0)
+    private let writeLock = Mutex(WriterState())
     private let dropped = DropCounter()
 
+    private struct WriterState: ~Copyable {
+        var nextID: UInt64 = 1
+        var retired: [UnsafeMutableRawPointer] = []
+    }
+
     /// Creates an empty bus.
-    public init() {}
+    public init() {
+        current = Atomic(Unmanaged.passRetained(Snapshot(typed: [], all: [])).toOpaque())
+    }
+
+    deinit {
+        Unmanaged<Snapshot>.fromOpaque(current.load(ordering: .acquiring)).release()
+        writeLock.withLock { state in
+            for pointer in state.retired { Unmanaged<Snapshot>.fromOpaque(pointer).release() }
+        }
+    }
 
     /// Total events dropped by stream subscriptions whose buffer was full, since the bus was created.
     public var droppedEventCount: Int { dropped.count }
 
     /// The number of live subscriptions (typed and catch-all).
     public var subscriberCount: Int {
-        state.withLock { state in
-            state.all.entries.count + state.typed.values.reduce(0) { $0 + $1.count }
+        writeLock.withLock { _ in
+            Unmanaged<Snapshot>.fromOpaque(current.load(ordering: .acquiring))._withUnsafeGuaranteedRef {
+                $0.all.count + $0.typed.reduce(0) { $0 + $1.list.count }
+            }
         }
     }
 
     // MARK: Publishing
 
     /// Delivers `event` to every subscriber of its type and to every catch-all subscriber, on the calling thread.
+    @inlinable
     public func publish<E: BusEvent>(_ event: E) {
         let key = ObjectIdentifier(E.self)
-        let (typed, all) = state.withLock { state in (state.typed[key], state.all) }
-        if let typed {
-            // The list stored under E's identifier is always a HandlerList<E>.
-            for entry in unsafeDowncast(typed, to: HandlerList<E>.self).entries {
-                entry.handler(event)
+        activePublishers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        Unmanaged<Snapshot>.fromOpaque(current.load(ordering: .sequentiallyConsistent))._withUnsafeGuaranteedRef {
+            snapshot in
+            // Hot path without reference counting: keys and list pointers are trivial values; the snapshot (alive
+            // while this publish is counted) owns the lists.
+            if let index = snapshot.typedKeys.firstIndex(of: key) {
+                // The list stored under E's identifier is always a HandlerList<E>.
+                Unmanaged<HandlerList<E>>.fromOpaque(snapshot.typedLists[index])._withUnsafeGuaranteedRef { list in
+                    list.entries.withUnsafeBufferPointer { entries in
+                        for i in entries.indices { entries[i].handler(event) }
+                    }
+                }
+            }
+            if !snapshot.all.isEmpty {
+                let erased: any BusEvent = event
+                snapshot.all.withUnsafeBufferPointer { entries in
+                    for i in entries.indices { entries[i].handler(erased) }
+                }
             }
         }
-        if !all.entries.isEmpty {
-            let erased: any BusEvent = event
-            for entry in all.entries {
-                entry.handler(erased)
-            }
-        }
+        activePublishers.wrappingSubtract(1, ordering: .sequentiallyConsistent)
     }
 
     // MARK: Synchronous subscriptions
@@ -67,12 +92,16 @@ public final class EventBus: Sendable {
     @discardableResult
     public func subscribe<E: BusEvent>(to type: E.Type, _ handler: @escaping @Sendable (E) -> Void) -> Subscription {
         let key = ObjectIdentifier(E.self)
-        let id = state.withLock { state -> UInt64 in
-            let id = state.nextID
-            state.nextID += 1
-            let current = state.typed[key].map { unsafeDowncast($0, to: HandlerList<E>.self).entries } ?? []
-            state.typed[key] = HandlerList<E>(entries: current + [HandlerEntry(id: id, handler: handler)])
-            return id
+        let id = update { snapshot, id in
+            var typed = snapshot.typed
+            if let index = typed.firstIndex(where: { $0.key == key }) {
+                let entries = unsafeDowncast(typed[index].list, to: HandlerList<E>.self).entries
+                typed[index].list = HandlerList<E>(entries: entries + [HandlerEntry(id: id, handler: handler)])
+            } else {
+                typed.append(
+                    TypedSlot(key: key, list: HandlerList<E>(entries: [HandlerEntry(id: id, handler: handler)])))
+            }
+            return Snapshot(typed: typed, all: snapshot.all)
         }
         return Subscription(bus: self, id: id, key: key)
     }
@@ -80,11 +109,8 @@ public final class EventBus: Sendable {
     /// Calls `handler` for every event of any type, on the publisher's thread. Cancel the returned token to stop.
     @discardableResult
     public func subscribeAll(_ handler: @escaping @Sendable (any BusEvent) -> Void) -> Subscription {
-        let id = state.withLock { state -> UInt64 in
-            let id = state.nextID
-            state.nextID += 1
-            state.all = HandlerList(entries: state.all.entries + [HandlerEntry(id: id, handler: handler)])
-            return id
+        let id = update { snapshot, id in
+            Snapshot(typed: snapshot.typed, all: snapshot.all + [HandlerEntry(id: id, handler: handler)])
         }
         return Subscription(bus: self, id: id, key: nil)
     }
@@ -125,38 +151,93 @@ public final class EventBus: Sendable {
 
     // MARK: Internals
 
+    /// Replaces the snapshot with `change(old, newID)` under the write lock; returns the new subscription id.
+    private func update(_ change: @Sendable (Snapshot, UInt64) -> Snapshot) -> UInt64 {
+        writeLock.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            swapSnapshot(&state) { change($0, id) }
+            return id
+        }
+    }
+
+    private func swapSnapshot(_ state: inout WriterState, _ change: @Sendable (Snapshot) -> Snapshot) {
+        let old = current.load(ordering: .sequentiallyConsistent)
+        let next = Unmanaged<Snapshot>.fromOpaque(old)._withUnsafeGuaranteedRef { change($0) }
+        current.store(Unmanaged.passRetained(next).toOpaque(), ordering: .sequentiallyConsistent)
+        state.retired.append(old)
+        // A publisher that could still hold a retired snapshot counted itself before loading it; once none is active,
+        // every retired snapshot is unreachable.
+        if activePublishers.load(ordering: .sequentiallyConsistent) == 0 {
+            for pointer in state.retired { Unmanaged<Snapshot>.fromOpaque(pointer).release() }
+            state.retired.removeAll()
+        }
+    }
+
     fileprivate func remove(id: UInt64, key: ObjectIdentifier?) {
-        state.withLock { state in
-            if let key {
-                guard let list = state.typed[key] else { return }
-                let remaining = list.removing(id: id)
-                state.typed[key] = remaining.count == 0 ? nil : remaining
-            } else {
-                state.all = HandlerList(entries: state.all.entries.filter { $0.id != id })
+        writeLock.withLock { state in
+            swapSnapshot(&state) { snapshot in
+                if let key {
+                    var typed = snapshot.typed
+                    if let index = typed.firstIndex(where: { $0.key == key }) {
+                        let remaining = typed[index].list.removing(id: id)
+                        if remaining.count == 0 { typed.remove(at: index) } else { typed[index].list = remaining }
+                    }
+                    return Snapshot(typed: typed, all: snapshot.all)
+                }
+                return Snapshot(typed: snapshot.typed, all: snapshot.all.filter { $0.id != id })
             }
         }
     }
 }
 
+/// The subscribers at one moment: replaced, never mutated.
+@usableFromInline
+final class Snapshot: @unchecked Sendable {
+    // @unchecked: immutable; `typedLists` are unretained pointers to the lists that `typed` owns.
+    let typed: [TypedSlot]
+    @usableFromInline let typedKeys: [ObjectIdentifier]
+    @usableFromInline let typedLists: [UnsafeMutableRawPointer]
+    @usableFromInline let all: [HandlerEntry<any BusEvent>]
+
+    init(typed: [TypedSlot], all: [HandlerEntry<any BusEvent>]) {
+        self.typed = typed
+        self.typedKeys = typed.map(\.key)
+        self.typedLists = typed.map { Unmanaged.passUnretained($0.list as AnyObject).toOpaque() }
+        self.all = all
+    }
+}
+
+/// The handlers of one event type. A linear scan over a few types beats hashing on every publish.
+struct TypedSlot: Sendable {
+    let key: ObjectIdentifier
+    var list: any HandlerListProtocol
+}
+
 // MARK: - Handler storage
 
 /// One subscriber's handler.
+@usableFromInline
 struct HandlerEntry<E>: Sendable {
-    let id: UInt64
-    let handler: @Sendable (E) -> Void
+    @usableFromInline let id: UInt64
+    @usableFromInline let handler: @Sendable (E) -> Void
 }
 
+@usableFromInline
 protocol HandlerListProtocol: AnyObject, Sendable {
     var count: Int { get }
     func removing(id: UInt64) -> any HandlerListProtocol
 }
 
 /// An immutable list of handlers: replaced, never mutated, so publishers can use a snapshot without the lock.
+@usableFromInline
 final class HandlerList<E>: HandlerListProtocol, Sendable {
-    let entries: [HandlerEntry<E>]
+    @usableFromInline let entries: [HandlerEntry<E>]
     init(entries: [HandlerEntry<E>]) { self.entries = entries }
-    var count: Int { entries.count }
-    func removing(id: UInt64) -> any HandlerListProtocol { HandlerList(entries: entries.filter { $0.id != id }) }
+    @usableFromInline var count: Int { entries.count }
+    @usableFromInline func removing(id: UInt64) -> any HandlerListProtocol {
+        HandlerList(entries: entries.filter { $0.id != id })
+    }
 }
 
 // MARK: - Subscription
@@ -177,7 +258,8 @@ public final class Subscription: Sendable {
     /// Whether ``cancel()`` has been called.
     public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
-    /// Removes the subscription; no handler call starts after this returns.
+    /// Removes the subscription. Publishes that start after this returns no longer call the handler; one already in
+    /// progress on another thread may still deliver its event.
     public func cancel() {
         guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         bus?.remove(id: id, key: key)

@@ -146,4 +146,31 @@ struct EventBusTests {
         _ = await task.value
         #expect(bus.subscriberCount == 0)
     }
+
+    @Test("publishing stays exact while other tasks subscribe and cancel concurrently")
+    func churnWhilePublishing() async {
+        let bus = EventBus()
+        let steady = Recorder<Ping.Payload>()
+        bus.subscribe(to: Ping.self) { steady.append($0.payload) }
+        let publishers = 4
+        let perPublisher = 5000
+        await withTaskGroup(of: Void.self) { group in
+            for p in 0..<publishers {
+                group.addTask {
+                    for i in 0..<perPublisher { bus.publish(Ping(publisher: p, sequence: i)) }
+                }
+            }
+            group.addTask {
+                for _ in 0..<2000 {
+                    let token = bus.subscribe(to: Ping.self) { _ in }
+                    let all = bus.subscribeAll { _ in }
+                    token.cancel()
+                    all.cancel()
+                }
+            }
+        }
+        #expect(steady.all.count == publishers * perPublisher)
+        #expect(Set(steady.all).count == publishers * perPublisher)
+        #expect(bus.subscriberCount == 1)
+    }
 }

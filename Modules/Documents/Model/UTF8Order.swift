@@ -10,6 +10,18 @@ enum UTF8Order {
         }
     }
 
+    /// Whether `a` sorts before `b` in UTF-8 byte order.
+    @inline(__always)
+    static func less(_ a: String, _ b: String) -> Bool {
+        let fast = a.utf8.withContiguousStorageIfAvailable { pa in
+            b.utf8.withContiguousStorageIfAvailable { pb in
+                compare(UnsafeRawBufferPointer(pa), UnsafeRawBufferPointer(pb)) < 0
+            }
+        }
+        if let fast, let result = fast { return result }
+        return compare(a, b) < 0
+    }
+
     /// Compares two byte buffers lexicographically (unsigned), shorter first on a common prefix.
     @inline(__always)
     static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {

@@ -105,8 +105,9 @@ public struct IndexScan: Sendable, Hashable {
     public var reverse: Bool
     /// Stop after this many entries.
     public var limit: Int?
-    public init(index: String, lower: IndexBound? = nil, upper: IndexBound? = nil, reverse: Bool = false, limit: Int? = nil)
-    {
+    public init(
+        index: String, lower: IndexBound? = nil, upper: IndexBound? = nil, reverse: Bool = false, limit: Int? = nil
+    ) {
         self.index = index
         self.lower = lower
         self.upper = upper

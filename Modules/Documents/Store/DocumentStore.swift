@@ -65,7 +65,8 @@ public final class DocumentStore: Sendable {
     ///   - options: polling and flushing intervals.
     public init(
         engine: any DocumentEngine, bus: EventBus? = nil, clock: any WallClock = SystemWallClock(),
-        limits: DocumentLimits = .default, logger: Logger, options: Options = Options()
+        limits: DocumentLimits = .default, logger: Logger = Logger(label: "suite.documents"),
+        options: Options = Options()
     ) {
         self.engine = engine
         self.bus = bus

@@ -415,4 +415,12 @@ public struct DocumentChange: Sendable, Hashable {
     public var oldIndex: Int?
     /// Position in the new results; `nil` for `removed`.
     public var newIndex: Int?
+
+    /// Creates a change.
+    public init(kind: Kind, document: DocumentSnapshot, oldIndex: Int?, newIndex: Int?) {
+        self.kind = kind
+        self.document = document
+        self.oldIndex = oldIndex
+        self.newIndex = newIndex
+    }
 }

@@ -1,3 +1,5 @@
+import SuiteCore
+
 /// A bound of a value range.
 struct ValueBound: Sendable {
     var value: DocumentValue

@@ -30,7 +30,7 @@ import Testing
         #expect(report.byKind["aggregation"] == CostCounts(reads: 1))
         #expect(report.byKind["delete"] == CostCounts(deletes: 1))
         #expect(report.byKind["update"] == CostCounts(writes: 1))
-        let events = await costEvents.waitFor(17)
+        let events = await costEvents.waitFor(8)
         #expect(events.reduce(0) { $0 + $1.reads } == 8)
         #expect(events.reduce(0) { $0 + $1.writes } == 11)
         subscription.cancel()

@@ -60,7 +60,7 @@ public struct DocumentReference: Sendable, Hashable {
     public func setData(_ data: DocumentData, merge: Bool = false, precondition: WritePrecondition = .none)
         async throws -> DocumentSnapshot
     {
-        try await write(.set(FieldValue.fields(data), merge ? .all : .none), precondition: precondition)
+        try await write(merge ? .set(FieldValue.fields(data), .all) : .replace(data), precondition: precondition)
     }
 
     /// Merges only the listed fields (dotted paths) of `data` into the document, creating it when missing.
@@ -78,7 +78,7 @@ public struct DocumentReference: Sendable, Hashable {
         async throws -> DocumentSnapshot
     {
         let data = try DocumentEncoder().encode(value)
-        return try await write(.set(FieldValue.fields(data), merge ? .all : .none), precondition: precondition)
+        return try await write(merge ? .set(FieldValue.fields(data), .all) : .replace(data), precondition: precondition)
     }
 
     /// Updates fields of an existing document; keys are dotted field paths (`"address.city"`), values may be
@@ -160,7 +160,7 @@ public struct CollectionReference: Sendable {
     @_disfavoredOverload
     @discardableResult
     public func addDocument(data: DocumentData) async throws -> DocumentSnapshot {
-        try await document().setData(FieldValue.fields(data), precondition: .exists(false))
+        try await document().setData(data, precondition: .exists(false))
     }
 
     /// Creates a document with an automatic id from an `Encodable` value; returns it.

@@ -15,6 +15,8 @@ enum MergeOption: Sendable, Hashable {
 struct PendingWrite: Sendable {
     enum Operation: Sendable {
         case set([String: FieldValue], MergeOption)
+        /// A plain replacing set (no transforms).
+        case replace(DocumentData)
         case update([(FieldPath, FieldValue)])
         case delete
     }
@@ -26,7 +28,7 @@ struct PendingWrite: Sendable {
     /// The cost kind of this write when done alone.
     var kind: String {
         switch operation {
-        case .set: "set"
+        case .set, .replace: "set"
         case .update: "update"
         case .delete: "delete"
         }
@@ -36,7 +38,7 @@ struct PendingWrite: Sendable {
     var needsCurrent: Bool {
         if precondition != .none { return true }
         switch operation {
-        case .set(_, .none): return false
+        case .set(_, .none), .replace: return false
         case .set: return true
         case .update: return true
         case .delete: return false
@@ -95,12 +97,14 @@ extension DocumentStore {
     ) async throws -> [DocumentSnapshot] {
         // Read what resolving needs.
         var order: [String] = []
+        var paths: [String: DocumentPath] = [:]
         var states: [String: PathState] = [:]
         var toRead: [String] = []
         for write in writes {
             let key = write.path.string
             if states[key] == nil {
                 order.append(key)
+                paths[key] = write.path
                 if let stored = known[key] {
                     states[key] = PathState(
                         read: true, original: stored, data: try stored.map { try ValueCodec.decode($0.body) },
@@ -148,7 +152,7 @@ extension DocumentStore {
         var finals: [String: DocumentData?] = [:]
         mutations.reserveCapacity(order.count)
         for key in order {
-            guard let pathState = states[key], let path = writes.first(where: { $0.path.string == key })?.path else {
+            guard let pathState = states[key], let path = paths[key] else {
                 continue
             }
             let precondition: WritePrecondition
@@ -200,9 +204,13 @@ extension DocumentStore {
                 snapshots.append(.missing(write.path, version: result.sequence))
             }
         }
+        var costs: [String: CostCounts] = [:]
         for write in writes {
             let counts = if case .delete = write.operation { CostCounts(deletes: 1) } else { CostCounts(writes: 1) }
-            recordCost(kind: kind, collection: write.path.collection.collectionID, counts)
+            costs[write.path.collection.collectionID, default: CostCounts()].add(counts)
+        }
+        for (collection, counts) in costs.sorted(by: { $0.key < $1.key }) {
+            recordCost(kind: kind, collection: collection, counts)
         }
         if let bus {
             let deleted = order.filter { finals[$0] ?? nil == nil }
@@ -242,12 +250,19 @@ extension DocumentStore {
         switch write.operation {
         case .delete:
             return nil
+        case .replace(let data):
+            return data
         case .set(let fields, let merge):
             switch merge {
             case .none:
                 var data: DocumentData = [:]
+                data.reserveCapacity(fields.count)
                 var transforms: [(FieldPath, FieldTransform)] = []
                 for (name, value) in fields {
+                    if case .value(let plain) = value.kind {
+                        data[name] = plain
+                        continue
+                    }
                     let field = try FieldPath(segments: [name])
                     let flat = try value.flatten(at: field)
                     if let literal = flat.literal { data[name] = literal }

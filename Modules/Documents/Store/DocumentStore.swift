@@ -23,6 +23,9 @@ public final class DocumentStore: Sendable {
         /// Cost counters are written to the engine's metadata at most this often (and on ``DocumentStore/close()``
         /// and ``DocumentStore/flushCosts()``).
         public var costFlushInterval: Duration = .milliseconds(1000)
+        /// How long the declared-index list is trusted before it is read again from the engine's metadata (so that an
+        /// index declared by another process is maintained by this one too).
+        public var indexRefreshInterval: Duration = .seconds(1)
         /// How many times a single write retries after a concurrent writer changed the document it read.
         public var writeRetries: Int = 50
 
@@ -44,6 +47,7 @@ public final class DocumentStore: Sendable {
 
     struct State: Sendable {
         var indexes: [IndexDefinition]?
+        var indexesLoadedAt: ContinuousClock.Instant?
         var pendingCosts = CostReport()
         var sessionCosts = CostReport()
         var lastCostFlush: ContinuousClock.Instant
@@ -145,18 +149,23 @@ public final class DocumentStore: Sendable {
 
     /// The declared indexes (loaded once from the engine's metadata).
     public func indexes() async throws -> [IndexDefinition] {
-        if let cached = state.withLock({ $0.indexes }) { return cached }
+        let now = ContinuousClock.now
+        let cached = state.withLock { state -> [IndexDefinition]? in
+            guard let loadedAt = state.indexesLoadedAt, now - loadedAt < options.indexRefreshInterval else { return nil }
+            return state.indexes
+        }
+        if let cached { return cached }
         var loaded: [IndexDefinition] = []
         if let bytes = try await engine.metadata(forKey: Self.indexesMetadataKey), !bytes.isEmpty {
             let text = String(decoding: bytes, as: UTF8.self)
             let json = try JSONValue(parsing: text)
             loaded = try (json.arrayValue ?? []).map { try IndexDefinition(json: $0) }
         }
-        return state.withLock { state in
-            if let cached = state.indexes { return cached }
+        state.withLock { state in
             state.indexes = loaded
-            return loaded
+            state.indexesLoadedAt = now
         }
+        return loaded
     }
 
     /// Declares an index and backfills it from the existing documents. Declaring an index that exists does nothing.
@@ -223,7 +232,10 @@ public final class DocumentStore: Sendable {
     private func saveIndexes(_ list: [IndexDefinition]) async throws {
         let text = JSONValue.array(list.map(\.json)).jsonString
         try await engine.setMetadata(Array(text.utf8), forKey: Self.indexesMetadataKey)
-        state.withLock { $0.indexes = list }
+        state.withLock { state in
+            state.indexes = list
+            state.indexesLoadedAt = ContinuousClock.now
+        }
     }
 
     // MARK: Costs

@@ -24,8 +24,10 @@ enum IndexPolicy {
     ) -> [IndexEntry] {
         var entries: [IndexEntry] = []
         entries.reserveCapacity(data.count + 2)
-        var prefix: [String] = []
-        addFieldEntries(data, prefix: &prefix, collectionPath: collectionPath, into: &entries)
+        var segments: [String] = []
+        addFieldEntries(
+            data, segments: &segments, collectionPath: collectionPath, canonicalPrefix: collectionPath + "|",
+            simplePrefix: true, into: &entries)
         if !declared.isEmpty {
             let collectionID = path.collection.collectionID
             for definition in declared where definition.collectionID == collectionID {
@@ -35,29 +37,58 @@ enum IndexPolicy {
         return entries
     }
 
+    /// Adds entries for every field of `map`. `canonicalPrefix` is the index name so far (`users|` or
+    /// `users|address.`); when a segment needs quoting, names are built from ``FieldPath/canonicalString``.
     private static func addFieldEntries(
-        _ map: [String: DocumentValue], prefix: inout [String], collectionPath: String, into entries: inout [IndexEntry]
+        _ map: [String: DocumentValue], segments: inout [String], collectionPath: String, canonicalPrefix: String,
+        simplePrefix: Bool, into entries: inout [IndexEntry]
     ) {
         for (name, value) in map {
-            prefix.append(name)
-            defer { prefix.removeLast() }
-            guard let field = try? FieldPath(segments: prefix) else { continue }
-            entries.append(
-                IndexEntry(index: singleFieldIndex(collectionPath, field), key: IndexKey.encode(value)))
+            segments.append(name)
+            defer { segments.removeLast() }
+            let indexName: String
+            let simple = simplePrefix && isSimple(name)
+            if simple {
+                indexName = canonicalPrefix + name
+            } else {
+                guard let field = try? FieldPath(segments: segments) else { continue }
+                indexName = collectionPath + "|" + field.canonicalString
+            }
+            entries.append(IndexEntry(index: indexName, key: IndexKey.encode(value)))
             switch value {
             case .array(let elements):
-                let contains = containsIndex(collectionPath, field)
-                var seen = Set<[UInt8]>()
-                for element in elements {
-                    let key = IndexKey.encode(element)
-                    if seen.insert(key).inserted { entries.append(IndexEntry(index: contains, key: key)) }
+                let contains = indexName + "|contains"
+                if elements.count == 1 {
+                    entries.append(IndexEntry(index: contains, key: IndexKey.encode(elements[0])))
+                } else if !elements.isEmpty {
+                    var seen = Set<[UInt8]>()
+                    for element in elements {
+                        let key = IndexKey.encode(element)
+                        if seen.insert(key).inserted { entries.append(IndexEntry(index: contains, key: key)) }
+                    }
                 }
             case .map(let nested):
-                addFieldEntries(nested, prefix: &prefix, collectionPath: collectionPath, into: &entries)
+                addFieldEntries(
+                    nested, segments: &segments, collectionPath: collectionPath, canonicalPrefix: indexName + ".",
+                    simplePrefix: simple, into: &entries)
             default:
                 break
             }
         }
+    }
+
+    /// Mirrors ``FieldPath``'s rule for names written without backticks: `[A-Za-z_][A-Za-z0-9_]*`.
+    static func isSimple(_ name: String) -> Bool {
+        var first = true
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"): break
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): if first { return false }
+            default: return false
+            }
+            first = false
+        }
+        return !first
     }
 
     /// The entries of one declared index for one document (none when a field is missing).

@@ -37,7 +37,10 @@ public final class WriteBatch: Sendable {
         _ data: DocumentData, forDocument document: DocumentReference, merge: Bool = false,
         precondition: WritePrecondition = .none
     ) -> WriteBatch {
-        setData(FieldValue.fields(data), forDocument: document, merge: merge, precondition: precondition)
+        add(
+            PendingWrite(
+                path: document.path, operation: merge ? .set(FieldValue.fields(data), .all) : .replace(data),
+                precondition: precondition))
     }
 
     /// Adds a set that merges only the listed fields.

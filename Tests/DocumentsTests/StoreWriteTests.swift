@@ -140,7 +140,7 @@ import Testing
     }
 
     struct Profile: Codable, Equatable {
-        /* @DocumentID */ var id: String?  // TODO(model): restore once DocumentID lands
+        @DocumentID var id: String?
         var name: String
         var points: Int
     }

@@ -91,8 +91,17 @@ struct DocumentValueDecoder: Decoder {
 
     /// Decodes one value, handling the types documents store natively.
     static func unbox<T: Decodable>(
-        _ value: DocumentValue, as type: T.Type, codingPath: [any CodingKey], documentID: String?
+        _ value: DocumentValue, as type: T.Type, codingPath: @autoclosure () -> [any CodingKey], documentID: String?
     ) throws -> T {
+        // Fast paths for the common cases, without building a coding path.
+        switch value {
+        case .string(let s): if T.self == String.self, let r = s as? T { return r }
+        case .int(let i): if T.self == Int.self, let r = Int(exactly: i) as? T { return r }
+        case .double(let d): if T.self == Double.self, let r = d as? T { return r }
+        case .bool(let b): if T.self == Bool.self, let r = b as? T { return r }
+        default: break
+        }
+        let codingPath = codingPath()
         if T.self == String.self {
             switch value {
             case .string(let s), .reference(let s): if let r = s as? T { return r }

@@ -93,35 +93,35 @@ final class DocumentValueEncoder: Encoder {
 
     init(codingPath: [any CodingKey]) { self.codingPath = codingPath }
 
-    /// Encodes one value, handling the types documents store natively.
-    static func box<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> EncodingSlot {
-        switch value {
-        case let v as String: return .value(.string(v))
-        case let v as Int: return .value(.int(Int64(v)))
-        case let v as Double: return .value(.double(v))
-        case let v as Bool: return .value(.bool(v))
-        case let v as Int64: return .value(.int(v))
-        case let v as Date: return .value(.timestamp(Timestamp(v)))
-        case let v as Timestamp: return .value(.timestamp(v))
-        case let v as Data: return .value(.bytes([UInt8](v)))
-        case let v as GeoPoint: return .value(.geoPoint(v))
-        case let v as DocumentPath: return .value(.reference(v.string))
-        case let v as URL: return .value(.string(v.absoluteString))
-        case let v as Decimal: return .value(.double(NSDecimalNumber(decimal: v).doubleValue))
-        case let v as Float: return .value(.double(Double(v)))
-        case let v as Int32: return .value(.int(Int64(v)))
-        case let v as Int16: return .value(.int(Int64(v)))
-        case let v as Int8: return .value(.int(Int64(v)))
-        case let v as UInt32: return .value(.int(Int64(v)))
-        case let v as UInt16: return .value(.int(Int64(v)))
-        case let v as UInt8: return .value(.int(Int64(v)))
-        case let v as UInt: return try .value(.int(unsigned(UInt64(v), codingPath)))
-        case let v as UInt64: return try .value(.int(unsigned(v, codingPath)))
-        default:
-            let encoder = DocumentValueEncoder(codingPath: codingPath)
-            try value.encode(to: encoder)
-            return encoder.slot ?? .map(EncodingMap())
+    /// Encodes one value, handling the types documents store natively; `codingPath` is built only when needed.
+    static func box<T: Encodable>(_ value: T, codingPath: @autoclosure () -> [any CodingKey]) throws -> EncodingSlot {
+        // Compare metatypes first: a failed dynamic cast is far slower than a pointer comparison.
+        if T.self == String.self, let v = value as? String { return .value(.string(v)) }
+        if T.self == Int.self, let v = value as? Int { return .value(.int(Int64(v))) }
+        if T.self == Double.self, let v = value as? Double { return .value(.double(v)) }
+        if T.self == Bool.self, let v = value as? Bool { return .value(.bool(v)) }
+        if T.self == Int64.self, let v = value as? Int64 { return .value(.int(v)) }
+        if T.self == Date.self, let v = value as? Date { return .value(.timestamp(Timestamp(v))) }
+        if T.self == Timestamp.self, let v = value as? Timestamp { return .value(.timestamp(v)) }
+        if T.self == Data.self, let v = value as? Data { return .value(.bytes([UInt8](v))) }
+        if T.self == GeoPoint.self, let v = value as? GeoPoint { return .value(.geoPoint(v)) }
+        if T.self == DocumentPath.self, let v = value as? DocumentPath { return .value(.reference(v.string)) }
+        if T.self == URL.self, let v = value as? URL { return .value(.string(v.absoluteString)) }
+        if T.self == Decimal.self, let v = value as? Decimal {
+            return .value(.double(NSDecimalNumber(decimal: v).doubleValue))
         }
+        if T.self == Float.self, let v = value as? Float { return .value(.double(Double(v))) }
+        if T.self == Int32.self, let v = value as? Int32 { return .value(.int(Int64(v))) }
+        if T.self == Int16.self, let v = value as? Int16 { return .value(.int(Int64(v))) }
+        if T.self == Int8.self, let v = value as? Int8 { return .value(.int(Int64(v))) }
+        if T.self == UInt32.self, let v = value as? UInt32 { return .value(.int(Int64(v))) }
+        if T.self == UInt16.self, let v = value as? UInt16 { return .value(.int(Int64(v))) }
+        if T.self == UInt8.self, let v = value as? UInt8 { return .value(.int(Int64(v))) }
+        if T.self == UInt.self, let v = value as? UInt { return try .value(.int(unsigned(UInt64(v), codingPath()))) }
+        if T.self == UInt64.self, let v = value as? UInt64 { return try .value(.int(unsigned(v, codingPath()))) }
+        let encoder = DocumentValueEncoder(codingPath: codingPath())
+        try value.encode(to: encoder)
+        return encoder.slot ?? .map(EncodingMap())
     }
 
     static func unsigned(_ v: UInt64, _ codingPath: [any CodingKey]) throws -> Int64 {

@@ -353,17 +353,35 @@ extension WritePrecondition {
     }
 }
 
-/// For a commit's mutations, the position of the last mutation of each distinct path, in order of first appearance:
-/// the change log gets one record per path with its final state.
-func lastMutationPerPath(_ mutations: [DocumentMutation]) -> [Int] {
-    if mutations.count == 1 { return [0] }
-    var lastIndex: [String: Int] = [:]
-    lastIndex.reserveCapacity(mutations.count)
-    var order: [String] = []
-    order.reserveCapacity(mutations.count)
-    for (i, mutation) in mutations.enumerated() {
-        if lastIndex.updateValue(i, forKey: mutation.path) == nil { order.append(mutation.path) }
+/// How a commit's mutations map to change-log records: one record per distinct path, in order of first appearance,
+/// with the path's final state.
+struct ChangeSlots: Sendable {
+    /// For each record, the position of the last mutation of its path.
+    var last: [Int]
+    /// For each mutation, the position of its path's record.
+    var slot: [Int]
+
+    init(_ mutations: [DocumentMutation]) {
+        if mutations.count == 1 {
+            last = [0]
+            slot = [0]
+            return
+        }
+        var slotOfPath: [String: Int] = [:]
+        slotOfPath.reserveCapacity(mutations.count)
+        last = []
+        last.reserveCapacity(mutations.count)
+        slot = []
+        slot.reserveCapacity(mutations.count)
+        for (i, mutation) in mutations.enumerated() {
+            if let existing = slotOfPath[mutation.path] {
+                last[existing] = i
+                slot.append(existing)
+            } else {
+                slotOfPath[mutation.path] = last.count
+                slot.append(last.count)
+                last.append(i)
+            }
+        }
     }
-    if order.count == mutations.count { return Array(0..<mutations.count) }
-    return order.compactMap { lastIndex[$0] }
 }

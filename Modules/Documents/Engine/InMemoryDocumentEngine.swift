@@ -174,7 +174,7 @@ extension InMemoryDocumentEngine: DocumentEngine {
                     results.append(nil)
                 }
             }
-            for i in lastMutationPerPath(mutations) {
+            for i in ChangeSlots(mutations).last {
                 state.changes.append(ChangeRecord(sequence: sequence, path: mutations[i].path, document: results[i]))
             }
             state.lastSequence = sequence

@@ -14,11 +14,11 @@ extension SQLiteDocumentEngine {
                         version INTEGER NOT NULL,
                         create_time INTEGER NOT NULL,
                         update_time INTEGER NOT NULL,
+                        change_id INTEGER NOT NULL,
                         index_keys BLOB NOT NULL,
                         name_key BLOB NOT NULL,
-                        body BLOB NOT NULL,
                         PRIMARY KEY (parent, doc_id)
-                    );
+                    ) WITHOUT ROWID;
                     CREATE INDEX documents_group ON documents (collection_id, name_key);
                     CREATE TABLE index_entries (
                         idx TEXT NOT NULL,

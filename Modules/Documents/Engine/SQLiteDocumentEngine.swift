@@ -25,13 +25,15 @@ import Synchronization
 ///
 /// ## Storage
 ///
-/// - `documents`: one row per document (body, version, times) keyed by `(parent, doc_id)`, so listing a collection is
-///   a range scan of the primary key; `(collection_id, name_key)` is indexed for collection-group listings, where
+/// - `documents` (`WITHOUT ROWID`): one small row per document (version, times, the change-log row holding its body)
+///   keyed by `(parent, doc_id)`, so listing a collection is a range scan of the primary key; `(collection_id, name_key)` is indexed for collection-group listings, where
 ///   `name_key` orders paths segment by segment (Firestore's document-name order). Each row also keeps its own index
 ///   entries (`index_keys`), so an update removes exactly the old entries it replaces — no index on path needed.
 /// - `index_entries(idx, entry_key, path)`, `WITHOUT ROWID`, primary key in scan order.
-/// - `changes`: the change log. Its integer key is `sequence << 20 | n`, so reading from a sequence is a range scan of
-///   the table's own b-tree. This caps a commit at 1,048,575 distinct paths (``maximumPathsPerCommit``).
+/// - `changes`: the change log, and where bodies live: each row holds the document as that commit left it, and a
+///   document's row points at the change row of its last write, so a body is written once per write (not once for
+///   the document and again for the log). Its integer key is `sequence << 20 | n`, so reading from a sequence is a
+///   range scan of the table's own b-tree. (Pruning the log must keep the rows documents point at.) This caps a commit at 1,048,575 distinct paths (``maximumPathsPerCommit``).
 /// - `metadata(meta_key, value)`.
 ///
 /// Schema changes go through GRDB's `DatabaseMigrator`; a file written by a newer schema, a file that is not a
@@ -75,6 +77,9 @@ public final class SQLiteDocumentEngine: Sendable {
         let synchronous = durability == .full ? "FULL" : "NORMAL"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            // Index entries land at random places in large b-trees: a bigger page cache for the writer keeps bulk
+            // imports from re-reading (and spilling) pages. Readers need less. Negative values are KiB.
+            try db.execute(sql: db.configuration.readonly ? "PRAGMA cache_size = -8192" : "PRAGMA cache_size = -65536")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -112,16 +117,16 @@ extension SQLiteDocumentEngine: DocumentEngine {
             }
             return Prepared(parts: parts, entries: [])
         }
-        let changed = lastMutationPerPath(mutations)
-        guard changed.count <= Self.maximumPathsPerCommit else {
+        let changes = ChangeSlots(mutations)
+        guard changes.last.count <= Self.maximumPathsPerCommit else {
             throw DocumentsError(
                 .limitExceeded,
-                "a commit writes \(changed.count) documents; the SQLite engine takes at most \(Self.maximumPathsPerCommit)",
+                "a commit writes \(changes.last.count) documents; the SQLite engine takes at most \(Self.maximumPathsPerCommit)",
                 hint: "split the import into several commits"
             )
         }
         return try await write { db in
-            try Self.apply(mutations, prepared: prepared, changed: changed, commitTime: commitTime, db: db)
+            try Self.apply(mutations, prepared: prepared, changes: changes, commitTime: commitTime, db: db)
         }
     }
 
@@ -131,7 +136,10 @@ extension SQLiteDocumentEngine: DocumentEngine {
         return try await read { db in
             let select = try SQLiteStatement(
                 db,
-                "SELECT version, create_time, update_time, body FROM documents WHERE parent = ?1 AND doc_id = ?2"
+                """
+                SELECT d.version, d.create_time, d.update_time, c.body FROM documents d \
+                CROSS JOIN changes c ON c.id = d.change_id WHERE d.parent = ?1 AND d.doc_id = ?2
+                """
             )
             var result: [StoredDocument?] = []
             result.reserveCapacity(paths.count)
@@ -194,8 +202,9 @@ extension SQLiteDocumentEngine: DocumentEngine {
         case .afterID(let id): afterID = id
         }
         let sql =
-            "SELECT doc_id, version, create_time, update_time, body FROM documents WHERE parent = ?1"
-            + (afterID == nil ? "" : " AND doc_id > ?2") + " ORDER BY doc_id LIMIT ?3"
+            "SELECT d.doc_id, d.version, d.create_time, d.update_time, c.body FROM documents d "
+            + "CROSS JOIN changes c ON c.id = d.change_id WHERE d.parent = ?1"
+            + (afterID == nil ? "" : " AND d.doc_id > ?2") + " ORDER BY d.doc_id LIMIT ?3"
         return try await read { [afterID] db in
             let select = try SQLiteStatement(db, sql)
             defer { select.reset() }
@@ -227,8 +236,9 @@ extension SQLiteDocumentEngine: DocumentEngine {
         if let limit, limit <= 0 { return [] }
         let afterKey = afterPath.map { EnginePath.nameKey($0) }
         let sql =
-            "SELECT parent, doc_id, version, create_time, update_time, body FROM documents WHERE collection_id = ?1"
-            + (afterKey == nil ? "" : " AND name_key > ?2") + " ORDER BY name_key LIMIT ?3"
+            "SELECT d.parent, d.doc_id, d.version, d.create_time, d.update_time, c.body FROM documents d "
+            + "INDEXED BY documents_group CROSS JOIN changes c ON c.id = d.change_id WHERE d.collection_id = ?1"
+            + (afterKey == nil ? "" : " AND d.name_key > ?2") + " ORDER BY d.name_key LIMIT ?3"
         return try await read { db in
             let select = try SQLiteStatement(db, sql)
             defer { select.reset() }
@@ -295,9 +305,12 @@ extension SQLiteDocumentEngine: DocumentEngine {
         try await write { db in
             let select = try SQLiteStatement(
                 db,
-                "SELECT rowid, index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2"
+                "SELECT index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2"
             )
-            let update = try SQLiteStatement(db, "UPDATE documents SET index_keys = ?2 WHERE rowid = ?1")
+            let update = try SQLiteStatement(
+                db,
+                "UPDATE documents SET index_keys = ?3 WHERE parent = ?1 AND doc_id = ?2"
+            )
             let insert = try SQLiteStatement(db, Self.insertEntrySQL)
             for (path, parts, added) in work {
                 select.bind(parts.parent, at: 1)
@@ -306,15 +319,15 @@ extension SQLiteDocumentEngine: DocumentEngine {
                     select.reset()
                     continue
                 }
-                let rowid = select.int64(0)
-                let old = try select.withBytes(1) { try IndexEntryList.decode($0, path: path) }
+                let old = try select.withBytes(0) { try IndexEntryList.decode($0, path: path) }
                 select.reset()
                 let merged = IndexEntryList.canonical(old + added)
                 let (_, new) = IndexEntryList.difference(old: old, new: merged)
                 if new.isEmpty { continue }
                 for entry in new { try Self.insertEntry(entry, path: path, insert) }
-                update.bind(rowid, at: 1)
-                update.bind(IndexEntryList.encode(merged), at: 2)
+                update.bind(parts.parent, at: 1)
+                update.bind(parts.id, at: 2)
+                update.bind(IndexEntryList.encode(merged), at: 3)
                 try update.run()
             }
         }
@@ -330,9 +343,12 @@ extension SQLiteDocumentEngine: DocumentEngine {
             paths.reset()
             let select = try SQLiteStatement(
                 db,
-                "SELECT rowid, index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2"
+                "SELECT index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2"
             )
-            let update = try SQLiteStatement(db, "UPDATE documents SET index_keys = ?2 WHERE rowid = ?1")
+            let update = try SQLiteStatement(
+                db,
+                "UPDATE documents SET index_keys = ?3 WHERE parent = ?1 AND doc_id = ?2"
+            )
             for path in affected {
                 guard let parts = try? EnginePath.split(document: path) else { continue }
                 select.bind(parts.parent, at: 1)
@@ -341,11 +357,11 @@ extension SQLiteDocumentEngine: DocumentEngine {
                     select.reset()
                     continue
                 }
-                let rowid = select.int64(0)
-                let old = try select.withBytes(1) { try IndexEntryList.decode($0, path: path) }
+                let old = try select.withBytes(0) { try IndexEntryList.decode($0, path: path) }
                 select.reset()
-                update.bind(rowid, at: 1)
-                update.bind(IndexEntryList.encode(old.filter { $0.index != index }), at: 2)
+                update.bind(parts.parent, at: 1)
+                update.bind(parts.id, at: 2)
+                update.bind(IndexEntryList.encode(old.filter { $0.index != index }), at: 3)
                 try update.run()
             }
             let delete = try SQLiteStatement(db, "DELETE FROM index_entries WHERE idx = ?1")
@@ -413,41 +429,45 @@ extension SQLiteDocumentEngine {
     static func apply(
         _ mutations: [DocumentMutation],
         prepared: [Prepared],
-        changed: [Int],
+        changes: ChangeSlots,
         commitTime: Int64,
         db: Database
     ) throws -> CommitResult {
         let sequence = try lastSequence(db) + 1
+        let slots = changes.slot
         let select = try SQLiteStatement(
             db,
-            "SELECT rowid, version, create_time, index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2"
+            "SELECT version, create_time, index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2"
         )
         let insertDocument = try SQLiteStatement(
             db,
             """
-            INSERT INTO documents (parent, doc_id, collection_id, version, create_time, update_time, index_keys, \
-            name_key, body) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8)
+            INSERT INTO documents (parent, doc_id, collection_id, version, create_time, update_time, change_id, \
+            index_keys, name_key) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8)
             """
         )
         let updateDocument = try SQLiteStatement(
             db,
-            "UPDATE documents SET version = ?2, update_time = ?3, index_keys = ?4, body = ?5 WHERE rowid = ?1"
+            """
+            UPDATE documents SET version = ?3, update_time = ?4, change_id = ?5, index_keys = ?6 \
+            WHERE parent = ?1 AND doc_id = ?2
+            """
         )
-        let deleteDocument = try SQLiteStatement(db, "DELETE FROM documents WHERE rowid = ?1")
+        let deleteDocument = try SQLiteStatement(db, "DELETE FROM documents WHERE parent = ?1 AND doc_id = ?2")
         let insertEntry = try SQLiteStatement(db, insertEntrySQL)
         let deleteEntry = try SQLiteStatement(db, deleteEntrySQL)
 
         var results: [StoredDocument?] = []
         results.reserveCapacity(mutations.count)
-        for (mutation, prep) in zip(mutations, prepared) {
+        for (index, (mutation, prep)) in zip(mutations, prepared).enumerated() {
             let path = mutation.path
             select.bind(prep.parts.parent, at: 1)
             select.bind(prep.parts.id, at: 2)
-            var existing: (rowid: Int64, version: Int64, createTime: Int64, entries: [IndexEntry])?
+            var existing: (version: Int64, createTime: Int64, entries: [IndexEntry])?
             if try select.step() {
                 existing = (
-                    select.int64(0), select.int64(1), select.int64(2),
-                    try select.withBytes(3) { try IndexEntryList.decode($0, path: path) }
+                    select.int64(0), select.int64(1),
+                    try select.withBytes(2) { try IndexEntryList.decode($0, path: path) }
                 )
             }
             select.reset()
@@ -455,13 +475,16 @@ extension SQLiteDocumentEngine {
 
             switch mutation.kind {
             case .put(let body, _):
+                // The body is stored once, in this commit's change-log row for the path.
+                let changeID = sequence << 20 | Int64(slots[index])
                 let encodedEntries = IndexEntryList.encode(prep.entries)
                 if let existing {
-                    updateDocument.bind(existing.rowid, at: 1)
-                    updateDocument.bind(sequence, at: 2)
-                    updateDocument.bind(commitTime, at: 3)
-                    updateDocument.bind(encodedEntries, at: 4)
-                    updateDocument.bind(body, at: 5)
+                    updateDocument.bind(prep.parts.parent, at: 1)
+                    updateDocument.bind(prep.parts.id, at: 2)
+                    updateDocument.bind(sequence, at: 3)
+                    updateDocument.bind(commitTime, at: 4)
+                    updateDocument.bind(changeID, at: 5)
+                    updateDocument.bind(encodedEntries, at: 6)
                     try updateDocument.run()
                     let (removed, added) = IndexEntryList.difference(old: existing.entries, new: prep.entries)
                     for entry in removed { try Self.insertEntry(entry, path: path, deleteEntry) }
@@ -472,9 +495,9 @@ extension SQLiteDocumentEngine {
                     insertDocument.bind(prep.parts.collectionID, at: 3)
                     insertDocument.bind(sequence, at: 4)
                     insertDocument.bind(commitTime, at: 5)
-                    insertDocument.bind(encodedEntries, at: 6)
-                    insertDocument.bind(EnginePath.nameKey(path), at: 7)
-                    insertDocument.bind(body, at: 8)
+                    insertDocument.bind(changeID, at: 6)
+                    insertDocument.bind(encodedEntries, at: 7)
+                    insertDocument.bind(EnginePath.nameKey(path), at: 8)
                     try insertDocument.run()
                     for entry in prep.entries { try Self.insertEntry(entry, path: path, insertEntry) }
                 }
@@ -489,7 +512,8 @@ extension SQLiteDocumentEngine {
                 )
             case .delete:
                 if let existing {
-                    deleteDocument.bind(existing.rowid, at: 1)
+                    deleteDocument.bind(prep.parts.parent, at: 1)
+                    deleteDocument.bind(prep.parts.id, at: 2)
                     try deleteDocument.run()
                     for entry in existing.entries { try Self.insertEntry(entry, path: path, deleteEntry) }
                 }
@@ -501,7 +525,7 @@ extension SQLiteDocumentEngine {
             db,
             "INSERT INTO changes (id, path, version, create_time, update_time, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
         )
-        for (n, i) in changed.enumerated() {
+        for (n, i) in changes.last.enumerated() {
             insertChange.bind(sequence << 20 | Int64(n), at: 1)
             insertChange.bind(mutations[i].path, at: 2)
             if let document = results[i] {

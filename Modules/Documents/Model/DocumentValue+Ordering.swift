@@ -79,21 +79,32 @@ extension DocumentValue {
     }
 
     private static func compareMaps(_ x: [String: DocumentValue], _ y: [String: DocumentValue]) -> Int {
-        let xKeys = sortedKeys(x)
-        let yKeys = sortedKeys(y)
-        for (k, l) in zip(xKeys, yKeys) {
-            let c = UTF8Order.compare(k, l)
+        let xOrder = sortedIndices(x)
+        let yOrder = sortedIndices(y)
+        let (xKeys, yKeys, xValues, yValues) = (x.keys, y.keys, x.values, y.values)
+        for (i, j) in zip(xOrder, yOrder) {
+            let c = UTF8Order.compare(xKeys[i], yKeys[j])
             if c != 0 { return c }
-            // Both keys are present in their maps by construction.
-            let v = compare(x[k] ?? .null, y[l] ?? .null)
+            let v = compare(xValues[i], yValues[j])
             if v != 0 { return v }
         }
-        return xKeys.count < yKeys.count ? -1 : (xKeys.count > yKeys.count ? 1 : 0)
+        return x.count < y.count ? -1 : (x.count > y.count ? 1 : 0)
+    }
+
+    /// The map's positions ordered by key in UTF-8 byte order.
+    static func sortedIndices(_ map: [String: DocumentValue]) -> [Dictionary<String, DocumentValue>.Index] {
+        var order = Array(map.indices)
+        if order.count > 1 {
+            let keys = map.keys
+            order.sort { UTF8Order.less(keys[$0], keys[$1]) }
+        }
+        return order
     }
 
     /// The map's keys in UTF-8 byte order.
     static func sortedKeys(_ map: [String: DocumentValue]) -> [String] {
-        map.keys.sorted { UTF8Order.compare($0, $1) < 0 }
+        let keys = map.keys
+        return sortedIndices(map).map { keys[$0] }
     }
 }
 

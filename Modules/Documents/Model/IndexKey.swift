@@ -95,11 +95,12 @@ public enum IndexKey {
             key.append(0x00)
         case .map(let map):
             key.append(0x19)
-            for name in DocumentValue.sortedKeys(map) {
+            let (names, values) = (map.keys, map.values)
+            for index in DocumentValue.sortedIndices(map) {
                 key.append(0x01)
-                var name = name
+                var name = names[index]
                 name.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0), to: &key) }
-                if let item = map[name] { appendAscending(item, to: &key) }
+                appendAscending(values[index], to: &key)
             }
             key.append(0x00)
         }

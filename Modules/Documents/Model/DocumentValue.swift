@@ -31,13 +31,17 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable {
     public init(_ date: Date) { self.microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down)) }
     /// The timestamp as a `Date`.
     public var date: Date { Date(timeIntervalSince1970: Double(microseconds) / 1_000_000) }
+    /// Orders timestamps in time.
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.microseconds < b.microseconds }
 }
 
 /// A latitude/longitude pair.
 public struct GeoPoint: Sendable, Hashable, Codable {
+    /// Degrees north, within [-90, 90] for a storable point.
     public var latitude: Double
+    /// Degrees east, within [-180, 180] for a storable point.
     public var longitude: Double
+    /// Creates a point from latitude and longitude in degrees.
     public init(latitude: Double, longitude: Double) {
         self.latitude = latitude
         self.longitude = longitude

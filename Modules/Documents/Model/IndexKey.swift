@@ -1,0 +1,175 @@
+/// Order-preserving, prefix-free byte encodings of values for index entries (``IndexEntry/key``).
+///
+/// For any two values, comparing their keys bytewise (memcmp order) gives the same result as Firestore's value
+/// ordering (``DocumentValue/compare(_:_:)``): equivalent values (such as `.int(1)` and `.double(1.0)`) get equal
+/// keys. A descending key is the ascending key with every byte inverted, which reverses the order. No key is a
+/// prefix of another, so keys of several values appended one after the other (a composite index, each part
+/// ascending or descending) order lexicographically, part by part.
+///
+/// Layout: a type byte (`0x10 + typeOrder`), then
+/// - bool: `0x00` / `0x01`;
+/// - number: the value as a sortable 64-bit double (sign-adjusted, big-endian; NaN first, `-0.0` as `0.0`), then
+///   a 2-byte tiebreak holding `int - Double(int)` for integers beyond 2^53 that doubles cannot represent exactly;
+/// - timestamp: microseconds, sign-flipped big-endian;
+/// - string and bytes: the bytes with `0x00` escaped as `0x00 0xFF`, terminated by `0x00 0x01`;
+/// - reference: the path with `0x00` escaped as `0x00 0xFF` and `/` as `0x00 0x01`, terminated by `0x00 0x00`
+///   (so paths order segment by segment);
+/// - geo point: latitude then longitude as sortable doubles;
+/// - array: each element's key, then `0x00`;
+/// - map: for each entry in key order, `0x01`, the key as a string, the value's key; then `0x00`.
+///
+/// ```swift
+/// var key: [UInt8] = []
+/// IndexKey.append(.string("Paris"), descending: false, to: &key)
+/// IndexKey.appendDocumentPath("users/u1", descending: false, to: &key)
+/// ```
+public enum IndexKey {
+    /// The type byte of the values of ``DocumentValue/typeOrder`` `order` (ascending).
+    public static func typeByte(forTypeOrder order: Int) -> UInt8 { 0x10 &+ UInt8(truncatingIfNeeded: order) }
+
+    /// Appends the key of `value` to `key`, inverted when `descending`.
+    public static func append(_ value: DocumentValue, descending: Bool, to key: inout [UInt8]) {
+        let start = key.count
+        appendAscending(value, to: &key)
+        if descending { invert(&key, from: start) }
+    }
+
+    /// The key of `value` alone.
+    public static func encode(_ value: DocumentValue, descending: Bool = false) -> [UInt8] {
+        var key: [UInt8] = []
+        key.reserveCapacity(16)
+        append(value, descending: descending, to: &key)
+        return key
+    }
+
+    /// Appends the key of a document path, ordered like Firestore's `__name__` (segment by segment).
+    ///
+    /// The bytes are those of `.reference(path)`, so a document's path and a reference to it have equal keys.
+    public static func appendDocumentPath(_ path: String, descending: Bool, to key: inout [UInt8]) {
+        let start = key.count
+        key.append(typeByte(forTypeOrder: 6))
+        appendPath(path, to: &key)
+        if descending { invert(&key, from: start) }
+    }
+
+    // MARK: - Encoding
+
+    static func appendAscending(_ value: DocumentValue, to key: inout [UInt8]) {
+        switch value {
+        case .null:
+            key.append(0x10)
+        case .bool(let b):
+            key.append(0x11)
+            key.append(b ? 1 : 0)
+        case .int(let i):
+            key.append(0x12)
+            let d = Double(i)
+            // The exact difference between the integer and its nearest double (|diff| <= 512).
+            let diff: Int64 = d >= 9_223_372_036_854_775_808.0 ? (i - Int64.max) - 1 : i - Int64(d)
+            appendBigEndian(sortableBits(d), to: &key)
+            appendTiebreak(diff, to: &key)
+        case .double(let d):
+            key.append(0x12)
+            appendBigEndian(sortableBits(d), to: &key)
+            appendTiebreak(0, to: &key)
+        case .timestamp(let t):
+            key.append(0x13)
+            appendBigEndian(UInt64(bitPattern: t.microseconds) ^ (1 << 63), to: &key)
+        case .string(let s):
+            key.append(0x14)
+            var s = s
+            s.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0), to: &key) }
+        case .bytes(let b):
+            key.append(0x15)
+            b.withUnsafeBytes { appendEscaped($0, to: &key) }
+        case .reference(let path):
+            key.append(0x16)
+            appendPath(path, to: &key)
+        case .geoPoint(let g):
+            key.append(0x17)
+            appendBigEndian(sortableBits(g.latitude), to: &key)
+            appendBigEndian(sortableBits(g.longitude), to: &key)
+        case .array(let items):
+            key.append(0x18)
+            for item in items { appendAscending(item, to: &key) }
+            key.append(0x00)
+        case .map(let map):
+            key.append(0x19)
+            let (names, values) = (map.keys, map.values)
+            for index in DocumentValue.sortedIndices(map) {
+                key.append(0x01)
+                var name = names[index]
+                name.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0), to: &key) }
+                appendAscending(values[index], to: &key)
+            }
+            key.append(0x00)
+        }
+    }
+
+    /// A double's bits rearranged so unsigned comparison orders numerically; NaN below everything, `-0.0` as `0.0`.
+    @inline(__always)
+    static func sortableBits(_ d: Double) -> UInt64 {
+        if d.isNaN { return 0 }
+        let bits = (d == 0 ? 0.0 : d).bitPattern
+        return bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+    }
+
+    @inline(__always)
+    static func appendTiebreak(_ diff: Int64, to key: inout [UInt8]) {
+        let biased = UInt16(truncatingIfNeeded: diff) ^ 0x8000
+        key.append(UInt8(truncatingIfNeeded: biased >> 8))
+        key.append(UInt8(truncatingIfNeeded: biased))
+    }
+
+    @inline(__always)
+    static func appendBigEndian(_ value: UInt64, to key: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { key.append(contentsOf: $0) }
+    }
+
+    /// Appends bytes with `0x00` escaped as `0x00 0xFF`, then the terminator `0x00 0x01`.
+    static func appendEscaped(_ bytes: UnsafeRawBufferPointer, to key: inout [UInt8]) {
+        if !bytes.contains(0) {
+            key.append(contentsOf: bytes)
+        } else {
+            key.reserveCapacity(key.count + bytes.count + 8)
+            for b in bytes {
+                key.append(b)
+                if b == 0 { key.append(0xFF) }
+            }
+        }
+        key.append(0x00)
+        key.append(0x01)
+    }
+
+    /// Appends a path with `0x00` → `0x00 0xFF`, `/` → `0x00 0x01`, then the terminator `0x00 0x00`.
+    static func appendPath(_ path: String, to key: inout [UInt8]) {
+        var path = path
+        path.withUTF8 { utf8 in
+            key.reserveCapacity(key.count + utf8.count + 8)
+            for b in utf8 {
+                switch b {
+                case 0:
+                    key.append(0x00)
+                    key.append(0xFF)
+                case UInt8(ascii: "/"):
+                    key.append(0x00)
+                    key.append(0x01)
+                default:
+                    key.append(b)
+                }
+            }
+        }
+        key.append(0x00)
+        key.append(0x00)
+    }
+
+    static func invert(_ key: inout [UInt8], from start: Int) {
+        key.withUnsafeMutableBufferPointer { buffer in
+            var i = start
+            while i < buffer.count {
+                buffer[i] = ~buffer[i]
+                i += 1
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+/// Parsing and formatting of RFC 3339 timestamps (`2024-05-01T12:30:00.250Z`), microsecond precision.
+enum RFC3339 {
+    static let microsecondsPerDay: Int64 = 86_400_000_000
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; fractions beyond microseconds are truncated.
+    /// Returns `nil` if the text is not a valid RFC 3339 date-time with a year from 0001 to 9999.
+    static func parse(_ text: String) -> Timestamp? {
+        var text = text
+        return text.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
+    }
+
+    static func parse(_ s: UnsafeRawBufferPointer) -> Timestamp? {
+        var i = 0
+        func digits(_ n: Int) -> Int64? {
+            guard i + n <= s.count else { return nil }
+            var v: Int64 = 0
+            for k in 0..<n {
+                let c = s[i + k]
+                guard c >= 0x30 && c <= 0x39 else { return nil }
+                v = v * 10 + Int64(c - 0x30)
+            }
+            i += n
+            return v
+        }
+        func expect(_ chars: UInt8...) -> Bool {
+            guard i < s.count, chars.contains(s[i]) else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2),
+            expect(0x54, 0x74, 0x20), let hour = digits(2), expect(0x3A), let minute = digits(2), expect(0x3A),
+            let second = digits(2)
+        else { return nil }
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month),
+            hour <= 23, minute <= 59, second <= 59
+        else { return nil }
+        var micros: Int64 = 0
+        if i < s.count && s[i] == 0x2E {
+            i += 1
+            var count = 0
+            while i < s.count && s[i] >= 0x30 && s[i] <= 0x39 {
+                if count < 6 { micros = micros * 10 + Int64(s[i] - 0x30) }
+                count += 1
+                i += 1
+            }
+            guard count > 0 else { return nil }
+            for _ in count..<max(count, 6) { micros *= 10 }
+        }
+        var offsetMinutes: Int64 = 0
+        if expect(0x5A, 0x7A) {
+            offsetMinutes = 0
+        } else if i < s.count && (s[i] == 0x2B || s[i] == 0x2D) {
+            let negative = s[i] == 0x2D
+            i += 1
+            guard let oh = digits(2), expect(0x3A), let om = digits(2), oh <= 23, om <= 59 else { return nil }
+            offsetMinutes = (oh * 60 + om) * (negative ? -1 : 1)
+        } else {
+            return nil
+        }
+        guard i == s.count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second - offsetMinutes * 60
+        return Timestamp(microseconds: seconds * 1_000_000 + micros)
+    }
+
+    /// Formats as `YYYY-MM-DDTHH:MM:SS[.fff|.ffffff]Z` (UTC, fraction only when non-zero).
+    static func format(_ timestamp: Timestamp) -> String {
+        let micros = timestamp.microseconds
+        var days = micros / microsecondsPerDay
+        var rest = micros % microsecondsPerDay
+        if rest < 0 {
+            rest += microsecondsPerDay
+            days -= 1
+        }
+        let (year, month, day) = civilFromDays(days)
+        let secondsOfDay = rest / 1_000_000
+        let fraction = rest % 1_000_000
+        var out = ""
+        out.reserveCapacity(27)
+        if year < 0 { out += "-" }
+        pad(abs(year), 4, &out)
+        out += "-"
+        pad(month, 2, &out)
+        out += "-"
+        pad(day, 2, &out)
+        out += "T"
+        pad(secondsOfDay / 3600, 2, &out)
+        out += ":"
+        pad(secondsOfDay / 60 % 60, 2, &out)
+        out += ":"
+        pad(secondsOfDay % 60, 2, &out)
+        if fraction != 0 {
+            out += "."
+            if fraction % 1000 == 0 { pad(fraction / 1000, 3, &out) } else { pad(fraction, 6, &out) }
+        }
+        out += "Z"
+        return out
+    }
+
+    private static func pad(_ value: Int64, _ width: Int, _ out: inout String) {
+        let text = String(value)
+        if text.utf8.count < width { out += String(repeating: "0", count: width - text.utf8.count) }
+        out += text
+    }
+
+    static func isLeap(_ year: Int64) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+
+    static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01.
+    static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

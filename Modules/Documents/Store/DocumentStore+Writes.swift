@@ -1,0 +1,383 @@
+import Foundation
+import SuiteCore
+
+/// How a set treats existing fields.
+enum MergeOption: Sendable, Hashable {
+    /// Replace the document.
+    case none
+    /// Merge every given field (deeply into maps).
+    case all
+    /// Merge only the listed field paths.
+    case fields([FieldPath])
+}
+
+/// One write before it is resolved against the current document.
+struct PendingWrite: Sendable {
+    enum Operation: Sendable {
+        case set([String: FieldValue], MergeOption)
+        /// A plain replacing set (no transforms).
+        case replace(DocumentData)
+        case update([(FieldPath, FieldValue)])
+        case delete
+    }
+
+    var path: DocumentPath
+    var operation: Operation
+    var precondition: WritePrecondition
+
+    /// The cost kind of this write when done alone.
+    var kind: String {
+        switch operation {
+        case .set, .replace: "set"
+        case .update: "update"
+        case .delete: "delete"
+        }
+    }
+
+    /// Whether resolving the write needs the current document.
+    var needsCurrent: Bool {
+        if precondition != .none { return true }
+        switch operation {
+        case .set(_, .none), .replace: return false
+        case .set: return true
+        case .update: return true
+        case .delete: return false
+        }
+    }
+
+    /// Parses update keys (dotted field paths).
+    static func updateFields(_ fields: [String: FieldValue]) throws -> [(FieldPath, FieldValue)] {
+        try fields.map { (try FieldPath($0.key), $0.value) }
+    }
+}
+
+/// The state of one path while a set of writes is resolved.
+private struct PathState {
+    /// Whether the pre-commit state was read (so a version precondition can protect it).
+    var read: Bool
+    /// The stored document before the first write (when read).
+    var original: StoredDocument?
+    /// Data after the writes resolved so far (`nil` = missing); unknown when not read and not yet written.
+    var data: DocumentData?
+    var known: Bool
+    /// The user precondition to hand to the engine when the path was not read.
+    var blindPrecondition: WritePrecondition = .none
+}
+
+extension DocumentStore {
+    /// Resolves and commits `writes` atomically; retries internally when a concurrent writer changed a document that
+    /// was read to resolve them (unless `retry` is false, as in transactions). Returns one snapshot per write.
+    func commit(
+        _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?] = [:], retry: Bool = true
+    ) async throws -> [DocumentSnapshot] {
+        guard writes.count <= limits.maximumBatchSize else {
+            throw DocumentsError(
+                .limitExceeded,
+                "a batch can hold at most \(limits.maximumBatchSize) writes; this one has \(writes.count)",
+                hint: "split the writes into several batches")
+        }
+        guard !writes.isEmpty else { return [] }
+        let declared = try await indexes()
+        let attempts = retry ? max(1, options.writeRetries) : 1
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await commitOnce(writes, kind: kind, known: known, declared: declared)
+            } catch let conflict as RetryableConflict {
+                guard retry else { throw conflict }
+                if attempt >= attempts { throw conflict.final }
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...(200 << min(attempt, 6)))))
+            }
+        }
+    }
+
+    private func commitOnce(
+        _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?], declared: [IndexDefinition]
+    ) async throws -> [DocumentSnapshot] {
+        // Read what resolving needs.
+        var order: [String] = []
+        var paths: [String: DocumentPath] = [:]
+        var states: [String: PathState] = [:]
+        var toRead: [String] = []
+        for write in writes {
+            let key = write.path.string
+            if states[key] == nil {
+                order.append(key)
+                paths[key] = write.path
+                if let stored = known[key] {
+                    states[key] = PathState(
+                        read: true, original: stored, data: try stored.map { try ValueCodec.decode($0.body) },
+                        known: true)
+                } else {
+                    states[key] = PathState(read: false, original: nil, data: nil, known: false)
+                    if write.needsCurrent { toRead.append(key) }
+                }
+            } else if write.needsCurrent, states[key]?.read == false, states[key]?.known == false {
+                toRead.append(key)
+            }
+        }
+        if !toRead.isEmpty {
+            let stored = try await engine.documents(at: toRead)
+            for (key, document) in zip(toRead, stored) {
+                states[key] = PathState(
+                    read: true, original: document, data: try document.map { try ValueCodec.decode($0.body) },
+                    known: true)
+            }
+        }
+
+        // Resolve each write in order.
+        let commitTime = nowMicroseconds
+        var afterEach: [DocumentData?] = []
+        afterEach.reserveCapacity(writes.count)
+        for write in writes {
+            let key = write.path.string
+            guard var current = states[key] else { continue }
+            if write.precondition != .none {
+                if current.known {
+                    try Self.check(write.precondition, path: write.path, state: current)
+                } else {
+                    current.blindPrecondition = write.precondition
+                }
+            }
+            let result = try resolve(write, current: current.known ? current.data : nil, commitTime: commitTime)
+            current.data = result
+            current.known = true
+            states[key] = current
+            afterEach.append(result)
+        }
+
+        // Build the mutations, one per path.
+        var mutations: [DocumentMutation] = []
+        var finals: [String: DocumentData?] = [:]
+        mutations.reserveCapacity(order.count)
+        for key in order {
+            guard let pathState = states[key], let path = paths[key] else {
+                continue
+            }
+            let precondition: WritePrecondition
+            if pathState.read {
+                precondition = pathState.original.map { .version($0.version) } ?? .exists(false)
+            } else {
+                precondition = pathState.blindPrecondition
+            }
+            finals[key] = pathState.data
+            if let data = pathState.data {
+                let body = ValueCodec.encode(data)
+                try limits.validate(data, encodedSize: body.count)
+                let entries = IndexPolicy.entries(
+                    for: data, path: path, collectionPath: path.collection.string, declared: declared)
+                mutations.append(
+                    DocumentMutation(path: key, kind: .put(body: body, indexEntries: entries), precondition: precondition))
+            } else {
+                mutations.append(DocumentMutation(path: key, kind: .delete, precondition: precondition))
+            }
+        }
+
+        let result: CommitResult
+        do {
+            result = try await engine.commit(mutations, commitTime: commitTime)
+        } catch let error as DocumentsError where error.code == .preconditionFailed {
+            let derived = order.contains { states[$0]?.read == true }
+            if derived { throw RetryableConflict(error: error) }
+            throw error
+        }
+
+        // Snapshots, costs, events, listeners.
+        var storedByPath: [String: StoredDocument] = [:]
+        for (mutation, document) in zip(mutations, result.documents) {
+            if let document { storedByPath[mutation.path] = document }
+        }
+        var snapshots: [DocumentSnapshot] = []
+        snapshots.reserveCapacity(writes.count)
+        for (write, data) in zip(writes, afterEach) {
+            let key = write.path.string
+            if let data, let stored = storedByPath[key] {
+                // The final stored document carries the version and times; the data is this write's result.
+                snapshots.append(DocumentSnapshot(stored: stored, path: write.path, data: data))
+            } else if let data {
+                snapshots.append(
+                    DocumentSnapshot(
+                        path: write.path, data: data, version: result.sequence, createTime: nil,
+                        updateTime: Timestamp(microseconds: commitTime)))
+            } else {
+                snapshots.append(.missing(write.path, version: result.sequence))
+            }
+        }
+        var costs: [String: CostCounts] = [:]
+        for write in writes {
+            let counts = if case .delete = write.operation { CostCounts(deletes: 1) } else { CostCounts(writes: 1) }
+            costs[write.path.collection.collectionID, default: CostCounts()].add(counts)
+        }
+        for (collection, counts) in costs.sorted(by: { $0.key < $1.key }) {
+            recordCost(kind: kind, collection: collection, counts)
+        }
+        if let bus {
+            let deleted = order.filter { finals[$0] ?? nil == nil }
+            bus.publish(
+                DocumentsChanged(
+                    payload: .init(sequence: result.sequence, paths: order, deletedPaths: deleted, kind: kind)))
+        }
+        feed.notifyCommit()
+        return snapshots
+    }
+
+    private static func check(_ precondition: WritePrecondition, path: DocumentPath, state: PathState) throws {
+        let exists = state.data != nil
+        switch precondition {
+        case .none:
+            return
+        case .exists(let expected):
+            if exists != expected {
+                throw DocumentsError(
+                    .preconditionFailed,
+                    expected
+                        ? "document '\(path.string)' does not exist" : "document '\(path.string)' already exists")
+            }
+        case .version(let expected):
+            let actual = state.original?.version
+            if !state.read || actual != expected || !exists {
+                throw DocumentsError(
+                    .preconditionFailed,
+                    "document '\(path.string)' is at version \(actual.map(String.init) ?? "none"), not \(expected)",
+                    hint: "read it again and retry")
+            }
+        }
+    }
+
+    /// Applies one write to the current data (`nil` = missing); returns the new data, `nil` for a delete.
+    func resolve(_ write: PendingWrite, current: DocumentData?, commitTime: Int64) throws -> DocumentData? {
+        switch write.operation {
+        case .delete:
+            return nil
+        case .replace(let data):
+            return data
+        case .set(let fields, let merge):
+            switch merge {
+            case .none:
+                var data: DocumentData = [:]
+                data.reserveCapacity(fields.count)
+                var transforms: [(FieldPath, FieldTransform)] = []
+                for (name, value) in fields {
+                    if case .value(let plain) = value.kind {
+                        data[name] = plain
+                        continue
+                    }
+                    let field = try FieldPath(segments: [name])
+                    let flat = try value.flatten(at: field)
+                    if let literal = flat.literal { data[name] = literal }
+                    transforms.append(contentsOf: flat.transforms)
+                }
+                if transforms.contains(where: { $0.1 == .delete }) {
+                    throw DocumentsError(
+                        .invalidValue, "FieldValue.delete can only be used in an update or a merging set",
+                        hint: "use setData(…, merge: true) or updateData")
+                }
+                try Self.apply(transforms, to: &data, commitTime: commitTime)
+                return data
+            case .all:
+                var data = current ?? [:]
+                var transforms: [(FieldPath, FieldTransform)] = []
+                try Self.mergeDeep(fields, prefix: [], into: &data, transforms: &transforms)
+                try Self.apply(transforms, to: &data, commitTime: commitTime)
+                return data
+            case .fields(let mask):
+                var data = current ?? [:]
+                var flatValues: [FieldPath: FlattenedWrite] = [:]
+                for field in mask {
+                    guard let first = field.segments.first, let top = fields[first] else {
+                        throw Self.missingMaskField(field)
+                    }
+                    var value = top
+                    var ok = true
+                    for segment in field.segments.dropFirst() {
+                        if case .map(let nested) = value.kind, let next = nested[segment] {
+                            value = next
+                        } else {
+                            ok = false
+                            break
+                        }
+                    }
+                    guard ok else { throw Self.missingMaskField(field) }
+                    flatValues[field] = try value.flatten(at: field)
+                }
+                var transforms: [(FieldPath, FieldTransform)] = []
+                for field in mask {
+                    guard let flat = flatValues[field] else { continue }
+                    if let literal = flat.literal { data.setValue(literal, at: field) }
+                    transforms.append(contentsOf: flat.transforms)
+                }
+                try Self.apply(transforms, to: &data, commitTime: commitTime)
+                return data
+            }
+        case .update(let fields):
+            guard var data = current else {
+                throw DocumentsError(
+                    .notFound, "cannot update '\(write.path.string)': the document does not exist",
+                    hint: "use setData (with merge: true) to create it")
+            }
+            var transforms: [(FieldPath, FieldTransform)] = []
+            for (field, value) in fields {
+                if field == FieldPath.documentID {
+                    throw DocumentsError(.invalidField, "the document id cannot be updated")
+                }
+                let flat = try value.flatten(at: field)
+                if let literal = flat.literal { data.setValue(literal, at: field) }
+                transforms.append(contentsOf: flat.transforms)
+            }
+            try Self.apply(transforms, to: &data, commitTime: commitTime)
+            return data
+        }
+    }
+
+    private static func missingMaskField(_ field: FieldPath) -> DocumentsError {
+        DocumentsError(
+            .invalidValue, "field '\(field.canonicalString)' is listed in mergeFields but missing from the data",
+            hint: "give a value for every merged field")
+    }
+
+    private static func mergeDeep(
+        _ fields: [String: FieldValue], prefix: [String], into data: inout DocumentData,
+        transforms: inout [(FieldPath, FieldTransform)]
+    ) throws {
+        for (name, value) in fields {
+            let field = try FieldPath(segments: prefix + [name])
+            if case .map(let nested) = value.kind, !nested.isEmpty {
+                // Merging a map merges its fields; make sure the path holds a map.
+                if let existing = data.value(at: field), case .map = existing {
+                } else {
+                    data.setValue(.map([:]), at: field)
+                }
+                try mergeDeep(nested, prefix: prefix + [name], into: &data, transforms: &transforms)
+                continue
+            }
+            let flat = try value.flatten(at: field)
+            if let literal = flat.literal { data.setValue(literal, at: field) }
+            transforms.append(contentsOf: flat.transforms)
+        }
+    }
+
+    private static func apply(_ transforms: [(FieldPath, FieldTransform)], to data: inout DocumentData, commitTime: Int64)
+        throws
+    {
+        for (field, transform) in transforms {
+            let current = data.value(at: field)
+            if let value = try transform.apply(to: current, field: field, commitTime: commitTime) {
+                data.setValue(value, at: field)
+            } else {
+                data.removeValue(at: field)
+            }
+        }
+    }
+}
+
+/// A precondition failure caused by a concurrent writer after the store's own read: safe to retry.
+struct RetryableConflict: Error {
+    var error: DocumentsError
+
+    var final: DocumentsError {
+        DocumentsError(
+            .preconditionFailed, error.message,
+            hint: "the document kept changing under concurrent writers; retry later", underlying: error.underlying)
+    }
+}

@@ -1,0 +1,351 @@
+public import Logging
+public import SuiteCore
+import Foundation
+import Synchronization
+
+/// A Firestore-like document database over a ``DocumentEngine``: references, writes with transforms that return the
+/// resulting document, batches, transactions, indexed queries with `explain`, listeners, and cost accounting.
+///
+/// ```swift
+/// let store = DocumentStore(engine: try SQLiteDocumentEngine(path: file), bus: bus, logger: logger)
+/// let user = try await store.document("users/u1").setData(["name": "Ada", "points": 10])
+/// let top = try await store.collection("users").whereField("points", isGreaterThan: 5).getDocuments()
+/// ```
+///
+/// Every field of every document is indexed automatically (single-field ascending, plus array-contains for arrays),
+/// so equality and single-field range queries never scan a collection; multi-field queries need a declared index
+/// (``declareIndex(_:)``), and a query lacking one fails with an error naming the index to create.
+public final class DocumentStore: Sendable {
+    /// Tuning knobs.
+    public struct Options: Sendable, Hashable {
+        /// How often listeners poll the engine's change log for commits made by other processes.
+        public var listenerPollInterval: Duration = .milliseconds(100)
+        /// Cost counters are written to the engine's metadata at most this often (and on ``DocumentStore/close()``
+        /// and ``DocumentStore/flushCosts()``).
+        public var costFlushInterval: Duration = .milliseconds(1000)
+        /// How long the declared-index list is trusted before it is read again from the engine's metadata (so that an
+        /// index declared by another process is maintained by this one too).
+        public var indexRefreshInterval: Duration = .seconds(1)
+        /// How many times a single write retries after a concurrent writer changed the document it read.
+        public var writeRetries: Int = 50
+
+        /// Default options.
+        public init() {}
+    }
+
+    /// The storage engine.
+    public let engine: any DocumentEngine
+    /// The bus commits and costs are published on, if any.
+    public let bus: EventBus?
+    /// The clock that stamps commits (and server timestamps).
+    public let clock: any WallClock
+    /// Document limits (size, depth, batch size).
+    public let limits: DocumentLimits
+    /// Options.
+    public let options: Options
+    let logger: Logger
+
+    struct State: Sendable {
+        var indexes: [IndexDefinition]?
+        var indexesLoadedAt: ContinuousClock.Instant?
+        var pendingCosts = CostReport()
+        var sessionCosts = CostReport()
+        var lastCostFlush: ContinuousClock.Instant
+        var flushScheduled = false
+        var closed = false
+    }
+
+    let state: Mutex<State>
+    let feed: ChangeFeed
+    let retryGate = AsyncGate()
+
+    /// Creates a store over `engine`.
+    /// - Parameters:
+    ///   - engine: where documents live (``SQLiteDocumentEngine`` by default in `suite`).
+    ///   - bus: receives `documents.changed` after every commit and `documents.cost` after every billed operation.
+    ///   - clock: stamps commits; inject a ``ManualWallClock`` in tests.
+    ///   - limits: document size, nesting depth and batch size limits.
+    ///   - logger: the module's logger.
+    ///   - options: polling and flushing intervals.
+    public init(
+        engine: any DocumentEngine, bus: EventBus? = nil, clock: any WallClock = SystemWallClock(),
+        limits: DocumentLimits = .default, logger: Logger = Logger(label: "suite.documents"),
+        options: Options = Options()
+    ) {
+        self.engine = engine
+        self.bus = bus
+        self.clock = clock
+        self.limits = limits
+        self.options = options
+        self.logger = logger
+        self.state = Mutex(State(lastCostFlush: ContinuousClock.now))
+        self.feed = ChangeFeed(engine: engine, pollInterval: options.listenerPollInterval)
+    }
+
+    // MARK: References
+
+    /// The collection at `path` (`users`, `users/u1/orders`). Throws ``DocumentsError/Code-swift.struct/invalidPath``.
+    public func collection(_ path: String) throws -> CollectionReference {
+        CollectionReference(store: self, path: try CollectionPath(path))
+    }
+
+    /// The document at `path` (`users/u1`). Throws ``DocumentsError/Code-swift.struct/invalidPath``.
+    public func document(_ path: String) throws -> DocumentReference {
+        DocumentReference(store: self, path: try DocumentPath(path))
+    }
+
+    /// The document at `path`.
+    public func document(_ path: DocumentPath) -> DocumentReference {
+        DocumentReference(store: self, path: path)
+    }
+
+    /// A query over every collection whose id is `collectionID`, at any depth. Filters and orders need a declared
+    /// collection-group index; a plain scan does not.
+    public func collectionGroup(_ collectionID: String) throws -> Query {
+        guard !collectionID.isEmpty, !collectionID.contains("/") else {
+            throw DocumentsError(
+                .invalidPath, "a collection group is named by a collection id, not a path: '\(collectionID)'",
+                hint: "use the last segment, e.g. 'orders'")
+        }
+        return Query(store: self, target: .group(collectionID))
+    }
+
+    /// A new, empty batch of writes, applied atomically by ``WriteBatch/commit()``.
+    public func batch() -> WriteBatch { WriteBatch(store: self) }
+
+    /// The last commit's change-log sequence.
+    public func lastSequence() async throws -> Int64 { try await engine.lastSequence() }
+
+    // MARK: Reads
+
+    /// Reads several documents at once (1 read each, Firestore-style), in the order given.
+    public func getDocuments(_ paths: [DocumentPath]) async throws -> [DocumentSnapshot] {
+        let stored = try await engine.documents(at: paths.map(\.string))
+        var result: [DocumentSnapshot] = []
+        result.reserveCapacity(paths.count)
+        for (path, document) in zip(paths, stored) {
+            if let document {
+                result.append(try DocumentSnapshot(stored: document, path: path))
+            } else {
+                result.append(.missing(path))
+            }
+        }
+        for path in paths { recordCost(kind: "get", collection: path.collection.collectionID, CostCounts(reads: 1)) }
+        return result
+    }
+
+    // MARK: Lifecycle
+
+    /// Stops listeners and flushes the cost counters. The engine is left open (its owner closes it).
+    public func close() async {
+        state.withLock { $0.closed = true }
+        await feed.stop()
+        try? await flushCosts()
+    }
+
+    // MARK: Indexes
+
+    static let indexesMetadataKey = "documents.indexes"
+
+    /// The declared indexes (loaded once from the engine's metadata).
+    public func indexes() async throws -> [IndexDefinition] {
+        let now = ContinuousClock.now
+        let cached = state.withLock { state -> [IndexDefinition]? in
+            guard let loadedAt = state.indexesLoadedAt, now - loadedAt < options.indexRefreshInterval else { return nil }
+            return state.indexes
+        }
+        if let cached { return cached }
+        var loaded: [IndexDefinition] = []
+        if let bytes = try await engine.metadata(forKey: Self.indexesMetadataKey), !bytes.isEmpty {
+            let text = String(decoding: bytes, as: UTF8.self)
+            let json = try JSONValue(parsing: text)
+            loaded = try (json.arrayValue ?? []).map { try IndexDefinition(json: $0) }
+        }
+        state.withLock { state in
+            state.indexes = loaded
+            state.indexesLoadedAt = now
+        }
+        return loaded
+    }
+
+    /// Declares an index and backfills it from the existing documents. Declaring an index that exists does nothing.
+    ///
+    /// Collection-scope indexes cover every collection with that id (as in Firestore); group-scope indexes serve
+    /// ``collectionGroup(_:)`` queries.
+    public func declareIndex(_ definition: IndexDefinition) async throws {
+        try definition.validate()
+        var current = try await indexes()
+        guard !current.contains(definition) else { return }
+        current.append(definition)
+        try await saveIndexes(current)
+        // Backfill: every document of every collection with this id.
+        var after: String?
+        let page = 500
+        while true {
+            let documents = try await engine.documents(
+                inCollectionGroup: definition.collectionID, after: after, limit: page)
+            if documents.isEmpty { break }
+            var additions: [String: [IndexEntry]] = [:]
+            for stored in documents {
+                guard let path = try? DocumentPath(stored.path) else { continue }
+                let data = try ValueCodec.decode(stored.body)
+                var entries: [IndexEntry] = []
+                IndexPolicy.addDeclaredEntries(
+                    definition, data: data, path: path, collectionPath: path.collection.string, into: &entries)
+                if !entries.isEmpty { additions[stored.path] = entries }
+            }
+            if !additions.isEmpty { try await engine.addIndexEntries(additions) }
+            after = documents.last?.path
+            if documents.count < page { break }
+        }
+        logger.info("declared index \(definition.description)")
+    }
+
+    /// Drops a declared index and its entries. Dropping an unknown index does nothing.
+    public func dropIndex(_ definition: IndexDefinition) async throws {
+        var current = try await indexes()
+        guard let position = current.firstIndex(of: definition) else { return }
+        current.remove(at: position)
+        try await saveIndexes(current)
+        switch definition.scope {
+        case .collectionGroup:
+            try await engine.removeIndex(definition.indexName(collectionPath: definition.collectionID))
+        case .collection:
+            // One engine index per collection path: find the paths that exist.
+            var collections = Set<String>()
+            var after: String?
+            while true {
+                let documents = try await engine.documents(
+                    inCollectionGroup: definition.collectionID, after: after, limit: 1000)
+                for document in documents {
+                    if let path = try? DocumentPath(document.path) { collections.insert(path.collection.string) }
+                }
+                after = documents.last?.path
+                if documents.count < 1000 { break }
+            }
+            for collection in collections {
+                try await engine.removeIndex(definition.indexName(collectionPath: collection))
+            }
+        }
+    }
+
+    private func saveIndexes(_ list: [IndexDefinition]) async throws {
+        let text = JSONValue.array(list.map(\.json)).jsonString
+        try await engine.setMetadata(Array(text.utf8), forKey: Self.indexesMetadataKey)
+        state.withLock { state in
+            state.indexes = list
+            state.indexesLoadedAt = ContinuousClock.now
+        }
+    }
+
+    // MARK: Costs
+
+    static let costsMetadataKey = "documents.costs"
+
+    /// Costs counted so far by every process using this engine (persisted counters plus this process's unflushed
+    /// ones).
+    public func costs() async throws -> CostReport {
+        var report = CostReport()
+        if let bytes = try await engine.metadata(forKey: Self.costsMetadataKey), !bytes.isEmpty {
+            report = CostReport(json: try JSONValue(parsing: String(decoding: bytes, as: UTF8.self)))
+        }
+        report.add(state.withLock { $0.pendingCosts })
+        return report
+    }
+
+    /// Costs counted by this store instance since it was created.
+    public var sessionCosts: CostReport { state.withLock { $0.sessionCosts } }
+
+    /// Adds this process's unflushed costs to the persisted counters.
+    public func flushCosts() async throws {
+        let pending = state.withLock { state -> CostReport in
+            let pending = state.pendingCosts
+            state.pendingCosts = CostReport()
+            state.lastCostFlush = ContinuousClock.now
+            state.flushScheduled = false
+            return pending
+        }
+        guard !pending.isEmpty else { return }
+        do {
+            var report = CostReport()
+            if let bytes = try await engine.metadata(forKey: Self.costsMetadataKey), !bytes.isEmpty {
+                report = CostReport(json: try JSONValue(parsing: String(decoding: bytes, as: UTF8.self)))
+            }
+            report.add(pending)
+            try await engine.setMetadata(Array(report.json.jsonString.utf8), forKey: Self.costsMetadataKey)
+        } catch {
+            state.withLock { $0.pendingCosts.add(pending) }
+            throw error
+        }
+    }
+
+    /// Resets the persisted and pending cost counters to zero.
+    public func resetCosts() async throws {
+        state.withLock { $0.pendingCosts = CostReport() }
+        try await engine.setMetadata(nil, forKey: Self.costsMetadataKey)
+    }
+
+    func recordCost(kind: String, collection: String, _ counts: CostCounts) {
+        guard !counts.isZero else { return }
+        let shouldFlush = state.withLock { state -> Bool in
+            state.pendingCosts.add(kind: kind, collection: collection, counts)
+            state.sessionCosts.add(kind: kind, collection: collection, counts)
+            guard !state.flushScheduled, !state.closed else { return false }
+            if ContinuousClock.now - state.lastCostFlush >= options.costFlushInterval {
+                state.flushScheduled = true
+                return true
+            }
+            return false
+        }
+        bus?.publish(
+            DocumentsCost(
+                payload: .init(
+                    kind: kind, collection: collection, reads: counts.reads, writes: counts.writes,
+                    deletes: counts.deletes)))
+        if shouldFlush {
+            Task { [weak self] in try? await self?.flushCosts() }
+        }
+    }
+
+    // MARK: Time
+
+    var nowMicroseconds: Int64 { Timestamp(clock.now).microseconds }
+}
+
+/// An async mutual-exclusion gate: transactions that lost a conflict retry one at a time inside this process, so a
+/// burst of concurrent transactions on one document all commit instead of exhausting their attempts.
+final class AsyncGate: Sendable {
+    private struct State {
+        var locked = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    /// Whether someone holds or waits for the gate.
+    var isBusy: Bool { state.withLock { $0.locked } }
+
+    func lock() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let acquired = state.withLock { state -> Bool in
+                if !state.locked {
+                    state.locked = true
+                    return true
+                }
+                state.waiters.append(continuation)
+                return false
+            }
+            if acquired { continuation.resume() }
+        }
+    }
+
+    func unlock() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiters.isEmpty {
+                state.locked = false
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        next?.resume()
+    }
+}

@@ -1,0 +1,184 @@
+/// Which index entries a document gets: every field (nested map fields included) in a single-field ascending index,
+/// each array element in an array-contains index, and one entry (or one per array element) per declared index.
+///
+/// Index names:
+/// - single field: `<collectionPath>|<fieldPath>` — key: the value's ``IndexKey``;
+/// - array contains: `<collectionPath>|<fieldPath>|contains` — key: one element's ``IndexKey``;
+/// - declared, collection scope: `<collectionPath>|composite|<field:order>|…`;
+/// - declared, group scope: `*<collectionID>|composite|<field:order>|…`.
+///
+/// Declared-index keys are the fields' keys concatenated, then the document path (descending when the last field is),
+/// so that entries order exactly like Firestore results (ties broken by document name in the last field's direction).
+enum IndexPolicy {
+    static func singleFieldIndex(_ collectionPath: String, _ field: FieldPath) -> String {
+        "\(collectionPath)|\(field.canonicalString)"
+    }
+
+    static func containsIndex(_ collectionPath: String, _ field: FieldPath) -> String {
+        "\(collectionPath)|\(field.canonicalString)|contains"
+    }
+
+    /// Every index entry of `data` stored at `path`.
+    static func entries(
+        for data: DocumentData, path: DocumentPath, collectionPath: String, declared: [IndexDefinition]
+    ) -> [IndexEntry] {
+        var entries: [IndexEntry] = []
+        entries.reserveCapacity(data.count + 2)
+        var segments: [String] = []
+        addFieldEntries(
+            data, segments: &segments, collectionPath: collectionPath, canonicalPrefix: collectionPath + "|",
+            simplePrefix: true, into: &entries)
+        if !declared.isEmpty {
+            let collectionID = path.collection.collectionID
+            for definition in declared where definition.collectionID == collectionID {
+                addDeclaredEntries(definition, data: data, path: path, collectionPath: collectionPath, into: &entries)
+            }
+        }
+        return entries
+    }
+
+    /// Adds entries for every field of `map`. `canonicalPrefix` is the index name so far (`users|` or
+    /// `users|address.`); when a segment needs quoting, names are built from ``FieldPath/canonicalString``.
+    private static func addFieldEntries(
+        _ map: [String: DocumentValue], segments: inout [String], collectionPath: String, canonicalPrefix: String,
+        simplePrefix: Bool, into entries: inout [IndexEntry]
+    ) {
+        for (name, value) in map {
+            segments.append(name)
+            defer { segments.removeLast() }
+            let indexName: String
+            let simple = simplePrefix && isSimple(name)
+            if simple {
+                indexName = canonicalPrefix + name
+            } else {
+                guard let field = try? FieldPath(segments: segments) else { continue }
+                indexName = collectionPath + "|" + field.canonicalString
+            }
+            entries.append(IndexEntry(index: indexName, key: IndexKey.encode(value)))
+            switch value {
+            case .array(let elements):
+                let contains = indexName + "|contains"
+                if elements.count == 1 {
+                    entries.append(IndexEntry(index: contains, key: IndexKey.encode(elements[0])))
+                } else if !elements.isEmpty {
+                    var seen = Set<[UInt8]>()
+                    for element in elements {
+                        let key = IndexKey.encode(element)
+                        if seen.insert(key).inserted { entries.append(IndexEntry(index: contains, key: key)) }
+                    }
+                }
+            case .map(let nested):
+                addFieldEntries(
+                    nested, segments: &segments, collectionPath: collectionPath, canonicalPrefix: indexName + ".",
+                    simplePrefix: simple, into: &entries)
+            default:
+                break
+            }
+        }
+    }
+
+    /// Mirrors ``FieldPath``'s rule for names written without backticks: `[A-Za-z_][A-Za-z0-9_]*`.
+    static func isSimple(_ name: String) -> Bool {
+        var first = true
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"): break
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): if first { return false }
+            default: return false
+            }
+            first = false
+        }
+        return !first
+    }
+
+    /// The entries of one declared index for one document (none when a field is missing).
+    static func addDeclaredEntries(
+        _ definition: IndexDefinition, data: DocumentData, path: DocumentPath, collectionPath: String,
+        into entries: inout [IndexEntry]
+    ) {
+        var keys: [[UInt8]] = [[]]
+        for field in definition.fields {
+            guard let value = data.value(at: field.fieldPath) else { return }
+            switch field.order {
+            case .ascending, .descending:
+                let descending = field.order == .descending
+                for i in keys.indices { IndexKey.append(value, descending: descending, to: &keys[i]) }
+            case .arrayContains:
+                guard case .array(let elements) = value, !elements.isEmpty else { return }
+                var distinct: [[UInt8]] = []
+                var seen = Set<[UInt8]>()
+                for element in elements {
+                    let key = IndexKey.encode(element)
+                    if seen.insert(key).inserted { distinct.append(key) }
+                }
+                keys = keys.flatMap { base in distinct.map { base + $0 } }
+            }
+        }
+        let descending = definition.fields.last?.order == .descending
+        let name = definition.indexName(collectionPath: collectionPath)
+        for var key in keys {
+            IndexKey.appendDocumentPath(path.string, descending: descending, to: &key)
+            entries.append(IndexEntry(index: name, key: key))
+        }
+    }
+
+    /// The smallest key strictly greater than every key that starts with `prefix`; `nil` when there is none.
+    static func successor(of prefix: [UInt8]) -> [UInt8]? {
+        var key = prefix
+        while let last = key.last {
+            if last == 0xFF {
+                key.removeLast()
+            } else {
+                key[key.count - 1] = last + 1
+                return key
+            }
+        }
+        return nil
+    }
+
+    /// Whether `key` starts with `prefix`.
+    static func hasPrefix(_ key: [UInt8], _ prefix: [UInt8]) -> Bool {
+        guard key.count >= prefix.count else { return false }
+        for i in 0..<prefix.count where key[i] != prefix[i] { return false }
+        return true
+    }
+
+    /// memcmp order.
+    static func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        let n = min(a.count, b.count)
+        for i in 0..<n where a[i] != b[i] { return a[i] < b[i] ? -1 : 1 }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    }
+
+    /// The smallest value of the given type order (0 null … 9 map) in Firestore's order, used as a range bound so
+    /// that a comparison stays within one type. Chosen among candidates by their index keys, so it does not depend on
+    /// the key layout.
+    static func typeMinimum(_ typeOrder: Int) -> DocumentValue? {
+        let candidates: [DocumentValue]
+        switch typeOrder {
+        case 0: candidates = [.null]
+        case 1: candidates = [.bool(false)]
+        case 2: candidates = [.double(.nan), .double(-.infinity), .int(.min)]
+        case 3: candidates = [.timestamp(Timestamp(microseconds: .min))]
+        case 4: candidates = [.string("")]
+        case 5: candidates = [.bytes([])]
+        case 6: candidates = [.reference("")]
+        case 7:
+            candidates = [
+                .geoPoint(GeoPoint(latitude: .nan, longitude: .nan)),
+                .geoPoint(GeoPoint(latitude: -.infinity, longitude: -.infinity)),
+                .geoPoint(GeoPoint(latitude: -90, longitude: -180)),
+            ]
+        case 8: candidates = [.array([])]
+        case 9: candidates = [.map([:])]
+        default: return nil
+        }
+        var best: (value: DocumentValue, key: [UInt8])?
+        for value in candidates {
+            let key = IndexKey.encode(value)
+            if let current = best, compareBytes(key, current.key) >= 0 { continue }
+            best = (value, key)
+        }
+        return best?.value
+    }
+}

@@ -1,0 +1,375 @@
+/// A listener's registration with the feed, and the stream it feeds.
+private protocol StartableListener: ChangeListener {
+    func start() async
+    func cancel() async
+}
+
+/// Common plumbing: register, emit the initial state, then apply buffered and new records in order.
+private func makeStream<Element: Sendable, L: StartableListener>(
+    of type: Element.Type, _ build: (AsyncThrowingStream<Element, any Error>.Continuation) -> L
+) -> AsyncThrowingStream<Element, any Error> {
+    let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
+    let listener = build(continuation)
+    let task = Task { await listener.start() }
+    continuation.onTermination = { _ in
+        task.cancel()
+        Task { await listener.cancel() }
+    }
+    return stream
+}
+
+extension DocumentReference {
+    /// The document now, then again after every committed change to it (including commits of other processes on
+    /// the same database file, seen within the store's poll interval). Ends with an error if the engine fails.
+    ///
+    /// ```swift
+    /// for try await snapshot in try store.document("users/u1").snapshots() {
+    ///     print(snapshot.get("points") ?? .null)
+    /// }
+    /// ```
+    public func snapshots() -> AsyncThrowingStream<DocumentSnapshot, any Error> {
+        makeStream(of: DocumentSnapshot.self) { DocumentListener(store: store, path: path, continuation: $0) }
+    }
+}
+
+extension QueryConvertible {
+    /// The results now (every document `added`), then a new snapshot after every committed change that affects
+    /// them, with ``QuerySnapshot/documentChanges`` (added / modified / removed, with old and new positions).
+    public func snapshots() -> AsyncThrowingStream<QuerySnapshot, any Error> {
+        let query = query
+        return makeStream(of: QuerySnapshot.self) { QueryListener(query: query, continuation: $0) }
+    }
+}
+
+extension AggregateQuery {
+    /// The aggregation now, then again whenever a committed change alters it.
+    public func snapshots() -> AsyncThrowingStream<AggregateSnapshot, any Error> {
+        let query = self
+        return makeStream(of: AggregateSnapshot.self) { AggregateListener(query: query, continuation: $0) }
+    }
+}
+
+// MARK: - Document listener
+
+private actor DocumentListener: StartableListener {
+    let store: DocumentStore
+    let path: DocumentPath
+    let continuation: AsyncThrowingStream<DocumentSnapshot, any Error>.Continuation
+    var id: UInt64?
+    var baseline: Int64 = 0
+    var ready = false
+    var pending: [ChangeRecord] = []
+    var lastVersion: Int64 = -1
+    var lastExists = false
+
+    init(store: DocumentStore, path: DocumentPath, continuation: AsyncThrowingStream<DocumentSnapshot, any Error>.Continuation) {
+        self.store = store
+        self.path = path
+        self.continuation = continuation
+    }
+
+    func start() async {
+        do {
+            let (id, baseline) = try await store.feed.register(self)
+            self.id = id
+            self.baseline = baseline
+            let stored = try await store.engine.document(at: path.string)
+            let snapshot = try stored.map { try DocumentSnapshot(stored: $0, path: path) } ?? .missing(path)
+            emit(snapshot)
+            while !pending.isEmpty {
+                let records = pending
+                pending = []
+                process(records)
+            }
+            ready = true
+        } catch {
+            await fail(error)
+        }
+    }
+
+    func cancel() async {
+        if let id { await store.feed.unregister(id) }
+        id = nil
+    }
+
+    func apply(_ records: [ChangeRecord]) async {
+        guard ready else {
+            pending.append(contentsOf: records)
+            return
+        }
+        process(records)
+    }
+
+    private func process(_ records: [ChangeRecord]) {
+        guard let record = records.last(where: { $0.path == path.string && $0.sequence > baseline }) else { return }
+        do {
+            if let document = record.document {
+                emit(try DocumentSnapshot(stored: document, path: path))
+            } else {
+                emit(.missing(path, version: record.sequence))
+            }
+        } catch {
+            Task { await fail(error) }
+        }
+    }
+
+    private func emit(_ snapshot: DocumentSnapshot) {
+        if snapshot.version == lastVersion && snapshot.exists == lastExists { return }
+        if !snapshot.exists && !lastExists && lastVersion >= 0 { return }
+        lastVersion = snapshot.version
+        lastExists = snapshot.exists
+        store.recordCost(kind: "listen", collection: path.collection.collectionID, CostCounts(reads: 1))
+        continuation.yield(snapshot)
+    }
+
+    private func fail(_ error: any Error) async {
+        continuation.finish(throwing: error)
+        await cancel()
+    }
+}
+
+// MARK: - Query listener
+
+private actor QueryListener: StartableListener {
+    let query: Query
+    let continuation: AsyncThrowingStream<QuerySnapshot, any Error>.Continuation
+    var store: DocumentStore { query.store }
+    var id: UInt64?
+    var baseline: Int64 = 0
+    var ready = false
+    var pending: [ChangeRecord] = []
+    var normalized: NormalizedQuery?
+    /// Current results, in query order, unmasked.
+    var results: [Candidate] = []
+
+    init(query: Query, continuation: AsyncThrowingStream<QuerySnapshot, any Error>.Continuation) {
+        self.query = query
+        self.continuation = continuation
+    }
+
+    func start() async {
+        do {
+            let normalized = try QueryRunner.normalize(query)
+            self.normalized = normalized
+            let (id, baseline) = try await store.feed.register(self)
+            self.id = id
+            self.baseline = baseline
+            results = try await runQuery(normalized)
+            let changes = results.enumerated().map { index, candidate in
+                DocumentChange(kind: .added, document: mask(candidate.snapshot), oldIndex: nil, newIndex: index)
+            }
+            store.recordCost(kind: "listen", collection: query.costCollection, CostCounts(reads: Int64(max(1, results.count))))
+            continuation.yield(
+                QuerySnapshot(documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: baseline))
+            while !pending.isEmpty {
+                let records = pending
+                pending = []
+                try await process(records)
+            }
+            ready = true
+        } catch {
+            await fail(error)
+        }
+    }
+
+    func cancel() async {
+        if let id { await store.feed.unregister(id) }
+        id = nil
+    }
+
+    func apply(_ records: [ChangeRecord]) async {
+        guard ready else {
+            pending.append(contentsOf: records)
+            return
+        }
+        do {
+            try await process(records)
+        } catch {
+            await fail(error)
+        }
+    }
+
+    private func runQuery(_ normalized: NormalizedQuery) async throws -> [Candidate] {
+        let runner = QueryRunner(query: query)
+        let plans = try await runner.plan(normalized)
+        return try await runner.collect(normalized, plans, stats: QueryStats())
+    }
+
+    private func process(_ records: [ChangeRecord]) async throws {
+        guard let normalized else { return }
+        // The latest record per relevant path, in commit order.
+        var latest: [String: ChangeRecord] = [:]
+        var order: [String] = []
+        for record in records where record.sequence > baseline {
+            guard let path = try? DocumentPath(record.path), normalized.contains(path) else { continue }
+            if latest[record.path] == nil { order.append(record.path) }
+            latest[record.path] = record
+        }
+        guard !order.isEmpty, let sequence = records.last?.sequence else { return }
+        baseline = max(baseline, sequence)
+
+        var changes: [DocumentChange] = []
+        if normalized.limit == nil {
+            // Apply each change to the ordered results.
+            for key in order {
+                guard let record = latest[key], let path = try? DocumentPath(key) else { continue }
+                let oldIndex = results.firstIndex { $0.path.string == key }
+                var candidate: Candidate?
+                if let document = record.document {
+                    let data = try ValueCodec.decode(document.body)
+                    if normalized.matches(path, data) { candidate = Candidate(path: path, stored: document, data: data) }
+                }
+                switch (oldIndex, candidate) {
+                case (nil, nil):
+                    continue
+                case (let old?, nil):
+                    let removed = results.remove(at: old)
+                    changes.append(DocumentChange(kind: .removed, document: mask(removed.snapshot), oldIndex: old, newIndex: nil))
+                case (let old?, let candidate?):
+                    if results[old].stored.version == candidate.stored.version { continue }
+                    results.remove(at: old)
+                    let new = insertionIndex(candidate, normalized)
+                    results.insert(candidate, at: new)
+                    changes.append(DocumentChange(kind: .modified, document: mask(candidate.snapshot), oldIndex: old, newIndex: new))
+                case (nil, let candidate?):
+                    let new = insertionIndex(candidate, normalized)
+                    results.insert(candidate, at: new)
+                    changes.append(DocumentChange(kind: .added, document: mask(candidate.snapshot), oldIndex: nil, newIndex: new))
+                }
+            }
+        } else {
+            // A limit: re-run the query and compare.
+            let fresh = try await runQuery(normalized)
+            let freshPaths = Set(fresh.map(\.path.string))
+            var current = results
+            var index = current.count - 1
+            while index >= 0 {
+                if !freshPaths.contains(current[index].path.string) {
+                    let removed = current.remove(at: index)
+                    changes.append(DocumentChange(kind: .removed, document: mask(removed.snapshot), oldIndex: index, newIndex: nil))
+                }
+                index -= 1
+            }
+            for (newIndex, candidate) in fresh.enumerated() {
+                if let old = current.firstIndex(where: { $0.path == candidate.path }) {
+                    let moved = old != newIndex
+                    let changed = current[old].stored.version != candidate.stored.version
+                    current.remove(at: old)
+                    current.insert(candidate, at: min(newIndex, current.count))
+                    if moved || changed {
+                        changes.append(
+                            DocumentChange(kind: .modified, document: mask(candidate.snapshot), oldIndex: old, newIndex: newIndex))
+                    }
+                } else {
+                    current.insert(candidate, at: min(newIndex, current.count))
+                    changes.append(DocumentChange(kind: .added, document: mask(candidate.snapshot), oldIndex: nil, newIndex: newIndex))
+                }
+            }
+            results = fresh
+        }
+        guard !changes.isEmpty else { return }
+        let reads = changes.filter { $0.kind != .removed }.count
+        store.recordCost(kind: "listen", collection: query.costCollection, CostCounts(reads: Int64(reads)))
+        continuation.yield(
+            QuerySnapshot(documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: sequence))
+    }
+
+    private func insertionIndex(_ candidate: Candidate, _ normalized: NormalizedQuery) -> Int {
+        var low = 0
+        var high = results.count
+        let key = (candidate.path, candidate.data)
+        while low < high {
+            let mid = (low + high) / 2
+            if normalized.areInOrder((results[mid].path, results[mid].data), key) {
+                low = mid + 1
+            } else {
+                high = mid
+            }
+        }
+        return low
+    }
+
+    private func mask(_ snapshot: DocumentSnapshot) -> DocumentSnapshot {
+        guard let fields = query.mask else { return snapshot }
+        return snapshot.masked(to: fields)
+    }
+
+    private func fail(_ error: any Error) async {
+        continuation.finish(throwing: error)
+        await cancel()
+    }
+}
+
+// MARK: - Aggregation listener
+
+private actor AggregateListener: StartableListener {
+    let query: AggregateQuery
+    let continuation: AsyncThrowingStream<AggregateSnapshot, any Error>.Continuation
+    var store: DocumentStore { query.query.store }
+    var id: UInt64?
+    var baseline: Int64 = 0
+    var ready = false
+    var dirty = false
+    var last: [DocumentValue]?
+    var normalized: NormalizedQuery?
+
+    init(query: AggregateQuery, continuation: AsyncThrowingStream<AggregateSnapshot, any Error>.Continuation) {
+        self.query = query
+        self.continuation = continuation
+    }
+
+    func start() async {
+        do {
+            normalized = try QueryRunner.normalize(query.query)
+            let (id, baseline) = try await store.feed.register(self)
+            self.id = id
+            self.baseline = baseline
+            try await recompute()
+            while dirty {
+                dirty = false
+                try await recompute()
+            }
+            ready = true
+        } catch {
+            await fail(error)
+        }
+    }
+
+    func cancel() async {
+        if let id { await store.feed.unregister(id) }
+        id = nil
+    }
+
+    func apply(_ records: [ChangeRecord]) async {
+        guard let normalized else { return }
+        let relevant = records.contains { record in
+            record.sequence > baseline && (try? DocumentPath(record.path)).map(normalized.contains) == true
+        }
+        guard relevant else { return }
+        if let sequence = records.last?.sequence { baseline = max(baseline, sequence) }
+        guard ready else {
+            dirty = true
+            return
+        }
+        do {
+            try await recompute()
+        } catch {
+            await fail(error)
+        }
+    }
+
+    private func recompute() async throws {
+        let (snapshot, entries) = try await query.compute()
+        guard snapshot.results != last else { return }
+        last = snapshot.results
+        store.recordCost(
+            kind: "listen", collection: query.query.costCollection,
+            CostCounts(reads: AggregateQuery.readCost(entries: entries)))
+        continuation.yield(snapshot)
+    }
+
+    private func fail(_ error: any Error) async {
+        continuation.finish(throwing: error)
+        await cancel()
+    }
+}

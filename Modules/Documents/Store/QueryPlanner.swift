@@ -1,0 +1,404 @@
+import SuiteCore
+
+/// A bound of a value range.
+struct ValueBound: Sendable {
+    var value: DocumentValue
+    var inclusive: Bool
+}
+
+/// The values one field may take, as the intersection of range filters (and type bounds).
+struct ValueRange: Sendable {
+    var lower: ValueBound?
+    var upper: ValueBound?
+
+    var isEmpty: Bool {
+        guard let lower, let upper else { return false }
+        let c = ValueSemantics.compare(lower.value, upper.value)
+        return c > 0 || (c == 0 && !(lower.inclusive && upper.inclusive))
+    }
+
+    mutating func raiseLower(_ value: DocumentValue, inclusive: Bool) {
+        if let lower {
+            let c = ValueSemantics.compare(value, lower.value)
+            if c < 0 || (c == 0 && (inclusive || !lower.inclusive)) { return }
+        }
+        lower = ValueBound(value: value, inclusive: inclusive)
+    }
+
+    mutating func lowerUpper(_ value: DocumentValue, inclusive: Bool) {
+        if let upper {
+            let c = ValueSemantics.compare(value, upper.value)
+            if c > 0 || (c == 0 && (inclusive || !upper.inclusive)) { return }
+        }
+        upper = ValueBound(value: value, inclusive: inclusive)
+    }
+
+    /// Adds a range filter, keeping the comparison within the value's type (Firestore semantics).
+    mutating func add(_ filter: FieldFilter) {
+        let type = filter.value.typeOrder
+        switch filter.op {
+        case .greater, .greaterOrEqual:
+            raiseLower(filter.value, inclusive: filter.op == .greaterOrEqual)
+            if let next = IndexPolicy.typeMinimum(type + 1) { lowerUpper(next, inclusive: false) }
+        case .less, .lessOrEqual:
+            lowerUpper(filter.value, inclusive: filter.op == .lessOrEqual)
+            if let minimum = IndexPolicy.typeMinimum(type) { raiseLower(minimum, inclusive: true) }
+        default:
+            break
+        }
+    }
+
+    /// Key bounds (lower inclusive, upper exclusive) of this range for keys `prefix + key(value)` in an index whose
+    /// field is ascending or descending.
+    func keyBounds(prefix: [UInt8], descending: Bool) -> (lower: [UInt8]?, upper: [UInt8]?, empty: Bool) {
+        if isEmpty { return (nil, nil, true) }
+        func key(_ value: DocumentValue) -> [UInt8] {
+            var key = prefix
+            IndexKey.append(value, descending: descending, to: &key)
+            return key
+        }
+        var lo: [UInt8]? = prefix.isEmpty ? nil : prefix
+        var hi: [UInt8]? = prefix.isEmpty ? nil : IndexPolicy.successor(of: prefix)
+        var empty = false
+        // In key order, an ascending field's lower value bound is a lower key bound; a descending one's is upper.
+        let keyLower: ValueBound? = descending ? upper : lower
+        let keyUpper: ValueBound? = descending ? lower : upper
+        if let bound = keyLower {
+            let k = key(bound.value)
+            if bound.inclusive {
+                lo = k
+            } else if let next = IndexPolicy.successor(of: k) {
+                lo = next
+            } else {
+                empty = true
+            }
+        }
+        if let bound = keyUpper {
+            let k = key(bound.value)
+            hi = bound.inclusive ? IndexPolicy.successor(of: k) : k
+        }
+        if let lo, let hi, IndexPolicy.compareBytes(lo, hi) >= 0 { empty = true }
+        return (lo, hi, empty)
+    }
+}
+
+/// An equality a branch needs: `field == value`, or `field array-contains value`.
+struct Equality: Sendable {
+    var field: FieldPath
+    var value: DocumentValue
+    var contains: Bool
+}
+
+extension QueryRunner {
+    // MARK: Planning
+
+    func plan(_ normalized: NormalizedQuery) async throws -> [BranchPlan] {
+        let declared = try await store.indexes()
+        return try normalized.branches.map { try planBranch($0, normalized, declared: declared) }
+    }
+
+    private func planBranch(_ filters: [FieldFilter], _ q: NormalizedQuery, declared: [IndexDefinition]) throws
+        -> BranchPlan
+    {
+        let nameDescending = q.orders.last?.descending ?? false
+        let nameFilters = filters.filter { $0.field == FieldPath.documentID }
+        let fieldFilters = filters.filter { $0.field != FieldPath.documentID }
+
+        // Document-id equality: a direct lookup.
+        let nameEquals = nameFilters.filter { $0.op == .equal }
+        if let first = nameEquals.first {
+            guard nameEquals.allSatisfy({ ValueSemantics.equal($0.value, first.value) }),
+                case .reference(let text) = first.value, let path = try? DocumentPath(text), q.contains(path)
+            else {
+                return BranchPlan(access: .empty, filters: filters, ordered: true, hitExact: true)
+            }
+            return BranchPlan(access: .lookup([path]), filters: filters, ordered: false, hitExact: false)
+        }
+
+        // Equalities (deduplicated; conflicting values make the branch empty).
+        var equalities: [Equality] = []
+        for filter in fieldFilters where filter.op == .equal || filter.op == .arrayContains {
+            let contains = filter.op == .arrayContains
+            if let existing = equalities.first(where: { $0.field == filter.field && $0.contains == contains }) {
+                if ValueSemantics.equal(existing.value, filter.value) { continue }
+                if !contains { return BranchPlan(access: .empty, filters: filters, ordered: true, hitExact: true) }
+            }
+            equalities.append(Equality(field: filter.field, value: filter.value, contains: contains))
+        }
+        let equalFields = Set(equalities.filter { !$0.contains }.map(\.field))
+        let ranges = fieldFilters.filter { $0.op.isRange }
+        let negations = fieldFilters.filter { $0.op == .notEqual || $0.op == .notIn }
+        // Inequalities on a field that also has an equality are checked on the documents.
+        var residual = (ranges + negations).contains { equalFields.contains($0.field) }
+        let orderFields = q.orders.filter { $0.field != FieldPath.documentID && !equalFields.contains($0.field) }
+        if let last = orderFields.last, last.descending != nameDescending {
+            throw Self.invalid(
+                "ordering by the document id against the direction of the last order-by is not supported",
+                hint: "order __name__ in the same direction as '\(last.field.canonicalString)'")
+        }
+        let group: Bool
+        let collectionPath: String
+        let collectionID: String
+        switch q.target {
+        case .collection(let path):
+            group = false
+            collectionPath = path.string
+            collectionID = path.collectionID
+        case .group(let id):
+            group = true
+            collectionPath = id
+            collectionID = id
+        }
+
+        // No filter and no order: read the collection.
+        if equalities.isEmpty && orderFields.isEmpty && !residual {
+            return BranchPlan(
+                access: .collectionScan(descending: nameDescending), filters: filters, ordered: !nameDescending,
+                hitExact: true)
+        }
+
+        // Only an order (and a range) on one field: its single-field index (collection scope).
+        if equalities.isEmpty, orderFields.count == 1, !group {
+            let order = orderFields[0]
+            var range = ValueRange()
+            for filter in ranges where filter.field == order.field { range.add(filter) }
+            pushCursors(q, field: order.field, into: &range)
+            let bounds = range.keyBounds(prefix: [], descending: false)
+            var excluded = Set<[UInt8]>()
+            for filter in negations where filter.field == order.field {
+                switch filter.value {
+                case .array(let list) where filter.op == .notIn:
+                    for value in list { excluded.insert(IndexKey.encode(value)) }
+                default:
+                    excluded.insert(IndexKey.encode(filter.value))
+                }
+            }
+            let name = IndexPolicy.singleFieldIndex(collectionPath, order.field)
+            let scan = ScanRange(
+                index: name, lower: bounds.lower, upper: bounds.upper, reverse: order.descending,
+                excludedKeys: excluded,
+                detail: "\(order.field.canonicalString) \(order.descending ? "descending" : "ascending")"
+                    + Self.describe(range), empty: bounds.empty)
+            return BranchPlan(access: .scan(scan), filters: filters, ordered: true, hitExact: !residual)
+        }
+
+        // A declared index covering the equalities then the orders.
+        let scope: IndexDefinition.Scope = group ? .collectionGroup : .collection
+        if let (definition, reverse) = Self.findIndex(
+            declared, collectionID: collectionID, scope: scope, equalities: equalities, orders: orderFields,
+            nameDescending: nameDescending)
+        {
+            var prefix: [UInt8] = []
+            var detail: [String] = []
+            for field in definition.fields.prefix(equalities.count) {
+                guard
+                    let equality = equalities.first(where: {
+                        $0.field == field.fieldPath && $0.contains == (field.order == .arrayContains)
+                    })
+                else { continue }
+                IndexKey.append(equality.value, descending: field.order == .descending, to: &prefix)
+                detail.append("\(field.fieldPath.canonicalString) \(equality.contains ? "contains" : "==") …")
+            }
+            var range = ValueRange()
+            var descendingField = false
+            if let first = orderFields.first {
+                for filter in ranges where filter.field == first.field { range.add(filter) }
+                pushCursors(q, field: first.field, into: &range)
+                descendingField = definition.fields[equalities.count].order == .descending
+                detail.append(first.field.canonicalString + Self.describe(range))
+            }
+            if negations.contains(where: { !equalFields.contains($0.field) }) { residual = true }
+            let bounds = range.keyBounds(prefix: prefix, descending: descendingField)
+            let scan = ScanRange(
+                index: definition.indexName(collectionPath: collectionPath), lower: bounds.lower, upper: bounds.upper,
+                reverse: reverse, detail: "\(definition.description): " + detail.joined(separator: ", "),
+                empty: bounds.empty)
+            return BranchPlan(access: .scan(scan), filters: filters, ordered: true, hitExact: !residual)
+        }
+
+        // Equalities only: single-field equality scans, intersected.
+        if orderFields.isEmpty, !equalities.isEmpty {
+            var scans: [ScanRange] = []
+            for equality in equalities {
+                let name: String
+                var key = IndexKey.encode(equality.value)
+                if group {
+                    // Needs a declared single-field group index.
+                    guard
+                        let (definition, _) = Self.findIndex(
+                            declared, collectionID: collectionID, scope: .collectionGroup, equalities: [equality],
+                            orders: [], nameDescending: false)
+                    else { throw missingIndex(q, equalities: equalities, orders: orderFields) }
+                    name = definition.indexName(collectionPath: collectionPath)
+                    if definition.fields[0].order == .descending { key = IndexKey.encode(equality.value, descending: true) }
+                } else {
+                    name =
+                        equality.contains
+                        ? IndexPolicy.containsIndex(collectionPath, equality.field)
+                        : IndexPolicy.singleFieldIndex(collectionPath, equality.field)
+                }
+                scans.append(
+                    ScanRange(
+                        index: name, lower: key, upper: IndexPolicy.successor(of: key), reverse: nameDescending,
+                        detail: "\(equality.field.canonicalString) \(equality.contains ? "contains" : "==") "
+                            + DocumentJSON.json(from: equality.value).jsonString))
+            }
+            if residual || !negations.isEmpty || !ranges.isEmpty { residual = true }
+            if scans.count == 1 && !group {
+                return BranchPlan(access: .scan(scans[0]), filters: filters, ordered: true, hitExact: !residual)
+            }
+            if scans.count == 1 {
+                // Group single-field indexes end with the path in the field's direction: sort in memory.
+                return BranchPlan(
+                    access: .intersect(scans, descending: nameDescending), filters: filters, ordered: true,
+                    hitExact: !residual)
+            }
+            return BranchPlan(
+                access: .intersect(scans, descending: nameDescending), filters: filters, ordered: true,
+                hitExact: !residual)
+        }
+
+        throw missingIndex(q, equalities: equalities, orders: orderFields)
+    }
+
+    /// Narrows a scan by the first cursor values when they bound the scanned field (a superset; documents are
+    /// checked exactly afterwards).
+    private func pushCursors(_ q: NormalizedQuery, field: FieldPath, into range: inout ValueRange) {
+        guard let first = q.orders.first, first.field == field else { return }
+        if let start = q.start, let value = start.values.first {
+            if first.descending {
+                range.lowerUpper(value, inclusive: true)
+            } else {
+                range.raiseLower(value, inclusive: true)
+            }
+        }
+        if let end = q.end, let value = end.values.first {
+            if first.descending {
+                range.raiseLower(value, inclusive: true)
+            } else {
+                range.lowerUpper(value, inclusive: true)
+            }
+        }
+    }
+
+    /// A declared index whose fields are the equalities (any order) then the orders (same or all-reversed
+    /// directions); returns whether to scan it in reverse.
+    static func findIndex(
+        _ declared: [IndexDefinition], collectionID: String, scope: IndexDefinition.Scope, equalities: [Equality],
+        orders: [QueryOrder], nameDescending: Bool
+    ) -> (IndexDefinition, Bool)? {
+        candidates: for definition in declared
+        where definition.collectionID == collectionID && definition.scope == scope
+            && definition.fields.count == equalities.count + orders.count
+        {
+            var remaining = equalities
+            for field in definition.fields.prefix(equalities.count) {
+                guard
+                    let position = remaining.firstIndex(where: {
+                        $0.field == field.fieldPath && $0.contains == (field.order == .arrayContains)
+                    })
+                else { continue candidates }
+                remaining.remove(at: position)
+            }
+            var reverse: Bool?
+            for (field, order) in zip(definition.fields.suffix(orders.count), orders) {
+                guard field.fieldPath == order.field, field.order != .arrayContains else { continue candidates }
+                let inverted = (field.order == .descending) != order.descending
+                if let reverse, reverse != inverted { continue candidates }
+                reverse = inverted
+            }
+            if let reverse { return (definition, reverse) }
+            // Equalities only: entries end with the path in the last field's direction.
+            let lastDescending = definition.fields.last?.order == .descending
+            return (definition, lastDescending != nameDescending)
+        }
+        return nil
+    }
+
+    private func missingIndex(_ q: NormalizedQuery, equalities: [Equality], orders: [QueryOrder]) -> DocumentsError {
+        let collectionID: String
+        let scope: IndexDefinition.Scope
+        switch q.target {
+        case .collection(let path):
+            collectionID = path.collectionID
+            scope = .collection
+        case .group(let id):
+            collectionID = id
+            scope = .collectionGroup
+        }
+        var fields: [IndexDefinition.Field] = []
+        for equality in equalities.sorted(by: { $0.field.canonicalString < $1.field.canonicalString })
+        where !fields.contains(where: { $0.fieldPath == equality.field }) {
+            fields.append(.init(equality.field, order: equality.contains ? .arrayContains : .ascending))
+        }
+        for order in orders { fields.append(.init(order.field, order: order.descending ? .descending : .ascending)) }
+        let definition = IndexDefinition(collectionID: collectionID, scope: scope, fields: fields)
+        let kind = scope == .collectionGroup ? "a collection-group index" : "a composite index"
+        let swiftFields = fields.map { "(\"\($0.fieldPath.canonicalString)\", .\($0.order.rawValue))" }
+        return DocumentsError(
+            .missingIndex,
+            "this query needs \(kind) that does not exist: \(definition.description). Create it with: "
+                + definition.command,
+            hint: "or from Swift: store.declareIndex(IndexDefinition(collectionID: \"\(collectionID)\", scope: "
+                + ".\(scope.rawValue), fields: \(swiftFields.joined(separator: ", "))))")
+    }
+
+    static func describe(_ range: ValueRange) -> String {
+        var parts: [String] = []
+        if let lower = range.lower {
+            parts.append((lower.inclusive ? " >= " : " > ") + DocumentJSON.json(from: lower.value).jsonString)
+        }
+        if let upper = range.upper {
+            parts.append((upper.inclusive ? " <= " : " < ") + DocumentJSON.json(from: upper.value).jsonString)
+        }
+        return parts.joined(separator: " and")
+    }
+
+    // MARK: Explain
+
+    func describe(_ q: NormalizedQuery, _ plans: [BranchPlan], stats: QueryStats, results: Int) -> QueryPlan {
+        var steps: [QueryPlan.Step] = []
+        var collectionScan = false
+        for plan in plans {
+            switch plan.access {
+            case .empty:
+                steps.append(.init(access: "empty", indexes: [], detail: "the filters cannot match"))
+            case .lookup(let paths):
+                steps.append(
+                    .init(
+                        access: "document lookup", indexes: [],
+                        detail: paths.map(\.string).joined(separator: ", ")))
+            case .collectionScan(let descending):
+                collectionScan = true
+                let isGroup = if case .group = q.target { true } else { false }
+                steps.append(
+                    .init(
+                        access: isGroup ? "collection group scan" : "collection scan", indexes: [],
+                        detail: "all documents by name" + (descending ? ", descending" : "")))
+            case .scan(let range):
+                steps.append(
+                    .init(
+                        access: "index scan", indexes: [range.index],
+                        detail: range.detail + (range.reverse ? " (reverse)" : "")))
+            case .intersect(let ranges, _):
+                steps.append(
+                    .init(
+                        access: ranges.count == 1 ? "index scan" : "index intersection", indexes: ranges.map(\.index),
+                        detail: ranges.map(\.detail).joined(separator: " ∩ ")))
+            }
+        }
+        let strategy =
+            steps.count == 1 ? steps[0].access : (steps.allSatisfy { $0.access == "empty" } ? "empty" : "index union")
+        var indexes: [String] = []
+        for step in steps { for index in step.indexes where !indexes.contains(index) { indexes.append(index) } }
+        let (target, group): (String, Bool) =
+            switch q.target {
+            case .collection(let path): (path.string, false)
+            case .group(let id): (id, true)
+            }
+        return QueryPlan(
+            target: target, collectionGroup: group, strategy: collectionScan && steps.count > 1 ? "union" : strategy,
+            indexes: indexes, usesCollectionScan: collectionScan, steps: steps,
+            indexEntriesScanned: stats.indexEntriesScanned, documentsRead: stats.documentsRead, results: results)
+    }
+}

@@ -1,0 +1,157 @@
+import Synchronization
+
+/// A transaction's reads and buffered writes. Read first, then write: a read after a write is an error.
+///
+/// The commit is conditioned on every document written having the version that was read (or still missing), so a
+/// concurrent change makes the attempt fail and ``DocumentStore/runTransaction(maxAttempts:_:)`` run the body again.
+public final class Transaction: Sendable {
+    private struct State {
+        var reads: [String: StoredDocument?] = [:]
+        var writes: [PendingWrite] = []
+    }
+
+    private let store: DocumentStore
+    private let state = Mutex(State())
+
+    init(store: DocumentStore) { self.store = store }
+
+    /// Reads a document (1 read). Reading the same document twice returns the first read.
+    public func getDocument(_ document: DocumentReference) async throws -> DocumentSnapshot {
+        let key = document.path.string
+        let cached = try state.withLock { state -> StoredDocument?? in
+            guard state.writes.isEmpty else {
+                throw DocumentsError(
+                    .unsupported, "a transaction must do all its reads before its writes (read of '\(key)')",
+                    hint: "move the getDocument calls to the start of the transaction")
+            }
+            return state.reads[key]
+        }
+        let stored: StoredDocument?
+        if let cached {
+            stored = cached
+        } else {
+            stored = try await store.engine.document(at: key)
+            store.recordCost(kind: "transaction", collection: document.path.collection.collectionID, CostCounts(reads: 1))
+            state.withLock { state in
+                if state.reads[key] == nil { state.reads[key] = .some(stored) }
+            }
+        }
+        guard let stored else { return .missing(document.path) }
+        return try DocumentSnapshot(stored: stored, path: document.path)
+    }
+
+    /// Buffers a set.
+    @discardableResult
+    public func setData(
+        _ data: [String: FieldValue], forDocument document: DocumentReference, merge: Bool = false
+    ) -> Transaction {
+        add(PendingWrite(path: document.path, operation: .set(data, merge ? .all : .none), precondition: .none))
+    }
+
+    /// Buffers a set of plain data.
+    @_disfavoredOverload
+    @discardableResult
+    public func setData(_ data: DocumentData, forDocument document: DocumentReference, merge: Bool = false)
+        -> Transaction
+    {
+        setData(FieldValue.fields(data), forDocument: document, merge: merge)
+    }
+
+    /// Buffers a set of an `Encodable` value.
+    @discardableResult
+    public func setData<T: Encodable>(from value: T, forDocument document: DocumentReference, merge: Bool = false)
+        throws -> Transaction
+    {
+        setData(FieldValue.fields(try DocumentEncoder().encode(value)), forDocument: document, merge: merge)
+    }
+
+    /// Buffers an update (keys are dotted field paths).
+    @discardableResult
+    public func updateData(_ fields: [String: FieldValue], forDocument document: DocumentReference) throws
+        -> Transaction
+    {
+        add(
+            PendingWrite(
+                path: document.path, operation: .update(try PendingWrite.updateFields(fields)), precondition: .none))
+    }
+
+    /// Buffers a delete.
+    @discardableResult
+    public func deleteDocument(_ document: DocumentReference) -> Transaction {
+        add(PendingWrite(path: document.path, operation: .delete, precondition: .none))
+    }
+
+    private func add(_ write: PendingWrite) -> Transaction {
+        state.withLock { $0.writes.append(write) }
+        return self
+    }
+
+    /// Commits the buffered writes conditioned on the reads.
+    func commit() async throws -> [DocumentSnapshot] {
+        let (reads, writes) = state.withLock { ($0.reads, $0.writes) }
+        // Documents read but not written: check they did not move (not atomic with the commit; see the README).
+        let unwritten = reads.keys.filter { key in !writes.contains { $0.path.string == key } }.sorted()
+        if !unwritten.isEmpty {
+            let now = try await store.engine.documents(at: unwritten)
+            for (key, current) in zip(unwritten, now) where current?.version != (reads[key] ?? nil)?.version {
+                throw RetryableConflict(
+                    error: DocumentsError(.preconditionFailed, "document '\(key)' changed during the transaction"))
+            }
+        }
+        guard !writes.isEmpty else { return [] }
+        var known: [String: StoredDocument?] = [:]
+        for write in writes {
+            if let read = reads[write.path.string] { known[write.path.string] = read }
+        }
+        return try await store.commit(writes, kind: "transaction", known: known, retry: false)
+    }
+}
+
+extension DocumentStore {
+    /// Runs `body` in an optimistic transaction: its reads are recorded, its writes buffered, and the commit succeeds
+    /// only if no document it read changed meanwhile; otherwise `body` runs again (up to `maxAttempts` times, with
+    /// backoff), then fails with ``DocumentsError/Code-swift.struct/transactionAborted``.
+    ///
+    /// ```swift
+    /// try await store.runTransaction { tx in
+    ///     let user = try await tx.getDocument(userRef)
+    ///     guard case .int(let points)? = user.get("points"), points >= 10 else { throw MyError.notEnough }
+    ///     try tx.updateData(["points": .increment(-10)], forDocument: userRef)
+    ///     tx.setData(["points": -10, "at": .serverTimestamp], forDocument: try log.document())
+    /// }
+    /// ```
+    ///
+    /// Inside one process, attempts after a conflict are serialized, so many concurrent transactions on one document
+    /// all commit. Errors thrown by `body` (and non-conflict errors) end the transaction at once.
+    @discardableResult
+    public func runTransaction<T: Sendable>(
+        maxAttempts: Int = 5, _ body: @Sendable (Transaction) async throws -> T
+    ) async throws -> T {
+        let attempts = max(1, maxAttempts)
+        var lastConflict: DocumentsError?
+        for attempt in 1...attempts {
+            let serialized = attempt > 1 || retryGate.isBusy
+            if serialized { await retryGate.lock() }
+            do {
+                let transaction = Transaction(store: self)
+                let value = try await body(transaction)
+                _ = try await transaction.commit()
+                if serialized { retryGate.unlock() }
+                return value
+            } catch let conflict as RetryableConflict {
+                if serialized { retryGate.unlock() }
+                lastConflict = conflict.error
+                if attempt < attempts {
+                    try await Task.sleep(for: .microseconds(Int.random(in: 0...(500 << min(attempt, 5)))))
+                }
+            } catch {
+                if serialized { retryGate.unlock() }
+                throw error
+            }
+        }
+        throw DocumentsError(
+            .transactionAborted,
+            "the transaction was aborted after \(attempts) attempts: documents it read kept changing",
+            hint: "retry later, or reduce contention on the documents involved", underlying: lastConflict)
+    }
+}

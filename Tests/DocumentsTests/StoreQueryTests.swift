@@ -1,0 +1,233 @@
+import Documents
+import Foundation
+import SuiteCore
+import Testing
+
+@Suite struct StoreQueryTests {
+    typealias T = StoreTesting
+
+    @Test(arguments: DocumentEngineFactory.all)
+    func eachOperator(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        try await T.seedUsers(store)
+        let users = try store.collection("users")
+        func ids(_ q: Query) async throws -> [String] { T.ids(try await q.getDocuments()) }
+
+        #expect(try await ids(users.whereField("city", isEqualTo: .string("Paris"))) == ["u01", "u03", "u05", "u09"])
+        // Numbers compare numerically across int and double; only numbers match a numeric range.
+        #expect(try await ids(users.whereField("points", isEqualTo: .double(25))) == ["u02"])
+        #expect(try await ids(users.whereField("points", isGreaterThan: .int(20))) == ["u02", "u05", "u04", "u09"])
+        #expect(try await ids(users.whereField("points", isGreaterThanOrEqualTo: .int(25))) == ["u02", "u05", "u04", "u09"])
+        #expect(try await ids(users.whereField("points", isLessThan: .int(10))) == ["u07", "u03"])
+        #expect(try await ids(users.whereField("points", isLessThanOrEqualTo: .int(10))) == ["u07", "u03", "u01"])
+        #expect(try await ids(users.whereField("points", isGreaterThan: .string(""))) == ["u06"])
+        // != and not-in need the field to exist; null is a value.
+        #expect(
+            try await ids(users.whereField("city", isNotEqualTo: .string("Paris"))) == ["u02", "u06", "u10", "u04", "u08"])
+        #expect(try await ids(users.whereField("points", isNotEqualTo: .null)).count == 9)
+        #expect(
+            try await ids(users.whereField("city", notIn: [.string("Paris"), .string("Lyon")])) == ["u04", "u08"])
+        #expect(
+            try await ids(users.whereField("city", in: [.string("Nice"), .string("Lyon")]))
+                == ["u02", "u04", "u06", "u08", "u10"])
+        #expect(try await ids(users.whereField("tags", arrayContains: .string("coffee"))) == ["u01", "u04", "u09"])
+        #expect(
+            try await ids(users.whereField("tags", arrayContainsAny: [.string("juice"), .string("tea")]))
+                == ["u01", "u02", "u05", "u09"])
+        #expect(try await ids(users.whereField("address.city", isEqualTo: .string("Paris"))) == ["u07"])
+        #expect(try await ids(users.whereField("address", isEqualTo: .map(["city": .string("Paris"), "zip": .string("75001")]))) == ["u07"])
+        #expect(try await ids(users.whereField("tags", isEqualTo: .array([.string("tea")]))) == ["u02"])
+        // Several equalities (index intersection).
+        #expect(
+            try await ids(users.whereField("city", isEqualTo: .string("Paris")).whereField("points", isEqualTo: .int(10)))
+                == ["u01"])
+    }
+
+    @Test(arguments: DocumentEngineFactory.all)
+    func orAndComposition(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        try await T.seedUsers(store)
+        let users = try store.collection("users")
+        let q = users.whereFilter(
+            .or([
+                .whereField("city", .equal, .string("Nice")),
+                .and([.whereField("city", .equal, .string("Paris")), .whereField("age", .equal, .int(22))]),
+                .whereField("name", .equal, .string("Jo")),
+            ]))
+        #expect(T.ids(try await q.getDocuments()) == ["u03", "u04", "u08", "u10"])
+        let plan = try await q.explain()
+        #expect(plan.strategy == "index union")
+        #expect(!plan.usesCollectionScan)
+    }
+
+    @Test(arguments: DocumentEngineFactory.all)
+    func orderLimitAndCursors(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        try await T.seedUsers(store)
+        let users = try store.collection("users")
+        let byAge = users.order(by: "age")
+        #expect(T.ids(try await byAge.limit(to: 3).getDocuments()) == ["u07", "u03", "u09"])
+        #expect(T.ids(try await users.order(by: "age", descending: true).limit(to: 2).getDocuments()) == ["u08", "u06"])
+        #expect(T.ids(try await byAge.limit(toLast: 2).getDocuments()) == ["u06", "u08"])
+        #expect(T.ids(try await byAge.start(at: [.int(41)]).getDocuments()) == ["u02", "u10", "u06", "u08"])
+        #expect(T.ids(try await byAge.start(after: [.int(41)]).limit(to: 2).getDocuments()) == ["u10", "u06"])
+        #expect(T.ids(try await byAge.end(at: [.int(27)]).getDocuments()) == ["u07", "u03", "u09"])
+        #expect(T.ids(try await byAge.end(before: [.int(27)]).getDocuments()) == ["u07", "u03"])
+        // Pagination by snapshot.
+        let first = try await byAge.limit(to: 4).getDocuments()
+        let next = try await byAge.start(afterDocument: first.documents[3]).limit(to: 4).getDocuments()
+        #expect(T.ids(next) == ["u05", "u01", "u02", "u10"])
+        // Ordering by a field excludes documents without it.
+        #expect(try await users.order(by: "tags").getDocuments().count == 6)
+        // Ties break by document name in the direction of the last order.
+        #expect(T.ids(try await users.whereField("points", isEqualTo: .int(25)).getDocuments()) == ["u02"])
+        #expect(
+            T.ids(try await users.whereField("city", isEqualTo: .string("Lyon")).order(by: "__name__", descending: true).getDocuments())
+                == ["u10", "u06", "u02"])
+    }
+
+    @Test(arguments: DocumentEngineFactory.all)
+    func documentIDFilters(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        try await T.seedUsers(store)
+        let users = try store.collection("users")
+        #expect(T.ids(try await users.whereField("__name__", isEqualTo: .string("u03")).getDocuments()) == ["u03"])
+        #expect(
+            T.ids(try await users.whereField(FieldPath.documentID, .in, .array([.string("u09"), .reference("users/u02")])).getDocuments())
+                == ["u02", "u09"])
+        #expect(
+            T.ids(try await users.whereField("__name__", isGreaterThanOrEqualTo: .string("u08")).getDocuments())
+                == ["u08", "u09", "u10"])
+        #expect(
+            T.ids(try await users.whereField("__name__", isLessThan: .string("u03")).getDocuments()) == ["u01", "u02"])
+        #expect(
+            T.ids(try await users.whereField("city", isEqualTo: .string("Paris")).whereField("__name__", isGreaterThan: .string("u03")).getDocuments())
+                == ["u05", "u09"])
+        #expect(T.ids(try await users.order(by: "__name__", descending: true).limit(to: 2).getDocuments()) == ["u10", "u09"])
+    }
+
+    @Test(arguments: DocumentEngineFactory.all)
+    func masksAndAggregations(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        try await T.seedUsers(store)
+        let users = try store.collection("users")
+        let masked = try await users.whereField("name", isEqualTo: .string("Gus")).select(["name", "address.zip"]).getDocuments()
+        #expect(masked.documents.first?.data == ["name": .string("Gus"), "address": .map(["zip": .string("75001")])])
+        #expect(try await users.count() == 10)
+        #expect(try await users.whereField("city", isEqualTo: .string("Paris")).count() == 4)
+        #expect(try await users.whereField("city", isEqualTo: .string("Paris")).limit(to: 2).count() == 2)
+        #expect(try await users.whereField("city", isEqualTo: .string("Lyon")).sum("points") == .int(40))
+        #expect(try await users.whereField("city", isEqualTo: .string("Paris")).sum("points") == .double(140.5))
+        #expect(try await users.whereField("city", isEqualTo: .string("Lyon")).average("points") == 20)
+        #expect(try await users.whereField("city", isEqualTo: .string("Nowhere")).average("points") == nil)
+        let snapshot = try await users.whereField("age", isGreaterThan: .int(40))
+            .aggregate([.count, .sum("age"), .average("age")]).get()
+        #expect(snapshot.count == 4)
+        #expect(snapshot.get("sum(age)") == .int(197))
+        #expect(snapshot.get("average(age)") == .double(49.25))
+    }
+
+    @Test(arguments: DocumentEngineFactory.all)
+    func compositeIndexesAndMissingIndexErrors(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        try await T.seedUsers(store)
+        let users = try store.collection("users")
+        let query = users.whereField("city", isEqualTo: .string("Paris")).order(by: "points", descending: true)
+        let error = await T.documentsError { _ = try await query.getDocuments() }
+        #expect(error?.code == .missingIndex)
+        #expect(error?.message.contains("users (city asc, points desc)") == true)
+        #expect(error?.message.contains("suite docs index add users city:asc points:desc") == true)
+        let twoOrders = await T.documentsError { _ = try await users.order(by: "city").order(by: "age").getDocuments() }
+        #expect(twoOrders?.message.contains("users (city asc, age asc)") == true)
+
+        try await store.declareIndex(
+            IndexDefinition(collectionID: "users", fields: [.init(try FieldPath("city")), .init(try FieldPath("points"), order: .descending)]))
+        #expect(T.ids(try await query.getDocuments()) == ["u09", "u05", "u01", "u03"])
+        // Same index, all directions reversed.
+        let ascending = users.whereField("city", isEqualTo: .string("Paris")).order(by: "points")
+        #expect(T.ids(try await ascending.getDocuments()) == ["u03", "u01", "u05", "u09"])
+        let ranged = users.whereField("city", isEqualTo: .string("Paris")).whereField("points", isGreaterThan: .int(5))
+            .order(by: "points", descending: true)
+        #expect(T.ids(try await ranged.getDocuments()) == ["u09", "u05", "u01"])
+        let plan = try await ranged.explain()
+        #expect(plan.strategy == "index scan")
+        #expect(plan.indexes.first?.contains("composite") == true)
+        // New writes maintain the declared index.
+        try await users.document("u11").setData(["city": "Paris", "points": 50])
+        #expect(T.ids(try await ranged.limit(to: 2).getDocuments()) == ["u09", "u11"])
+        #expect(try await store.indexes().count == 1)
+    }
+
+    @Test(arguments: DocumentEngineFactory.all)
+    func collectionGroupQueries(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        for (user, total) in [("a", 5), ("b", 15), ("c", 25)] {
+            try await store.document("users/\(user)/orders/o1").setData(["total": FieldValue(.int(Int64(total))), "status": "open"])
+        }
+        try await store.document("orders/top").setData(["total": 100, "status": "closed"])
+        let group = try store.collectionGroup("orders")
+        #expect(try await group.getDocuments().count == 4)
+        let filtered = group.whereField("total", isGreaterThan: .int(10))
+        let error = await T.documentsError { _ = try await filtered.getDocuments() }
+        #expect(error?.code == .missingIndex)
+        #expect(error?.message.contains("--group") == true)
+        try await store.declareIndex(IndexDefinition(collectionID: "orders", scope: .collectionGroup, fields: [.init(try FieldPath("total"))]))
+        #expect(try await filtered.getDocuments().documents.map(\.path.string) == ["users/b/orders/o1", "users/c/orders/o1", "orders/top"])
+    }
+
+    @Test(arguments: DocumentEngineFactory.all)
+    func validation(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        let users = try store.collection("users")
+        let many = (0..<31).map { DocumentValue.int(Int64($0)) }
+        let cases: [Query] = [
+            users.whereField("a", in: many),
+            users.whereField("a", arrayContainsAny: many),
+            users.whereField("a", notIn: Array(many.prefix(11))),
+            users.whereField("a", arrayContains: .int(1)).whereField("b", arrayContains: .int(1)),
+            users.whereField("a", isGreaterThan: .int(1)).whereField("b", isLessThan: .int(1)),
+            users.whereField("a", isGreaterThan: .int(1)).order(by: "b"),
+            users.whereField("a", isLessThan: .null),
+            users.limit(toLast: 1),
+            users.limit(to: 0),
+            users.whereField("a", in: []),
+            users.whereField("a..b", isEqualTo: .int(1)),
+        ]
+        for query in cases {
+            let error = await T.documentsError { _ = try await query.getDocuments() }
+            #expect(error?.code == .invalidQuery)
+        }
+    }
+
+    @Test func explainUsesAnIndexNotACollectionScan() async throws {
+        let store = try await T.store(.sqlite)
+        let orders = try store.collection("orders")
+        var index = 0
+        while index < 2000 {
+            let batch = store.batch()
+            for i in index..<(index + 500) {
+                batch.setData(
+                    ["status": FieldValue(.string(i % 100 == 0 ? "rare" : "common")), "total": FieldValue(.int(Int64(i)))],
+                    forDocument: try orders.document(String(format: "o%05d", i)))
+            }
+            try await batch.commit()
+            index += 500
+        }
+        let plan = try await orders.whereField("status", isEqualTo: .string("rare")).explain()
+        #expect(plan.strategy == "index scan")
+        #expect(plan.indexes == ["orders|status"])
+        #expect(!plan.usesCollectionScan)
+        #expect(plan.results == 20)
+        #expect(plan.indexEntriesScanned == 20)
+        #expect(plan.documentsRead == 20)
+        let range = try await orders.whereField("total", isGreaterThanOrEqualTo: .int(1990)).explain()
+        #expect(range.results == 10)
+        #expect(range.indexEntriesScanned == 10)
+        #expect(!range.usesCollectionScan)
+        let json = plan.json
+        #expect(json["strategy"] == .string("index scan"))
+        let limited = try await orders.order(by: "total", descending: true).limit(to: 5).explain()
+        #expect(limited.documentsRead == 5)
+        #expect(try await orders.count() == 2000)
+    }
+}

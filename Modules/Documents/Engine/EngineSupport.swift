@@ -1,0 +1,369 @@
+import Foundation
+
+// Helpers shared by the built-in engines: path checks, the document-name sort key, canonical index entry lists and
+// their compact encoding, and precondition checks. Keeping them in one place keeps both engines' behaviour identical.
+
+// MARK: - Byte comparison
+
+/// Compares two byte buffers like `memcmp`, shorter-prefix first: negative, zero or positive.
+@inline(__always)
+func compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+    let n = min(a.count, b.count)
+    if n > 0, let pa = a.baseAddress, let pb = b.baseAddress {
+        let r = memcmp(pa, pb, n)
+        if r != 0 { return Int(r) }
+    }
+    return a.count - b.count
+}
+
+/// Compares two byte arrays like `memcmp`, shorter-prefix first.
+@inline(__always)
+func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in compareBytes(pa, pb) } }
+}
+
+/// Compares two strings by their UTF-8 bytes (SQLite's `BINARY` collation), not by Unicode canonical ordering.
+@inline(__always)
+func compareUTF8(_ a: String, _ b: String) -> Int {
+    var a = a
+    var b = b
+    return a.withUTF8 { pa in b.withUTF8 { pb in compareBytes(pa, pb) } }
+}
+
+// MARK: - Paths
+
+/// Engine-level checks and encodings of document paths.
+///
+/// Engines accept any path of an even number (≥ 2) of non-empty `/`-separated segments; the store validates the rest
+/// (`.`/`..`, length, segment count) with `DocumentPath`.
+enum EnginePath {
+    /// A document path split at its last `/`.
+    struct Parts {
+        /// The collection path holding the document, e.g. `users/u1/orders`.
+        var parent: String
+        /// The document ID, the last segment.
+        var id: String
+        /// The collection ID, the last segment of `parent`.
+        var collectionID: String
+    }
+
+    /// Splits a document path, or throws ``DocumentsError/Code-swift.struct/invalidPath``.
+    static func split(document path: String) throws -> Parts {
+        let segments = try segmentRanges(path)
+        guard segments.count >= 2, segments.count % 2 == 0 else {
+            throw DocumentsError(
+                .invalidPath,
+                "'\(path)' is not a document path: it has \(segments.count) segment(s)",
+                hint: "a document path has an even number of segments, e.g. users/u1"
+            )
+        }
+        let utf8 = path.utf8
+        let last = segments[segments.count - 1]
+        let collection = segments[segments.count - 2]
+        let parentEnd = utf8.index(last.lowerBound, offsetBy: -1)
+        return Parts(
+            parent: String(Substring(utf8[utf8.startIndex..<parentEnd])),
+            id: String(Substring(utf8[last])),
+            collectionID: String(Substring(utf8[collection]))
+        )
+    }
+
+    /// Checks a collection path (an odd number of non-empty segments) and returns its collection ID.
+    static func collectionID(ofCollection path: String) throws -> String {
+        let segments = try segmentRanges(path)
+        guard segments.count % 2 == 1 else {
+            throw DocumentsError(
+                .invalidPath,
+                "'\(path)' is not a collection path: it has \(segments.count) segment(s)",
+                hint: "a collection path has an odd number of segments, e.g. users or users/u1/orders"
+            )
+        }
+        return String(Substring(path.utf8[segments[segments.count - 1]]))
+    }
+
+    /// Checks a collection ID (one non-empty segment without `/`).
+    static func checkCollectionID(_ id: String) throws {
+        guard !id.isEmpty, !id.utf8.contains(UInt8(ascii: "/")) else {
+            throw DocumentsError(
+                .invalidPath,
+                "'\(id)' is not a collection ID",
+                hint: "a collection group is named by one segment, e.g. orders"
+            )
+        }
+    }
+
+    private static func segmentRanges(_ path: String) throws -> [Range<String.UTF8View.Index>] {
+        let utf8 = path.utf8
+        var ranges: [Range<String.UTF8View.Index>] = []
+        var start = utf8.startIndex
+        var i = start
+        while true {
+            if i == utf8.endIndex || utf8[i] == UInt8(ascii: "/") {
+                guard start < i else {
+                    throw DocumentsError(
+                        .invalidPath,
+                        path.isEmpty ? "the path is empty" : "'\(path)' has an empty segment",
+                        hint: "segments are separated by single '/' with none at either end"
+                    )
+                }
+                ranges.append(start..<i)
+                if i == utf8.endIndex { break }
+                start = utf8.index(after: i)
+            }
+            i = utf8.index(after: i)
+        }
+        return ranges
+    }
+
+    /// An order-preserving key for a path in Firestore's document-name order: segment by segment, each segment by
+    /// its UTF-8 bytes, a path before any path it is a prefix of.
+    ///
+    /// Each segment is written with `0x00` escaped as `0x00 0xFF` and ended by `0x00 0x01`, so `memcmp` order of the
+    /// keys is that order.
+    static func nameKey(_ path: String) -> [UInt8] {
+        var key: [UInt8] = []
+        key.reserveCapacity(path.utf8.count + 8)
+        appendNameKey(path, to: &key)
+        return key
+    }
+
+    /// Appends the ``nameKey(_:)`` of `path` to `key`.
+    static func appendNameKey(_ path: String, to key: inout [UInt8]) {
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "/"):
+                key.append(0x00)
+                key.append(0x01)
+            case 0x00:
+                key.append(0x00)
+                key.append(0xFF)
+            default:
+                key.append(byte)
+            }
+        }
+        key.append(0x00)
+        key.append(0x01)
+    }
+
+    /// Where a listing of collection `parent` starts, given an `after` path in document-name order.
+    enum CollectionStart: Equatable {
+        /// Every document of the collection.
+        case all
+        /// No document of the collection comes after the cursor.
+        case none
+        /// Documents whose ID is greater (bytewise) than this ID.
+        case afterID(String)
+    }
+
+    /// Resolves `after` (any path) against the documents of collection `parent`.
+    static func collectionStart(parent: String, after: String?) -> CollectionStart {
+        guard let after else { return .all }
+        let prefix = nameKey(parent)
+        let cursor = nameKey(after)
+        if cursor.count > prefix.count, cursor.starts(with: prefix) {
+            // The cursor is inside the collection: a document of it, or a descendant of one. Either way, the documents
+            // after it are those whose ID is greater than the cursor's next segment.
+            let rest = cursor[prefix.count...]
+            var id: [UInt8] = []
+            var i = rest.startIndex
+            while i < rest.endIndex {
+                let byte = rest[i]
+                if byte == 0x00, rest.index(after: i) < rest.endIndex {
+                    let next = rest[rest.index(after: i)]
+                    if next == 0x01 { break }
+                    id.append(0x00)
+                    i = rest.index(i, offsetBy: 2)
+                    continue
+                }
+                id.append(byte)
+                i = rest.index(after: i)
+            }
+            return .afterID(String(decoding: id, as: UTF8.self))
+        }
+        return compareBytes(cursor, prefix) <= 0 ? .all : .none
+    }
+}
+
+// MARK: - Index entries
+
+/// Canonical index-entry lists (sorted by `(index, key)` bytewise, without duplicates) and their compact encoding,
+/// which the SQLite engine stores beside each document so an update removes exactly the document's old entries.
+enum IndexEntryList {
+    /// `entries` sorted by `(index, key)` bytewise, duplicates removed.
+    static func canonical(_ entries: [IndexEntry]) -> [IndexEntry] {
+        if entries.count <= 1 { return entries }
+        var sorted = entries.sorted(by: precedes)
+        var write = 1
+        for read in 1..<sorted.count where compare(sorted[read], sorted[write - 1]) != 0 {
+            sorted[write] = sorted[read]
+            write += 1
+        }
+        sorted.removeLast(sorted.count - write)
+        return sorted
+    }
+
+    @inline(__always)
+    static func compare(_ a: IndexEntry, _ b: IndexEntry) -> Int {
+        let byIndex = compareUTF8(a.index, b.index)
+        return byIndex != 0 ? byIndex : compareBytes(a.key, b.key)
+    }
+
+    @inline(__always)
+    static func precedes(_ a: IndexEntry, _ b: IndexEntry) -> Bool { compare(a, b) < 0 }
+
+    /// The entries of `old` missing from `new`, and those of `new` missing from `old` (both canonical).
+    static func difference(old: [IndexEntry], new: [IndexEntry]) -> (removed: [IndexEntry], added: [IndexEntry]) {
+        if old.isEmpty { return ([], new) }
+        if new.isEmpty { return (old, []) }
+        var removed: [IndexEntry] = []
+        var added: [IndexEntry] = []
+        var i = 0
+        var j = 0
+        while i < old.count, j < new.count {
+            let c = compare(old[i], new[j])
+            if c == 0 {
+                i += 1
+                j += 1
+            } else if c < 0 {
+                removed.append(old[i])
+                i += 1
+            } else {
+                added.append(new[j])
+                j += 1
+            }
+        }
+        removed.append(contentsOf: old[i...])
+        added.append(contentsOf: new[j...])
+        return (removed, added)
+    }
+
+    /// Encodes a list: a varint count, then for each entry a varint length and the index name's UTF-8, a varint
+    /// length and the key.
+    static func encode(_ entries: [IndexEntry]) -> [UInt8] {
+        var out: [UInt8] = []
+        var size = 2
+        for entry in entries { size += entry.index.utf8.count + entry.key.count + 4 }
+        out.reserveCapacity(size)
+        appendVarint(UInt64(entries.count), to: &out)
+        for entry in entries {
+            appendVarint(UInt64(entry.index.utf8.count), to: &out)
+            out.append(contentsOf: entry.index.utf8)
+            appendVarint(UInt64(entry.key.count), to: &out)
+            out.append(contentsOf: entry.key)
+        }
+        return out
+    }
+
+    /// Decodes a list written by ``encode(_:)``; throws ``DocumentsError/Code-swift.struct/corrupted``.
+    static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws -> [IndexEntry] {
+        if bytes.isEmpty { return [] }
+        var offset = 0
+        func corrupted() -> DocumentsError {
+            DocumentsError(
+                .corrupted,
+                "the stored index entries of '\(path)' are corrupted",
+                hint: "restore the database from a backup"
+            )
+        }
+        func varint() throws -> Int {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < bytes.count, shift < 64 {
+                let byte = bytes[offset]
+                offset += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 {
+                    guard value <= UInt64(bytes.count) else { throw corrupted() }
+                    return Int(value)
+                }
+                shift += 7
+            }
+            throw corrupted()
+        }
+        let count = try varint()
+        var entries: [IndexEntry] = []
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            let nameLength = try varint()
+            guard nameLength <= bytes.count - offset else { throw corrupted() }
+            let name = String(
+                decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + nameLength]), as: UTF8.self)
+            offset += nameLength
+            let keyLength = try varint()
+            guard keyLength <= bytes.count - offset else { throw corrupted() }
+            let key = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + keyLength]))
+            offset += keyLength
+            entries.append(IndexEntry(index: name, key: key))
+        }
+        guard offset == bytes.count else { throw corrupted() }
+        return entries
+    }
+
+    private static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        out.append(UInt8(value))
+    }
+}
+
+// MARK: - Preconditions
+
+extension WritePrecondition {
+    /// Throws ``DocumentsError/Code-swift.struct/preconditionFailed`` unless the precondition holds for a document
+    /// whose current version is `currentVersion` (`nil` when it does not exist).
+    func check(path: String, currentVersion: Int64?) throws {
+        switch self {
+        case .none:
+            return
+        case .exists(true):
+            if currentVersion == nil {
+                throw DocumentsError(
+                    .preconditionFailed,
+                    "'\(path)' does not exist",
+                    hint: "nothing was written; the write required an existing document"
+                )
+            }
+        case .exists(false):
+            if currentVersion != nil {
+                throw DocumentsError(
+                    .preconditionFailed,
+                    "'\(path)' already exists",
+                    hint: "nothing was written; the write required that the document not exist"
+                )
+            }
+        case .version(let expected):
+            guard let currentVersion else {
+                throw DocumentsError(
+                    .preconditionFailed,
+                    "'\(path)' does not exist (expected version \(expected))",
+                    hint: "nothing was written; re-read the document and retry"
+                )
+            }
+            if currentVersion != expected {
+                throw DocumentsError(
+                    .preconditionFailed,
+                    "'\(path)' is at version \(currentVersion), expected \(expected)",
+                    hint: "nothing was written; re-read the document and retry"
+                )
+            }
+        }
+    }
+}
+
+/// For a commit's mutations, the position of the last mutation of each distinct path, in order of first appearance:
+/// the change log gets one record per path with its final state.
+func lastMutationPerPath(_ mutations: [DocumentMutation]) -> [Int] {
+    if mutations.count == 1 { return [0] }
+    var lastIndex: [String: Int] = [:]
+    lastIndex.reserveCapacity(mutations.count)
+    var order: [String] = []
+    order.reserveCapacity(mutations.count)
+    for (i, mutation) in mutations.enumerated() {
+        if lastIndex.updateValue(i, forKey: mutation.path) == nil { order.append(mutation.path) }
+    }
+    if order.count == mutations.count { return Array(0..<mutations.count) }
+    return order.compactMap { lastIndex[$0] }
+}

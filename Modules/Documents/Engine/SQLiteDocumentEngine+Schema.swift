@@ -1,0 +1,71 @@
+import GRDB
+
+extension SQLiteDocumentEngine {
+    /// The schema, one migration per version. Never edit a shipped migration: add the next one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE documents (
+                        parent TEXT NOT NULL,
+                        doc_id TEXT NOT NULL,
+                        collection_id TEXT NOT NULL,
+                        version INTEGER NOT NULL,
+                        create_time INTEGER NOT NULL,
+                        update_time INTEGER NOT NULL,
+                        index_keys BLOB NOT NULL,
+                        name_key BLOB NOT NULL,
+                        body BLOB NOT NULL,
+                        PRIMARY KEY (parent, doc_id)
+                    );
+                    CREATE INDEX documents_group ON documents (collection_id, name_key);
+                    CREATE TABLE index_entries (
+                        idx TEXT NOT NULL,
+                        entry_key BLOB NOT NULL,
+                        path TEXT NOT NULL,
+                        PRIMARY KEY (idx, entry_key, path)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE changes (
+                        id INTEGER PRIMARY KEY,
+                        path TEXT NOT NULL,
+                        version INTEGER,
+                        create_time INTEGER,
+                        update_time INTEGER,
+                        body BLOB
+                    );
+                    CREATE TABLE metadata (
+                        meta_key TEXT NOT NULL PRIMARY KEY,
+                        value BLOB NOT NULL
+                    ) WITHOUT ROWID;
+                    """
+            )
+        }
+        return migrator
+    }
+
+    /// Refuses a SQLite file that belongs to another application or to a newer Suite.
+    static func checkOwnership(_ pool: DatabasePool, path: String) throws {
+        try pool.read { db in
+            let tables = try String.fetchAll(
+                db,
+                sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+            if tables.isEmpty { return }
+            guard tables.contains("grdb_migrations"), tables.contains("documents") else {
+                throw DocumentsError(
+                    .corrupted,
+                    "'\(path)' is a SQLite database but not a Suite documents database",
+                    hint: "point the documents engine at a new file, or at a file Suite created"
+                )
+            }
+            if try migrator.hasBeenSuperseded(db) {
+                throw DocumentsError(
+                    .unsupported,
+                    "'\(path)' was written by a newer version of Suite",
+                    hint: "upgrade Suite to open it"
+                )
+            }
+        }
+    }
+}

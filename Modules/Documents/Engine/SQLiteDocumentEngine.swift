@@ -1,0 +1,585 @@
+import GRDB
+public import Logging
+
+/// The default ``DocumentEngine``: one SQLite file, in WAL mode, through a GRDB `DatabasePool` (one writer, concurrent
+/// readers that never block it).
+///
+/// ```swift
+/// let engine = try SQLiteDocumentEngine(path: dataDirectory + "/documents.sqlite", logger: logger)
+/// let result = try await engine.commit(mutations, commitTime: clock.microseconds)
+/// ```
+///
+/// ## Durability
+///
+/// A commit is one SQLite write transaction; ``commit(_:commitTime:)`` returns only after it has committed.
+///
+/// - With ``Durability-swift.enum/full`` (the default, `PRAGMA synchronous = FULL`) the write-ahead log is synced to
+///   disk (`fsync`) at every commit: an acknowledged commit survives a process crash (`kill -9`), an operating-system
+///   crash and a power loss.
+/// - With ``Durability-swift.enum/normal`` (`synchronous = NORMAL`) the log is synced only at checkpoints: an
+///   acknowledged commit still survives any process crash, but a power loss or OS crash can lose the last commits
+///   (never corrupt the file: it reopens at an earlier consistent state).
+///
+/// Either way a killed process leaves a file that reopens cleanly; SQLite replays the log on open.
+///
+/// ## Storage
+///
+/// - `documents`: one row per document (body, version, times) keyed by `(parent, doc_id)`, so listing a collection is
+///   a range scan of the primary key; `(collection_id, name_key)` is indexed for collection-group listings, where
+///   `name_key` orders paths segment by segment (Firestore's document-name order). Each row also keeps its own index
+///   entries (`index_keys`), so an update removes exactly the old entries it replaces — no index on path needed.
+/// - `index_entries(idx, entry_key, path)`, `WITHOUT ROWID`, primary key in scan order.
+/// - `changes`: the change log. Its integer key is `sequence << 20 | n`, so reading from a sequence is a range scan of
+///   the table's own b-tree. This caps a commit at 1,048,575 distinct paths (``maximumPathsPerCommit``).
+/// - `metadata(meta_key, value)`.
+///
+/// Schema changes go through GRDB's `DatabaseMigrator`; a file written by a newer schema, a file that is not a
+/// SQLite database, or a SQLite database of another application is refused with a ``DocumentsError``.
+public final class SQLiteDocumentEngine: Sendable {
+    /// How hard a commit works to survive a power loss; see the type's documentation.
+    public enum Durability: String, Sendable, Hashable, CaseIterable {
+        /// `synchronous = FULL`: every commit is synced to disk before it is acknowledged. Survives power loss.
+        case full
+        /// `synchronous = NORMAL`: survives a process crash; a power loss can lose the last acknowledged commits.
+        case normal
+    }
+
+    /// The most distinct paths one commit may write (the change log's key reserves 20 bits per commit).
+    public static let maximumPathsPerCommit = (1 << 20) - 1
+
+    /// The database file.
+    public let path: String
+    /// The durability level the file was opened with.
+    public let durability: Durability
+
+    let pool: DatabasePool
+    let logger: Logger
+
+    /// Opens (creating if needed) the documents database at `path` and migrates it to the current schema.
+    ///
+    /// - Throws: ``DocumentsError`` — `.corrupted` when the file is not a SQLite database or belongs to another
+    ///   application, `.unsupported` when a newer version of Suite wrote it, `.storage` for any other failure.
+    public init(
+        path: String,
+        durability: Durability = .full,
+        logger: Logger = Logger(label: "suite.documents")
+    ) throws {
+        self.path = path
+        self.durability = durability
+        self.logger = logger
+        var configuration = Configuration()
+        configuration.label = "suite.documents"
+        configuration.busyMode = .timeout(10)
+        let synchronous = durability == .full ? "FULL" : "NORMAL"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.checkOwnership(pool, path: path)
+            try Self.migrator.migrate(pool)
+        } catch {
+            let mapped = Self.mapError(error, path: path)
+            logger.error("cannot open documents database", metadata: ["path": "\(path)", "error": "\(mapped)"])
+            throw mapped
+        }
+        logger.debug("opened documents database", metadata: ["path": "\(path)", "durability": "\(durability)"])
+    }
+
+    /// Closes the database. Later calls fail with a ``DocumentsError``; the file stays consistent.
+    public func close() throws {
+        do { try pool.close() } catch { throw Self.mapError(error, path: path) }
+    }
+}
+
+// MARK: - DocumentEngine
+
+extension SQLiteDocumentEngine: DocumentEngine {
+    /// Applies the mutations in one write transaction; see ``DocumentEngine/commit(_:commitTime:)``.
+    ///
+    /// Mutations apply in order (a later mutation of a path sees the earlier one's result); a failing precondition
+    /// rolls the whole transaction back. The change log gets one record per distinct path with its final state. An
+    /// empty commit writes nothing and returns the current last sequence.
+    public func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
+        if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
+        let prepared = try mutations.map { mutation -> Prepared in
+            let parts = try EnginePath.split(document: mutation.path)
+            if case .put(_, let entries) = mutation.kind {
+                return Prepared(parts: parts, entries: IndexEntryList.canonical(entries))
+            }
+            return Prepared(parts: parts, entries: [])
+        }
+        let changed = lastMutationPerPath(mutations)
+        guard changed.count <= Self.maximumPathsPerCommit else {
+            throw DocumentsError(
+                .limitExceeded,
+                "a commit writes \(changed.count) documents; the SQLite engine takes at most \(Self.maximumPathsPerCommit)",
+                hint: "split the import into several commits"
+            )
+        }
+        return try await write { db in
+            try Self.apply(mutations, prepared: prepared, changed: changed, commitTime: commitTime, db: db)
+        }
+    }
+
+    /// The documents at `paths`, in order; `nil` where none exists.
+    public func documents(at paths: [String]) async throws -> [StoredDocument?] {
+        let parts = try paths.map { try EnginePath.split(document: $0) }
+        return try await read { db in
+            let select = try SQLiteStatement(
+                db,
+                "SELECT version, create_time, update_time, body FROM documents WHERE parent = ?1 AND doc_id = ?2"
+            )
+            var result: [StoredDocument?] = []
+            result.reserveCapacity(paths.count)
+            for (path, part) in zip(paths, parts) {
+                select.bind(part.parent, at: 1)
+                select.bind(part.id, at: 2)
+                defer { select.reset() }
+                if try select.step() {
+                    result.append(
+                        StoredDocument(
+                            path: path,
+                            body: select.bytes(3),
+                            version: select.int64(0),
+                            createTime: select.int64(1),
+                            updateTime: select.int64(2)
+                        )
+                    )
+                } else {
+                    result.append(nil)
+                }
+            }
+            return result
+        }
+    }
+
+    /// Entries of one index within bounds, in `(key, path)` order or reversed.
+    public func scan(_ scan: IndexScan) async throws -> [IndexHit] {
+        if let limit = scan.limit, limit <= 0 { return [] }
+        var sql = "SELECT entry_key, path FROM index_entries WHERE idx = ?1"
+        if let lower = scan.lower { sql += lower.inclusive ? " AND entry_key >= ?2" : " AND entry_key > ?2" }
+        if let upper = scan.upper { sql += upper.inclusive ? " AND entry_key <= ?3" : " AND entry_key < ?3" }
+        sql += scan.reverse ? " ORDER BY entry_key DESC, path DESC" : " ORDER BY entry_key, path"
+        sql += " LIMIT ?4"
+        return try await read { [sql] db in
+            let select = try SQLiteStatement(db, sql)
+            defer { select.reset() }
+            select.bind(scan.index, at: 1)
+            if let lower = scan.lower { select.bind(lower.key, at: 2) }
+            if let upper = scan.upper { select.bind(upper.key, at: 3) }
+            select.bind(Int64(scan.limit ?? -1), at: 4)
+            var hits: [IndexHit] = []
+            while try select.step() {
+                hits.append(IndexHit(key: select.bytes(0), path: select.text(1)))
+            }
+            return hits
+        }
+    }
+
+    /// Documents directly in `collectionPath`, in path order, after `afterPath`, at most `limit`.
+    public func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?) async throws
+        -> [StoredDocument]
+    {
+        _ = try EnginePath.collectionID(ofCollection: collectionPath)
+        if let limit, limit <= 0 { return [] }
+        let start = EnginePath.collectionStart(parent: collectionPath, after: afterPath)
+        var afterID: String?
+        switch start {
+        case .none: return []
+        case .all: afterID = nil
+        case .afterID(let id): afterID = id
+        }
+        let sql =
+            "SELECT doc_id, version, create_time, update_time, body FROM documents WHERE parent = ?1"
+            + (afterID == nil ? "" : " AND doc_id > ?2") + " ORDER BY doc_id LIMIT ?3"
+        return try await read { [afterID] db in
+            let select = try SQLiteStatement(db, sql)
+            defer { select.reset() }
+            select.bind(collectionPath, at: 1)
+            if let afterID { select.bind(afterID, at: 2) }
+            select.bind(Int64(limit ?? -1), at: 3)
+            var result: [StoredDocument] = []
+            let prefix = collectionPath + "/"
+            while try select.step() {
+                result.append(
+                    StoredDocument(
+                        path: prefix + select.text(0),
+                        body: select.bytes(4),
+                        version: select.int64(1),
+                        createTime: select.int64(2),
+                        updateTime: select.int64(3)
+                    )
+                )
+            }
+            return result
+        }
+    }
+
+    /// Documents of every collection named `collectionID`, in path order, after `afterPath`, at most `limit`.
+    public func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?) async throws
+        -> [StoredDocument]
+    {
+        try EnginePath.checkCollectionID(collectionID)
+        if let limit, limit <= 0 { return [] }
+        let afterKey = afterPath.map { EnginePath.nameKey($0) }
+        let sql =
+            "SELECT parent, doc_id, version, create_time, update_time, body FROM documents WHERE collection_id = ?1"
+            + (afterKey == nil ? "" : " AND name_key > ?2") + " ORDER BY name_key LIMIT ?3"
+        return try await read { db in
+            let select = try SQLiteStatement(db, sql)
+            defer { select.reset() }
+            select.bind(collectionID, at: 1)
+            if let afterKey { select.bind(afterKey, at: 2) }
+            select.bind(Int64(limit ?? -1), at: 3)
+            var result: [StoredDocument] = []
+            while try select.step() {
+                result.append(
+                    StoredDocument(
+                        path: select.text(0) + "/" + select.text(1),
+                        body: select.bytes(5),
+                        version: select.int64(2),
+                        createTime: select.int64(3),
+                        updateTime: select.int64(4)
+                    )
+                )
+            }
+            return result
+        }
+    }
+
+    /// Change-log records after `sequence`, in order, at most `limit`.
+    public func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord] {
+        if limit <= 0 { return [] }
+        let maximumSequence = Int64.max >> 20
+        if sequence >= maximumSequence { return [] }
+        let firstKey = (max(sequence, 0) + 1) << 20
+        return try await read { db in
+            let select = try SQLiteStatement(
+                db,
+                "SELECT id, path, version, create_time, update_time, body FROM changes WHERE id >= ?1 ORDER BY id LIMIT ?2"
+            )
+            defer { select.reset() }
+            select.bind(firstKey, at: 1)
+            select.bind(Int64(limit), at: 2)
+            var result: [ChangeRecord] = []
+            while try select.step() {
+                let path = select.text(1)
+                let document: StoredDocument? =
+                    select.isNull(2)
+                    ? nil
+                    : StoredDocument(
+                        path: path,
+                        body: select.bytes(5),
+                        version: select.int64(2),
+                        createTime: select.int64(3),
+                        updateTime: select.int64(4)
+                    )
+                result.append(ChangeRecord(sequence: select.int64(0) >> 20, path: path, document: document))
+            }
+            return result
+        }
+    }
+
+    /// The sequence of the last commit, 0 when nothing was committed.
+    public func lastSequence() async throws -> Int64 {
+        try await read { db in try Self.lastSequence(db) }
+    }
+
+    /// Adds index entries to existing documents without changing their version or the change log. Atomic.
+    public func addIndexEntries(_ entries: [String: [IndexEntry]]) async throws {
+        let work = try entries.map { path, added in (path, try EnginePath.split(document: path), added) }
+        try await write { db in
+            let select = try SQLiteStatement(
+                db,
+                "SELECT rowid, index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2"
+            )
+            let update = try SQLiteStatement(db, "UPDATE documents SET index_keys = ?2 WHERE rowid = ?1")
+            let insert = try SQLiteStatement(db, Self.insertEntrySQL)
+            for (path, parts, added) in work {
+                select.bind(parts.parent, at: 1)
+                select.bind(parts.id, at: 2)
+                guard try select.step() else {
+                    select.reset()
+                    continue
+                }
+                let rowid = select.int64(0)
+                let old = try select.withBytes(1) { try IndexEntryList.decode($0, path: path) }
+                select.reset()
+                let merged = IndexEntryList.canonical(old + added)
+                let (_, new) = IndexEntryList.difference(old: old, new: merged)
+                if new.isEmpty { continue }
+                for entry in new { try Self.insertEntry(entry, path: path, insert) }
+                update.bind(rowid, at: 1)
+                update.bind(IndexEntryList.encode(merged), at: 2)
+                try update.run()
+            }
+        }
+    }
+
+    /// Removes every entry of `index`, and the index from each document's own entry list. Atomic.
+    public func removeIndex(_ index: String) async throws {
+        try await write { db in
+            let paths = try SQLiteStatement(db, "SELECT DISTINCT path FROM index_entries WHERE idx = ?1")
+            paths.bind(index, at: 1)
+            var affected: [String] = []
+            while try paths.step() { affected.append(paths.text(0)) }
+            paths.reset()
+            let select = try SQLiteStatement(
+                db,
+                "SELECT rowid, index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2"
+            )
+            let update = try SQLiteStatement(db, "UPDATE documents SET index_keys = ?2 WHERE rowid = ?1")
+            for path in affected {
+                guard let parts = try? EnginePath.split(document: path) else { continue }
+                select.bind(parts.parent, at: 1)
+                select.bind(parts.id, at: 2)
+                guard try select.step() else {
+                    select.reset()
+                    continue
+                }
+                let rowid = select.int64(0)
+                let old = try select.withBytes(1) { try IndexEntryList.decode($0, path: path) }
+                select.reset()
+                update.bind(rowid, at: 1)
+                update.bind(IndexEntryList.encode(old.filter { $0.index != index }), at: 2)
+                try update.run()
+            }
+            let delete = try SQLiteStatement(db, "DELETE FROM index_entries WHERE idx = ?1")
+            delete.bind(index, at: 1)
+            try delete.run()
+        }
+    }
+
+    /// The metadata value stored under `key`, or `nil`.
+    public func metadata(forKey key: String) async throws -> [UInt8]? {
+        try await read { db in
+            let select = try SQLiteStatement(db, "SELECT value FROM metadata WHERE meta_key = ?1")
+            defer { select.reset() }
+            select.bind(key, at: 1)
+            return try select.step() ? select.bytes(0) : nil
+        }
+    }
+
+    /// Stores or (with `nil`) removes a metadata value; durable when this returns.
+    public func setMetadata(_ value: [UInt8]?, forKey key: String) async throws {
+        try await write { db in
+            if let value {
+                let upsert = try SQLiteStatement(
+                    db,
+                    "INSERT OR REPLACE INTO metadata (meta_key, value) VALUES (?1, ?2)"
+                )
+                upsert.bind(key, at: 1)
+                upsert.bind(value, at: 2)
+                try upsert.run()
+            } else {
+                let delete = try SQLiteStatement(db, "DELETE FROM metadata WHERE meta_key = ?1")
+                delete.bind(key, at: 1)
+                try delete.run()
+            }
+        }
+    }
+}
+
+// MARK: - Commit
+
+extension SQLiteDocumentEngine {
+    struct Prepared: Sendable {
+        var parts: EnginePath.Parts
+        var entries: [IndexEntry]
+    }
+
+    static let insertEntrySQL = "INSERT OR IGNORE INTO index_entries (idx, entry_key, path) VALUES (?1, ?2, ?3)"
+    static let deleteEntrySQL = "DELETE FROM index_entries WHERE idx = ?1 AND entry_key = ?2 AND path = ?3"
+
+    static func insertEntry(_ entry: IndexEntry, path: String, _ statement: SQLiteStatement) throws {
+        statement.bind(entry.index, at: 1)
+        statement.bind(entry.key, at: 2)
+        statement.bind(path, at: 3)
+        try statement.run()
+    }
+
+    static func lastSequence(_ db: Database) throws -> Int64 {
+        let select = try SQLiteStatement(db, "SELECT max(id) FROM changes")
+        defer { select.reset() }
+        guard try select.step(), !select.isNull(0) else { return 0 }
+        return select.int64(0) >> 20
+    }
+
+    /// The body of a commit, inside the write transaction. Throwing rolls everything back.
+    static func apply(
+        _ mutations: [DocumentMutation],
+        prepared: [Prepared],
+        changed: [Int],
+        commitTime: Int64,
+        db: Database
+    ) throws -> CommitResult {
+        let sequence = try lastSequence(db) + 1
+        let select = try SQLiteStatement(
+            db,
+            "SELECT rowid, version, create_time, index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2"
+        )
+        let insertDocument = try SQLiteStatement(
+            db,
+            """
+            INSERT INTO documents (parent, doc_id, collection_id, version, create_time, update_time, index_keys, \
+            name_key, body) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8)
+            """
+        )
+        let updateDocument = try SQLiteStatement(
+            db,
+            "UPDATE documents SET version = ?2, update_time = ?3, index_keys = ?4, body = ?5 WHERE rowid = ?1"
+        )
+        let deleteDocument = try SQLiteStatement(db, "DELETE FROM documents WHERE rowid = ?1")
+        let insertEntry = try SQLiteStatement(db, insertEntrySQL)
+        let deleteEntry = try SQLiteStatement(db, deleteEntrySQL)
+
+        var results: [StoredDocument?] = []
+        results.reserveCapacity(mutations.count)
+        for (mutation, prep) in zip(mutations, prepared) {
+            let path = mutation.path
+            select.bind(prep.parts.parent, at: 1)
+            select.bind(prep.parts.id, at: 2)
+            var existing: (rowid: Int64, version: Int64, createTime: Int64, entries: [IndexEntry])?
+            if try select.step() {
+                existing = (
+                    select.int64(0), select.int64(1), select.int64(2),
+                    try select.withBytes(3) { try IndexEntryList.decode($0, path: path) }
+                )
+            }
+            select.reset()
+            try mutation.precondition.check(path: path, currentVersion: existing?.version)
+
+            switch mutation.kind {
+            case .put(let body, _):
+                let encodedEntries = IndexEntryList.encode(prep.entries)
+                if let existing {
+                    updateDocument.bind(existing.rowid, at: 1)
+                    updateDocument.bind(sequence, at: 2)
+                    updateDocument.bind(commitTime, at: 3)
+                    updateDocument.bind(encodedEntries, at: 4)
+                    updateDocument.bind(body, at: 5)
+                    try updateDocument.run()
+                    let (removed, added) = IndexEntryList.difference(old: existing.entries, new: prep.entries)
+                    for entry in removed { try Self.insertEntry(entry, path: path, deleteEntry) }
+                    for entry in added { try Self.insertEntry(entry, path: path, insertEntry) }
+                } else {
+                    insertDocument.bind(prep.parts.parent, at: 1)
+                    insertDocument.bind(prep.parts.id, at: 2)
+                    insertDocument.bind(prep.parts.collectionID, at: 3)
+                    insertDocument.bind(sequence, at: 4)
+                    insertDocument.bind(commitTime, at: 5)
+                    insertDocument.bind(encodedEntries, at: 6)
+                    insertDocument.bind(EnginePath.nameKey(path), at: 7)
+                    insertDocument.bind(body, at: 8)
+                    try insertDocument.run()
+                    for entry in prep.entries { try Self.insertEntry(entry, path: path, insertEntry) }
+                }
+                results.append(
+                    StoredDocument(
+                        path: path,
+                        body: body,
+                        version: sequence,
+                        createTime: existing?.createTime ?? commitTime,
+                        updateTime: commitTime
+                    )
+                )
+            case .delete:
+                if let existing {
+                    deleteDocument.bind(existing.rowid, at: 1)
+                    try deleteDocument.run()
+                    for entry in existing.entries { try Self.insertEntry(entry, path: path, deleteEntry) }
+                }
+                results.append(nil)
+            }
+        }
+
+        let insertChange = try SQLiteStatement(
+            db,
+            "INSERT INTO changes (id, path, version, create_time, update_time, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+        )
+        for (n, i) in changed.enumerated() {
+            insertChange.bind(sequence << 20 | Int64(n), at: 1)
+            insertChange.bind(mutations[i].path, at: 2)
+            if let document = results[i] {
+                insertChange.bind(document.version, at: 3)
+                insertChange.bind(document.createTime, at: 4)
+                insertChange.bind(document.updateTime, at: 5)
+                insertChange.bind(document.body, at: 6)
+            } else {
+                insertChange.bindNull(at: 3)
+                insertChange.bindNull(at: 4)
+                insertChange.bindNull(at: 5)
+                insertChange.bindNull(at: 6)
+            }
+            try insertChange.run()
+        }
+        return CommitResult(sequence: sequence, documents: results)
+    }
+}
+
+// MARK: - Access and errors
+
+extension SQLiteDocumentEngine {
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do { return try await pool.read(body) } catch { throw Self.mapError(error, path: path) }
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.write(body)
+        } catch {
+            let mapped = Self.mapError(error, path: path)
+            if mapped.code != .preconditionFailed {
+                logger.warning("documents write failed", metadata: ["path": "\(path)", "error": "\(mapped)"])
+            }
+            throw mapped
+        }
+    }
+
+    /// Maps any error to a ``DocumentsError``: SQLite's corruption codes to `.corrupted`, other SQLite errors to
+    /// `.storage`, with the original as `underlying`.
+    static func mapError(_ error: any Error, path: String? = nil) -> DocumentsError {
+        if let error = error as? DocumentsError { return error }
+        let file = path.map { " ('\($0)')" } ?? ""
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+                return DocumentsError(
+                    .corrupted,
+                    "the documents database\(file) is corrupted or is not a SQLite database: \(error.message ?? "")",
+                    hint: "restore it from a backup, or point the documents engine at a new file",
+                    underlying: error
+                )
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                return DocumentsError(
+                    .storage,
+                    "the documents database\(file) is locked: \(error.message ?? "")",
+                    hint: "another process may be writing to it",
+                    underlying: error
+                )
+            case .SQLITE_FULL:
+                return DocumentsError(
+                    .storage,
+                    "the disk holding the documents database\(file) is full",
+                    hint: "free some space and retry; nothing was written",
+                    underlying: error
+                )
+            case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY:
+                return DocumentsError(
+                    .storage,
+                    "cannot open the documents database\(file) for writing: \(error.message ?? "")",
+                    hint: "check that the directory exists and is writable",
+                    underlying: error
+                )
+            default:
+                return DocumentsError(
+                    .storage,
+                    "SQLite failed on the documents database\(file): \(error.message ?? "\(error.resultCode)")",
+                    underlying: error
+                )
+            }
+        }
+        return DocumentsError(.storage, "the documents database\(file) failed: \(error)", underlying: error)
+    }
+}

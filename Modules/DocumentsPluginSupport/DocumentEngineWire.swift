@@ -164,7 +164,8 @@ public enum DocumentEngineWire {
             let lower = try r.bound()
             let upper = try r.bound()
             let reverse = try r.bool()
-            request = .scan(IndexScan(index: index, lower: lower, upper: upper, reverse: reverse, limit: try r.optionalInt()))
+            request = .scan(
+                IndexScan(index: index, lower: lower, upper: upper, reverse: reverse, limit: try r.optionalInt()))
         case .list:
             let collection = try r.string()
             let after = try r.optionalString()

@@ -70,7 +70,9 @@ public struct PluginDocumentEngine: DocumentEngine {
     public func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?) async throws
         -> [StoredDocument]
     {
-        guard case .listed(let documents) = try await send(.list(collection: collectionPath, after: afterPath, limit: limit))
+        guard
+            case .listed(let documents) = try await send(
+                .list(collection: collectionPath, after: afterPath, limit: limit))
         else { throw mismatch(.list) }
         return documents
     }

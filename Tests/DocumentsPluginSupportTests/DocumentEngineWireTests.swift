@@ -9,14 +9,19 @@ let sampleRequests: [DocumentEngineRequest] = [
     .commit(
         [
             DocumentMutation(
-                path: "users/u1", kind: .put(body: [1, 2, 3, 0, 255], indexEntries: [IndexEntry(index: "users|n", key: [0, 1])])
+                path: "users/u1",
+                kind: .put(body: [1, 2, 3, 0, 255], indexEntries: [IndexEntry(index: "users|n", key: [0, 1])])
             ),
-            DocumentMutation(path: "users/ü/orders/o🎉", kind: .put(body: [], indexEntries: []), precondition: .exists(false)),
+            DocumentMutation(
+                path: "users/ü/orders/o🎉", kind: .put(body: [], indexEntries: []), precondition: .exists(false)),
             DocumentMutation(path: "users/u2", kind: .delete, precondition: .exists(true)),
             DocumentMutation(
-                path: "users/u3", kind: .put(body: Array(repeating: 7, count: 3000), indexEntries: [
-                    IndexEntry(index: "a", key: []), IndexEntry(index: "", key: [9]),
-                ]), precondition: .version(Int64.max)),
+                path: "users/u3",
+                kind: .put(
+                    body: Array(repeating: 7, count: 3000),
+                    indexEntries: [
+                        IndexEntry(index: "a", key: []), IndexEntry(index: "", key: [9]),
+                    ]), precondition: .version(Int64.max)),
             DocumentMutation(path: "users/u4", kind: .delete, precondition: .version(Int64.min)),
         ],
         commitTime: -42),
@@ -25,7 +30,8 @@ let sampleRequests: [DocumentEngineRequest] = [
     .scan(IndexScan(index: "users|points")),
     .scan(
         IndexScan(
-            index: "i", lower: IndexBound(key: [], inclusive: true), upper: IndexBound(key: [255, 0], inclusive: false),
+            index: "i", lower: IndexBound(key: [], inclusive: true),
+            upper: IndexBound(key: [255, 0], inclusive: false),
             reverse: true, limit: 0)),
     .scan(IndexScan(index: "i", lower: nil, upper: IndexBound(key: [1], inclusive: true), limit: Int.max)),
     .list(collection: "users", after: nil, limit: nil),
@@ -36,9 +42,12 @@ let sampleRequests: [DocumentEngineRequest] = [
     .changes(after: Int64.max, limit: -1),
     .lastSequence,
     .addIndexEntries([:]),
-    .addIndexEntries(["users/u1": [IndexEntry(index: "x", key: [1])], "users/u2": [], "users/u3": [
-        IndexEntry(index: "x", key: [2]), IndexEntry(index: "y", key: []),
-    ]]),
+    .addIndexEntries([
+        "users/u1": [IndexEntry(index: "x", key: [1])], "users/u2": [],
+        "users/u3": [
+            IndexEntry(index: "x", key: [2]), IndexEntry(index: "y", key: []),
+        ],
+    ]),
     .removeIndex("users|points"),
     .metadata(key: "indexes"),
     .setMetadata([1, 2, 3], key: "k"),
@@ -59,10 +68,13 @@ let sampleResponses: [(DocumentEngineOperation, DocumentEngineResponse)] = [
     (.scan, .hits([IndexHit(key: [], path: "a/b"), IndexHit(key: [0, 255], path: "users/ü")])),
     (.list, .listed([document1, document2])),
     (.listGroup, .listed([])),
-    (.changes, .changes([
-        ChangeRecord(sequence: 1, path: "users/u1", document: document1),
-        ChangeRecord(sequence: 1, path: "users/gone", document: nil),
-    ])),
+    (
+        .changes,
+        .changes([
+            ChangeRecord(sequence: 1, path: "users/u1", document: document1),
+            ChangeRecord(sequence: 1, path: "users/gone", document: nil),
+        ])
+    ),
     (.lastSequence, .sequence(123_456_789_012)),
     (.metadata, .metadata(nil)),
     (.metadata, .metadata([])),
@@ -197,7 +209,9 @@ struct DocumentEngineWireTests {
         let huge: [UInt8] = [255, 255, 255, 255]
         expectCorrupted { try DocumentEngineWire.decodeRequest(.get, from: huge) }
         expectCorrupted { try DocumentEngineWire.decodeRequest(.commit, from: Array(repeating: 0, count: 8) + huge) }
-        expectCorrupted { try DocumentEngineWire.decodeRequest(.addIndexEntries, from: huge + Array(repeating: 0, count: 64)) }
+        expectCorrupted {
+            try DocumentEngineWire.decodeRequest(.addIndexEntries, from: huge + Array(repeating: 0, count: 64))
+        }
         expectCorrupted { try DocumentEngineWire.decodeRequest(.metadata, from: huge + [1, 2, 3]) }
         expectCorrupted { try DocumentEngineWire.decodeResponse(.list, from: [4] + huge) }
         expectCorrupted { try DocumentEngineWire.decodeResponse(.changes, from: [5] + huge) }

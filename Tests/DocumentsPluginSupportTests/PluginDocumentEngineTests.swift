@@ -34,7 +34,8 @@ struct PluginDocumentEngineTests {
     @Test("a precondition failure crosses the boundary as the same DocumentsError")
     func preconditionFailureKeepsCode() async throws {
         let engine = try PluginFixture.engine("memory")
-        let put = DocumentMutation(path: "users/u1", kind: .put(body: [1], indexEntries: []), precondition: .exists(false))
+        let put = DocumentMutation(
+            path: "users/u1", kind: .put(body: [1], indexEntries: []), precondition: .exists(false))
         _ = try await engine.commit([put], commitTime: 1)
         let local = InMemoryDocumentEngine()
         _ = try await local.commit([put], commitTime: 1)
@@ -64,7 +65,9 @@ struct PluginDocumentEngineTests {
         let engine = try PluginFixture.engine("memory")
         let count = 200
         _ = try await engine.commit(
-            (0..<count).map { DocumentMutation(path: "c/d\($0)", kind: .put(body: [UInt8($0 % 256)], indexEntries: [])) },
+            (0..<count).map {
+                DocumentMutation(path: "c/d\($0)", kind: .put(body: [UInt8($0 % 256)], indexEntries: []))
+            },
             commitTime: 1)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<count {
@@ -89,7 +92,8 @@ struct PluginDocumentEngineTests {
         let options = JSONValue.object(["path": .string(path), "durability": .string("normal")])
         do {
             let engine = try PluginFixture.engine("sqlite", options: options)
-            _ = try await engine.commit([DocumentMutation(path: "a/b", kind: .put(body: [42], indexEntries: []))], commitTime: 5)
+            _ = try await engine.commit(
+                [DocumentMutation(path: "a/b", kind: .put(body: [42], indexEntries: []))], commitTime: 5)
         }
         // The same file, opened in-process, holds what the plugin wrote.
         let local = try SQLiteDocumentEngine(path: path)
@@ -99,7 +103,9 @@ struct PluginDocumentEngineTests {
     @Test("bad engine options are refused with the plugin's reason")
     func badOptionsAreRefused() throws {
         let plugin = try PluginFixture.plugin()
-        for options: JSONValue in [.object([:]), .object(["path": .string("/tmp/x.sqlite"), "durability": .string("sometimes")])] {
+        for options: JSONValue in [
+            .object([:]), .object(["path": .string("/tmp/x.sqlite"), "durability": .string("sometimes")]),
+        ] {
             #expect {
                 _ = try PluginDocumentEngine(plugin: plugin, name: "sqlite", options: options)
             } throws: { error in

@@ -124,7 +124,7 @@ public enum DocumentEngineWire {
     public static func decodeRequest(_ operation: DocumentEngineOperation, from bytes: UnsafeRawBufferPointer) throws
         -> DocumentEngineRequest
     {
-        var r = WireReader(bytes, what: "\(operation.rawValue) request")
+        var r = WireReader(bytes, operation: operation, direction: "request")
         let request: DocumentEngineRequest
         switch operation {
         case .commit:
@@ -272,7 +272,7 @@ public enum DocumentEngineWire {
     public static func decodeResponse(_ operation: DocumentEngineOperation, from bytes: UnsafeRawBufferPointer) throws
         -> DocumentEngineResponse
     {
-        var r = WireReader(bytes, what: "\(operation.rawValue) response")
+        var r = WireReader(bytes, operation: operation, direction: "response")
         let raw = try r.u8()
         guard let tag = Tag(rawValue: raw) else { throw r.malformed("unknown response tag \(raw)") }
         guard tag == .failure || tag == expectedTag(operation) else {

@@ -110,19 +110,24 @@ struct WireWriter {
 struct WireReader {
     private let base: UnsafeRawBufferPointer
     private var offset = 0
-    /// What is being decoded, for error messages ("commit request").
-    let what: String
+    /// The operation whose message is being decoded, for error messages.
+    let operation: DocumentEngineOperation
+    /// `"request"` or `"response"`, for error messages (a `StaticString`: nothing is formatted unless decoding fails).
+    let direction: StaticString
 
-    init(_ base: UnsafeRawBufferPointer, what: String) {
+    init(_ base: UnsafeRawBufferPointer, operation: DocumentEngineOperation, direction: StaticString) {
         self.base = base
-        self.what = what
+        self.operation = operation
+        self.direction = direction
     }
 
     var remaining: Int { base.count - offset }
 
     func malformed(_ reason: String) -> DocumentsError {
         DocumentsError(
-            .corrupted, "malformed documents-engine \(what): \(reason) at byte \(offset) of \(base.count)",
+            .corrupted,
+            "malformed documents-engine \(operation.rawValue) \(direction): \(reason) at byte \(offset) of "
+                + "\(base.count)",
             hint: "the plugin and the host must be built from the same Suite version")
     }
 

@@ -1,5 +1,6 @@
 import GRDB
 public import Logging
+import Synchronization
 
 /// The default ``DocumentEngine``: one SQLite file, in WAL mode, through a GRDB `DatabasePool` (one writer, concurrent
 /// readers that never block it).
@@ -54,6 +55,7 @@ public final class SQLiteDocumentEngine: Sendable {
 
     let pool: DatabasePool
     let logger: Logger
+    let isClosed = Atomic<Bool>(false)
 
     /// Opens (creating if needed) the documents database at `path` and migrates it to the current schema.
     ///
@@ -88,6 +90,7 @@ public final class SQLiteDocumentEngine: Sendable {
 
     /// Closes the database. Later calls fail with a ``DocumentsError``; the file stays consistent.
     public func close() throws {
+        isClosed.store(true, ordering: .sequentiallyConsistent)
         do { try pool.close() } catch { throw Self.mapError(error, path: path) }
     }
 }
@@ -522,10 +525,19 @@ extension SQLiteDocumentEngine {
 
 extension SQLiteDocumentEngine {
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try checkOpen()
         do { return try await pool.read(body) } catch { throw Self.mapError(error, path: path) }
     }
 
+    func checkOpen() throws {
+        if isClosed.load(ordering: .sequentiallyConsistent) {
+            throw DocumentsError(
+                .storage, "the documents database ('\(path)') is closed", hint: "open the engine again")
+        }
+    }
+
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try checkOpen()
         do {
             return try await pool.write(body)
         } catch {

@@ -15,6 +15,9 @@ struct SQLiteStatement {
 
     /// Takes the connection's cached statement for `sql`, reset and with its bindings cleared.
     init(_ db: Database, _ sql: String) throws {
+        guard db.sqliteConnection != nil else {
+            throw DocumentsError(.storage, "the documents database is closed", hint: "open the engine again")
+        }
         let statement = try db.cachedStatement(sql: sql)
         handle = statement.sqliteStatement
         connection = db.sqliteConnection

@@ -1,0 +1,182 @@
+import Documents
+import Foundation
+import GRDB
+import Logging
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What only the SQLite engine promises beyond the contract: clear errors on bad files, both durability levels, and
+/// no acknowledged commit lost when the process is killed.
+@Suite("SQLiteDocumentEngine")
+struct SQLiteDocumentEngineTests {
+    private func put(_ path: String, entries: [IndexEntry] = []) -> DocumentMutation {
+        DocumentMutation(path: path, kind: .put(body: Array(path.utf8), indexEntries: entries))
+    }
+
+    private func expectOpenFails(_ path: String, code: DocumentsError.Code) {
+        do {
+            _ = try SQLiteDocumentEngine(path: path, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+            Issue.record("opening \(path) should fail")
+        } catch let error as DocumentsError {
+            #expect(error.code == code, "\(error)")
+            #expect(error.hint != nil)
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+
+    @Test func refusesAFileThatIsNotADatabase() throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
+        expectOpenFails(path, code: .corrupted)
+    }
+
+    @Test func refusesAnotherApplicationsDatabase() throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in try db.execute(sql: "CREATE TABLE songs (title TEXT)") }
+        try queue.close()
+        expectOpenFails(path, code: .corrupted)
+    }
+
+    @Test func refusesAFileFromANewerSchema() throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        try SQLiteDocumentEngine(path: path).close()
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v999')") }
+        try queue.close()
+        expectOpenFails(path, code: .unsupported)
+    }
+
+    @Test func reportsAnUnwritableLocation() throws {
+        expectOpenFails("/nonexistent-directory/\(UUID().uuidString)/documents.sqlite", code: .storage)
+    }
+
+    @Test func usesWALAndTheChosenSynchronousLevel() async throws {
+        for durability in SQLiteDocumentEngine.Durability.allCases {
+            let path = try TemporaryFiles.newDatabasePath()
+            let engine = try SQLiteDocumentEngine(path: path, durability: durability)
+            _ = try await engine.commit([put("c/d")], commitTime: 1)
+            #expect(try await engine.document(at: "c/d")?.version == 1)
+            #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+            try engine.close()
+            let queue = try DatabaseQueue(path: path)
+            let mode = try await queue.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+            #expect(mode == "wal")
+            try queue.close()
+        }
+    }
+
+    @Test func failsCleanlyAfterClose() async throws {
+        let engine = try SQLiteDocumentEngine(
+            path: try TemporaryFiles.newDatabasePath(),
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        )
+        try engine.close()
+        let error = await #expect(throws: DocumentsError.self) {
+            _ = try await engine.commit([put("c/d")], commitTime: 1)
+        }
+        #expect(error?.message.contains("closed") == true, "\(String(describing: error))")
+    }
+
+    // MARK: Crash safety
+
+    static let crashChildVariable = "SUITE_DOCUMENTS_CRASH_CHILD_DATABASE"
+
+    /// Run only as the child of ``killedWriterLosesNoAcknowledgedCommit()``: commits in a loop, printing `ACK <seq>`
+    /// after each acknowledged commit, until it is killed (or, as a safety net, after 60 s).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[SQLiteDocumentEngineTests.crashChildVariable] != nil))
+    func crashChildCommitsUntilKilled() async throws {
+        let path = try #require(ProcessInfo.processInfo.environment[Self.crashChildVariable])
+        let engine = try SQLiteDocumentEngine(path: path)
+        let deadline = Date().addingTimeInterval(60)
+        var n = 0
+        while Date() < deadline {
+            n += 1
+            // Alternate one-document commits with bigger ones, so the kill can land inside a long transaction.
+            let count = n % 5 == 0 ? 200 : 1
+            let mutations = (0..<count).map { i in
+                put("crash/d\(n)-\(i)", entries: [IndexEntry(index: "n", key: [UInt8(n & 0xFF), UInt8(i & 0xFF)])])
+            }
+            let result = try await engine.commit(mutations, commitTime: Int64(n))
+            FileHandle.standardOutput.write(Data("ACK \(result.sequence) \(n) \(count)\n".utf8))
+        }
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[SQLiteDocumentEngineTests.crashChildVariable] == nil))
+    func killedWriterLosesNoAcknowledgedCommit() async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["--testing-library", "swift-testing", "--filter", "crashChildCommitsUntilKilled"]
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.crashChildVariable] = path
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let pid = process.processIdentifier
+        let killAfter = 150 + Int.random(in: 0..<100)
+
+        // Read the child's output on a plain thread (blocking reads), kill it after `killAfter` acknowledgements.
+        let text: String = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let handle = output.fileHandleForReading
+                var data = Data()
+                var killed = false
+                let started = Date()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    data.append(chunk)
+                    if !killed {
+                        let acks = data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+                        if acks >= killAfter || Date().timeIntervalSince(started) > 30 {
+                            usleep(UInt32.random(in: 0..<3000))
+                            kill(pid, SIGKILL)
+                            killed = true
+                        }
+                    }
+                }
+                continuation.resume(returning: String(decoding: data, as: UTF8.self))
+            }
+        }
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        // Only whole lines count: a line cut by the kill was never acknowledged.
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        let acks: [(sequence: Int64, n: Int, count: Int)] = lines.compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 4, fields[0] == "ACK", let s = Int64(fields[1]), let n = Int(fields[2]),
+                let c = Int(fields[3])
+            else { return nil }
+            return (s, n, c)
+        }
+        #expect(acks.count >= 100, "the child acknowledged only \(acks.count) commits")
+
+        let engine = try SQLiteDocumentEngine(path: path)
+        let last = try await engine.lastSequence()
+        #expect(last >= acks.last?.sequence ?? 0)
+        let changes = try await engine.changes(after: 0, limit: Int(last) * 200 + 10)
+        var recordsPerSequence: [Int64: Int] = [:]
+        for change in changes { recordsPerSequence[change.sequence, default: 0] += 1 }
+        for ack in acks {
+            #expect(recordsPerSequence[ack.sequence] == ack.count, "commit \(ack.sequence) is missing or partial")
+            let document = try await engine.document(at: "crash/d\(ack.n)-\(ack.count - 1)")
+            #expect(document?.version == ack.sequence)
+        }
+        // Commits are whole: every sequence in the log has all of its documents and index entries.
+        let documents = try await engine.documents(inCollection: "crash", after: nil, limit: nil)
+        #expect(documents.count == changes.count)
+        #expect(try await engine.scan(IndexScan(index: "n")).count == changes.count)
+        // And the reopened file takes new commits.
+        #expect(try await engine.commit([put("crash/after")], commitTime: 0).sequence == last + 1)
+    }
+}

@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SuiteCore", targets: ["SuiteCore"]),
         .library(name: "SuitePluginKit", targets: ["SuitePluginKit"]),
         .library(name: "Documents", targets: ["Documents"]),
+        .library(name: "DocumentsPluginSupport", targets: ["DocumentsPluginSupport"]),
         .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
@@ -22,6 +23,7 @@ let package = Package(
         .library(name: "EventLog", type: .dynamic, targets: ["EventLog"]),
         .library(name: "CTally", type: .dynamic, targets: ["CTally"]),
         .library(name: "BadABI", type: .dynamic, targets: ["BadABI"]),
+        .library(name: "MemoryDocuments", type: .dynamic, targets: ["MemoryDocuments"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -40,6 +42,11 @@ let package = Package(
         ),
         .target(name: "Documents", dependencies: ["SuiteCore", grdb, logging], path: "Modules/Documents"),
         .target(
+            name: "DocumentsPluginSupport",
+            dependencies: ["Documents", "SuitePluginKit", "SuiteCore"],
+            path: "Modules/DocumentsPluginSupport"
+        ),
+        .target(
             name: "SuiteHost",
             dependencies: ["SuiteCore", "SuitePluginKit", "Documents", yams, logging],
             path: "Modules/SuiteHost"
@@ -54,6 +61,11 @@ let package = Package(
         .target(name: "EventLog", dependencies: ["SuitePluginKit"], path: "Plugins/EventLog"),
         .target(name: "CTally", dependencies: ["SuitePluginABI"], path: "Plugins/CTally"),
         .target(name: "BadABI", dependencies: ["SuitePluginABI"], path: "Plugins/BadABI"),
+        .target(
+            name: "MemoryDocuments",
+            dependencies: ["Documents", "DocumentsPluginSupport", "SuitePluginKit", "SuiteCore"],
+            path: "Plugins/MemoryDocuments"
+        ),
 
         // MARK: - Tests
         .target(name: "SuiteTestSupport", path: "Tests/SuiteTestSupport"),
@@ -69,6 +81,11 @@ let package = Package(
             path: "Tests/SuiteHostTests"
         ),
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "SuiteCore"], path: "Tests/DocumentsTests"),
+        .testTarget(
+            name: "DocumentsPluginSupportTests",
+            dependencies: ["DocumentsPluginSupport", "Documents", "SuitePluginKit", "SuiteCore", "SuiteTestSupport"],
+            path: "Tests/DocumentsPluginSupportTests"
+        ),
         .testTarget(
             name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport"], path: "Tests/EndToEndTests"),
 

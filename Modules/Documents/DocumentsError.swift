@@ -7,6 +7,10 @@ public struct DocumentsError: SuiteDescribedError {
         private let name: String
         private init(_ name: String) { self.name = name }
 
+        /// The code whose ``description`` is `name`, to rebuild a code that crossed a process or plugin boundary as
+        /// text. A name that no code below has (sent by a newer Suite) still round-trips, but equals none of them.
+        public init(named name: String) { self.init(name) }
+
         /// A path is malformed, or names a collection where a document is needed (or the reverse).
         public static let invalidPath = Code("invalidPath")
         /// A field name or field path is malformed.

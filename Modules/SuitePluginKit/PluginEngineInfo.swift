@@ -18,4 +18,6 @@ public struct PluginEngineInfo: Sendable, Hashable, Codable, CustomStringConvert
 public enum EngineKind {
     /// Receives bus events (`event`, `events`, `flush` operations).
     public static let observer = "observer"
+    /// A Documents storage engine (`commit`, `get`, `scan`, … operations; see `DocumentsPluginSupport`).
+    public static let documents = "documents"
 }

@@ -22,7 +22,8 @@
  * Threading
  *   - create_engine, call and destroy_engine may be called from any thread.
  *   - The host never calls `call` concurrently on the same engine for the observer kind; other kinds may document
- *     otherwise, so an engine that is not safe for concurrent calls must serialise them itself.
+ *     otherwise (the documents kind does: its calls may overlap), so an engine that is not safe for concurrent calls
+ *     must serialise them itself.
  *   - The completion of `call` must be invoked exactly once, from any thread, either before `call` returns or later.
  *     The host never calls destroy_engine while a call on that engine is pending.
  *
@@ -59,7 +60,7 @@ enum {
     SUITE_STATUS_INVALID = 3
 };
 
-/** Engine kinds defined so far. A kind fixes the operations and their JSON payloads. */
+/** Engine kinds defined so far. A kind fixes the operations and their payloads (JSON unless it says otherwise). */
 #define SUITE_KIND_OBSERVER "observer"
 
 /*
@@ -72,6 +73,59 @@ enum {
 #define SUITE_OP_EVENT "event"
 #define SUITE_OP_EVENTS "events"
 #define SUITE_OP_FLUSH "flush"
+
+/** A Documents storage engine (the Swift DocumentEngine protocol); see DocumentsPluginSupport. */
+#define SUITE_KIND_DOCUMENTS "documents"
+
+/*
+ * The documents kind: stores opaque document bodies, index entries, a change log and metadata.
+ *   options: a JSON object, the engine's `options` from the configuration (e.g. {"path": "documents.sqlite"}).
+ *   Payloads are BINARY, not JSON (every call is on the hot path of a database):
+ *     u8/bool one byte (bool 0 or 1); u32, i64 little-endian; bytes/string = u32 length + raw bytes (UTF-8);
+ *     X? = u8 0 (absent) | u8 1 + X; [X] = u32 count + each X; entry = string index + bytes key;
+ *     document = string path + bytes body + i64 version + i64 createTime + i64 updateTime (µs since the epoch);
+ *     bound = bytes key + bool inclusive.
+ *   Requests:
+ *     "commit":          i64 commitTime, [mutation]; mutation = string path, precondition, kind;
+ *                        precondition = u8 0 none | 1 exists + bool | 2 version + i64;
+ *                        kind = u8 0 delete | 1 put + bytes body + [entry]
+ *     "get":             [string path]
+ *     "scan":            string index, bound? lower, bound? upper, bool reverse, i64? limit
+ *     "list":            string collectionPath, string? afterPath, i64? limit
+ *     "listGroup":       string collectionID, string? afterPath, i64? limit
+ *     "changes":         i64 afterSequence, i64 limit
+ *     "lastSequence":    empty
+ *     "addIndexEntries": [string path, [entry]]
+ *     "removeIndex":     string index
+ *     "metadata":        string key
+ *     "setMetadata":     string key, bytes? value (absent removes)
+ *   Responses (status OK): u8 tag, then
+ *     0 failure:   string code name (e.g. "preconditionFailed"), string message, string? hint — the engine refused
+ *                  or failed; the host rethrows the same DocumentsError code
+ *     1 commit:    i64 sequence, [document?]        ("commit")
+ *     2 documents: [document?]                      ("get", one per path, in order)
+ *     3 hits:      [bytes key, string path]         ("scan")
+ *     4 listed:    [document]                       ("list", "listGroup")
+ *     5 changes:   [i64 sequence, string path, document?]  ("changes")
+ *     6 sequence:  i64                              ("lastSequence")
+ *     7 metadata:  bytes?                           ("metadata")
+ *     8 done:      nothing                          ("addIndexEntries", "removeIndex", "setMetadata")
+ *   A non-OK status is for the call itself: SUITE_STATUS_UNSUPPORTED for an unknown operation, SUITE_STATUS_INVALID
+ *   for a malformed request, with a UTF-8 message as for every kind.
+ *   Unlike the observer kind, the host MAY call a documents engine CONCURRENTLY (many readers, several writers); the
+ *   engine must be safe for that and keep commits atomic and their sequences strictly increasing.
+ */
+#define SUITE_OP_COMMIT "commit"
+#define SUITE_OP_GET "get"
+#define SUITE_OP_SCAN "scan"
+#define SUITE_OP_LIST "list"
+#define SUITE_OP_LIST_GROUP "listGroup"
+#define SUITE_OP_CHANGES "changes"
+#define SUITE_OP_LAST_SEQUENCE "lastSequence"
+#define SUITE_OP_ADD_INDEX_ENTRIES "addIndexEntries"
+#define SUITE_OP_REMOVE_INDEX "removeIndex"
+#define SUITE_OP_METADATA "metadata"
+#define SUITE_OP_SET_METADATA "setMetadata"
 
 /** One engine a plugin provides. */
 typedef struct suite_engine_info {

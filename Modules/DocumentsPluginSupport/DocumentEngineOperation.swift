@@ -1,0 +1,26 @@
+/// The operations of the `documents` engine kind: one per ``DocumentEngine`` requirement. The raw value is the
+/// operation name passed to the C ABI's `call` (see `suite_plugin.h`).
+public enum DocumentEngineOperation: String, Sendable, Hashable, CaseIterable {
+    /// ``DocumentEngine/commit(_:commitTime:)``.
+    case commit
+    /// ``DocumentEngine/documents(at:)``.
+    case get
+    /// ``DocumentEngine/scan(_:)``.
+    case scan
+    /// ``DocumentEngine/documents(inCollection:after:limit:)``.
+    case list
+    /// ``DocumentEngine/documents(inCollectionGroup:after:limit:)``.
+    case listGroup
+    /// ``DocumentEngine/changes(after:limit:)``.
+    case changes
+    /// ``DocumentEngine/lastSequence()``.
+    case lastSequence
+    /// ``DocumentEngine/addIndexEntries(_:)``.
+    case addIndexEntries
+    /// ``DocumentEngine/removeIndex(_:)``.
+    case removeIndex
+    /// ``DocumentEngine/metadata(forKey:)``.
+    case metadata
+    /// ``DocumentEngine/setMetadata(_:forKey:)``.
+    case setMetadata
+}

@@ -1,0 +1,105 @@
+public import Documents
+
+/// One call of a ``DocumentEngine`` requirement, as it crosses the plugin ABI: the host encodes it, the plugin decodes
+/// it and runs it on its engine.
+public enum DocumentEngineRequest: Sendable, Hashable {
+    /// ``DocumentEngine/commit(_:commitTime:)``.
+    case commit([DocumentMutation], commitTime: Int64)
+    /// ``DocumentEngine/documents(at:)``.
+    case get([String])
+    /// ``DocumentEngine/scan(_:)``.
+    case scan(IndexScan)
+    /// ``DocumentEngine/documents(inCollection:after:limit:)``.
+    case list(collection: String, after: String?, limit: Int?)
+    /// ``DocumentEngine/documents(inCollectionGroup:after:limit:)``.
+    case listGroup(collectionID: String, after: String?, limit: Int?)
+    /// ``DocumentEngine/changes(after:limit:)``.
+    case changes(after: Int64, limit: Int)
+    /// ``DocumentEngine/lastSequence()``.
+    case lastSequence
+    /// ``DocumentEngine/addIndexEntries(_:)``.
+    case addIndexEntries([String: [IndexEntry]])
+    /// ``DocumentEngine/removeIndex(_:)``.
+    case removeIndex(String)
+    /// ``DocumentEngine/metadata(forKey:)``.
+    case metadata(key: String)
+    /// ``DocumentEngine/setMetadata(_:forKey:)``.
+    case setMetadata([UInt8]?, key: String)
+
+    /// The operation this request is sent as.
+    public var operation: DocumentEngineOperation {
+        switch self {
+        case .commit: .commit
+        case .get: .get
+        case .scan: .scan
+        case .list: .list
+        case .listGroup: .listGroup
+        case .changes: .changes
+        case .lastSequence: .lastSequence
+        case .addIndexEntries: .addIndexEntries
+        case .removeIndex: .removeIndex
+        case .metadata: .metadata
+        case .setMetadata: .setMetadata
+        }
+    }
+
+    /// Runs the request on `engine` and returns its outcome. Any error becomes a ``DocumentEngineResponse/failure(_:)``
+    /// (a ``DocumentsError`` keeps its code; another error becomes `.storage`), so the caller always gets a response.
+    public func run(on engine: some DocumentEngine) async -> DocumentEngineResponse {
+        do {
+            switch self {
+            case .commit(let mutations, let commitTime):
+                return .commit(try await engine.commit(mutations, commitTime: commitTime))
+            case .get(let paths):
+                return .documents(try await engine.documents(at: paths))
+            case .scan(let scan):
+                return .hits(try await engine.scan(scan))
+            case .list(let collection, let after, let limit):
+                return .listed(try await engine.documents(inCollection: collection, after: after, limit: limit))
+            case .listGroup(let collectionID, let after, let limit):
+                return .listed(try await engine.documents(inCollectionGroup: collectionID, after: after, limit: limit))
+            case .changes(let after, let limit):
+                return .changes(try await engine.changes(after: after, limit: limit))
+            case .lastSequence:
+                return .sequence(try await engine.lastSequence())
+            case .addIndexEntries(let entries):
+                try await engine.addIndexEntries(entries)
+                return .done
+            case .removeIndex(let index):
+                try await engine.removeIndex(index)
+                return .done
+            case .metadata(let key):
+                return .metadata(try await engine.metadata(forKey: key))
+            case .setMetadata(let value, let key):
+                try await engine.setMetadata(value, forKey: key)
+                return .done
+            }
+        } catch let error as DocumentsError {
+            return .failure(error)
+        } catch {
+            return .failure(DocumentsError(.storage, "\(error)", underlying: error))
+        }
+    }
+}
+
+/// The outcome of a ``DocumentEngineRequest``: a value of the shape its operation returns, or a failure.
+public enum DocumentEngineResponse: Sendable {
+    /// `commit`'s result.
+    case commit(CommitResult)
+    /// `get`'s documents, one per requested path.
+    case documents([StoredDocument?])
+    /// `scan`'s hits.
+    case hits([IndexHit])
+    /// `list` and `listGroup`'s documents.
+    case listed([StoredDocument])
+    /// `changes`' records.
+    case changes([ChangeRecord])
+    /// `lastSequence`'s value.
+    case sequence(Int64)
+    /// `metadata`'s value.
+    case metadata([UInt8]?)
+    /// Success without a value: `addIndexEntries`, `removeIndex`, `setMetadata`.
+    case done
+    /// The engine threw; the code, message and hint cross the boundary (the underlying error does not).
+    case failure(DocumentsError)
+}

@@ -1,0 +1,363 @@
+import Documents
+
+/// The binary payloads of the `documents` engine kind: how ``DocumentEngineRequest``s and
+/// ``DocumentEngineResponse``s cross the C plugin ABI. Hand-written, no Foundation, one pass each way.
+///
+/// ## Primitives
+///
+/// | name | bytes |
+/// |---|---|
+/// | `u8`, `bool` | one byte; a bool is 0 or 1, anything else is refused |
+/// | `u32`, `i64` | 4 / 8 bytes, little-endian (`u32` carries counts and lengths) |
+/// | `bytes`, `string` | `u32` length, then the raw bytes (UTF-8 for a string) |
+/// | `X?` | `u8` 0 (absent) or 1 followed by `X` |
+/// | `[X]` | `u32` count, then each `X` |
+/// | `entry` | `string` index, `bytes` key |
+/// | `document` | `string` path, `bytes` body, `i64` version, `i64` createTime, `i64` updateTime |
+/// | `bound` | `bytes` key, `bool` inclusive |
+///
+/// ## Requests (the operation name travels beside the payload, see ``DocumentEngineOperation``)
+///
+/// | operation | payload |
+/// |---|---|
+/// | `commit` | `i64` commitTime, `[mutation]`; mutation = `string` path, precondition, kind |
+/// | | precondition = `u8` 0 none · 1 exists + `bool` · 2 version + `i64`; kind = `u8` 0 delete · 1 put + `bytes` body + `[entry]` |
+/// | `get` | `[string]` paths |
+/// | `scan` | `string` index, `bound?` lower, `bound?` upper, `bool` reverse, `i64?` limit |
+/// | `list`, `listGroup` | `string` collection path / collection ID, `string?` after, `i64?` limit |
+/// | `changes` | `i64` after, `i64` limit |
+/// | `lastSequence` | empty |
+/// | `addIndexEntries` | `[string path, [entry]]` |
+/// | `removeIndex`, `metadata` | `string` index / key |
+/// | `setMetadata` | `string` key, `bytes?` value |
+///
+/// ## Responses: `u8` tag, then the value
+///
+/// `0` failure: `string` code name (``DocumentsError/Code-swift.struct/description``), `string` message,
+/// `string?` hint · `1` commit: `i64` sequence, `[document?]` · `2` documents: `[document?]` · `3` hits:
+/// `[bytes key, string path]` · `4` listed: `[document]` · `5` changes: `[i64 sequence, string path, document?]` ·
+/// `6` sequence: `i64` · `7` metadata: `bytes?` · `8` done: nothing.
+///
+/// Decoding never trusts its input: truncated messages, bad tags, forged counts and trailing bytes are refused with
+/// ``DocumentsError/Code-swift.struct/corrupted``, never a trap.
+public enum DocumentEngineWire {
+    // MARK: - Requests
+
+    /// Encodes the payload of `request` (its operation name, ``DocumentEngineRequest/operation``, is sent beside it).
+    public static func encode(_ request: DocumentEngineRequest) -> [UInt8] {
+        var w = WireWriter()
+        switch request {
+        case .commit(let mutations, let commitTime):
+            w.bytes.reserveCapacity(16 + mutations.reduce(0) { $0 + estimatedSize($1) })
+            w.i64(commitTime)
+            w.count(mutations.count)
+            for mutation in mutations {
+                w.string(mutation.path)
+                switch mutation.precondition {
+                case .none:
+                    w.u8(0)
+                case .exists(let exists):
+                    w.u8(1)
+                    w.bool(exists)
+                case .version(let version):
+                    w.u8(2)
+                    w.i64(version)
+                }
+                switch mutation.kind {
+                case .delete:
+                    w.u8(0)
+                case .put(let body, let entries):
+                    w.u8(1)
+                    w.blob(body)
+                    w.entries(entries)
+                }
+            }
+        case .get(let paths):
+            w.count(paths.count)
+            for path in paths { w.string(path) }
+        case .scan(let scan):
+            w.string(scan.index)
+            w.bound(scan.lower)
+            w.bound(scan.upper)
+            w.bool(scan.reverse)
+            w.optionalInt(scan.limit)
+        case .list(let collection, let after, let limit):
+            w.string(collection)
+            w.optionalString(after)
+            w.optionalInt(limit)
+        case .listGroup(let collectionID, let after, let limit):
+            w.string(collectionID)
+            w.optionalString(after)
+            w.optionalInt(limit)
+        case .changes(let after, let limit):
+            w.i64(after)
+            w.i64(Int64(limit))
+        case .lastSequence:
+            break
+        case .addIndexEntries(let entries):
+            w.count(entries.count)
+            // Sorted so that equal requests encode to equal bytes.
+            for path in entries.keys.sorted() {
+                w.string(path)
+                w.entries(entries[path] ?? [])
+            }
+        case .removeIndex(let index):
+            w.string(index)
+        case .metadata(let key):
+            w.string(key)
+        case .setMetadata(let value, let key):
+            w.string(key)
+            w.optionalBlob(value)
+        }
+        return w.bytes
+    }
+
+    /// Decodes the payload of a request sent as `operation`.
+    /// - Throws: ``DocumentsError`` `.corrupted` when the bytes are not a well-formed request of that operation.
+    public static func decodeRequest(_ operation: DocumentEngineOperation, from bytes: [UInt8]) throws
+        -> DocumentEngineRequest
+    {
+        try bytes.withUnsafeBytes { try decodeRequest(operation, from: $0) }
+    }
+
+    /// Decodes the payload of a request sent as `operation`, reading `bytes` in place.
+    public static func decodeRequest(_ operation: DocumentEngineOperation, from bytes: UnsafeRawBufferPointer) throws
+        -> DocumentEngineRequest
+    {
+        var r = WireReader(bytes, operation: operation, direction: "request")
+        let request: DocumentEngineRequest
+        switch operation {
+        case .commit:
+            let commitTime = try r.i64()
+            // path length + precondition tag + kind tag
+            let n = try r.count(minimumSize: 6)
+            var mutations: [DocumentMutation] = []
+            mutations.reserveCapacity(n)
+            for _ in 0..<n {
+                let path = try r.string()
+                let precondition: WritePrecondition
+                switch try r.u8() {
+                case 0: precondition = .none
+                case 1: precondition = .exists(try r.bool())
+                case 2: precondition = .version(try r.i64())
+                case let tag: throw r.malformed("unknown precondition tag \(tag)")
+                }
+                let kind: DocumentMutation.Kind
+                switch try r.u8() {
+                case 0: kind = .delete
+                case 1:
+                    let body = try r.blob()
+                    kind = .put(body: body, indexEntries: try r.entries())
+                case let tag: throw r.malformed("unknown mutation tag \(tag)")
+                }
+                mutations.append(DocumentMutation(path: path, kind: kind, precondition: precondition))
+            }
+            request = .commit(mutations, commitTime: commitTime)
+        case .get:
+            let n = try r.count(minimumSize: 4)
+            var paths: [String] = []
+            paths.reserveCapacity(n)
+            for _ in 0..<n { paths.append(try r.string()) }
+            request = .get(paths)
+        case .scan:
+            let index = try r.string()
+            let lower = try r.bound()
+            let upper = try r.bound()
+            let reverse = try r.bool()
+            request = .scan(
+                IndexScan(index: index, lower: lower, upper: upper, reverse: reverse, limit: try r.optionalInt()))
+        case .list:
+            let collection = try r.string()
+            let after = try r.optionalString()
+            request = .list(collection: collection, after: after, limit: try r.optionalInt())
+        case .listGroup:
+            let collectionID = try r.string()
+            let after = try r.optionalString()
+            request = .listGroup(collectionID: collectionID, after: after, limit: try r.optionalInt())
+        case .changes:
+            let after = try r.i64()
+            request = .changes(after: after, limit: Int(truncatingIfNeeded: try r.i64()))
+        case .lastSequence:
+            request = .lastSequence
+        case .addIndexEntries:
+            let n = try r.count(minimumSize: 8)
+            var entries: [String: [IndexEntry]] = [:]
+            entries.reserveCapacity(n)
+            for _ in 0..<n {
+                let path = try r.string()
+                entries[path, default: []].append(contentsOf: try r.entries())
+            }
+            request = .addIndexEntries(entries)
+        case .removeIndex:
+            request = .removeIndex(try r.string())
+        case .metadata:
+            request = .metadata(key: try r.string())
+        case .setMetadata:
+            let key = try r.string()
+            request = .setMetadata(try r.optionalBlob(), key: key)
+        }
+        try r.finish()
+        return request
+    }
+
+    // MARK: - Responses
+
+    private enum Tag: UInt8 {
+        case failure = 0, commit, documents, hits, listed, changes, sequence, metadata, done
+    }
+
+    /// Encodes `response`.
+    public static func encode(_ response: DocumentEngineResponse) -> [UInt8] {
+        var w = WireWriter()
+        switch response {
+        case .failure(let error):
+            w.u8(Tag.failure.rawValue)
+            w.string(error.code.description)
+            w.string(error.message)
+            w.optionalString(error.hint)
+        case .commit(let result):
+            w.bytes.reserveCapacity(16 + result.documents.reduce(0) { $0 + estimatedSize($1) })
+            w.u8(Tag.commit.rawValue)
+            w.i64(result.sequence)
+            w.count(result.documents.count)
+            for document in result.documents { w.optionalDocument(document) }
+        case .documents(let documents):
+            w.bytes.reserveCapacity(8 + documents.reduce(0) { $0 + estimatedSize($1) })
+            w.u8(Tag.documents.rawValue)
+            w.count(documents.count)
+            for document in documents { w.optionalDocument(document) }
+        case .hits(let hits):
+            w.bytes.reserveCapacity(8 + hits.reduce(0) { $0 + 8 + $1.key.count + $1.path.utf8.count })
+            w.u8(Tag.hits.rawValue)
+            w.count(hits.count)
+            for hit in hits {
+                w.blob(hit.key)
+                w.string(hit.path)
+            }
+        case .listed(let documents):
+            w.bytes.reserveCapacity(8 + documents.reduce(0) { $0 + estimatedSize($1) })
+            w.u8(Tag.listed.rawValue)
+            w.count(documents.count)
+            for document in documents { w.document(document) }
+        case .changes(let changes):
+            w.bytes.reserveCapacity(8 + changes.reduce(0) { $0 + 16 + $1.path.utf8.count + estimatedSize($1.document) })
+            w.u8(Tag.changes.rawValue)
+            w.count(changes.count)
+            for change in changes {
+                w.i64(change.sequence)
+                w.string(change.path)
+                w.optionalDocument(change.document)
+            }
+        case .sequence(let sequence):
+            w.u8(Tag.sequence.rawValue)
+            w.i64(sequence)
+        case .metadata(let value):
+            w.u8(Tag.metadata.rawValue)
+            w.optionalBlob(value)
+        case .done:
+            w.u8(Tag.done.rawValue)
+        }
+        return w.bytes
+    }
+
+    /// Decodes a response, checking that it has the shape `operation` returns (or is a failure).
+    /// - Throws: ``DocumentsError`` `.corrupted` when the bytes are malformed or do not answer `operation`.
+    public static func decodeResponse(_ operation: DocumentEngineOperation, from bytes: [UInt8]) throws
+        -> DocumentEngineResponse
+    {
+        try bytes.withUnsafeBytes { try decodeResponse(operation, from: $0) }
+    }
+
+    /// Decodes a response in place; see ``decodeResponse(_:from:)-(_,[UInt8])``.
+    public static func decodeResponse(_ operation: DocumentEngineOperation, from bytes: UnsafeRawBufferPointer) throws
+        -> DocumentEngineResponse
+    {
+        var r = WireReader(bytes, operation: operation, direction: "response")
+        let raw = try r.u8()
+        guard let tag = Tag(rawValue: raw) else { throw r.malformed("unknown response tag \(raw)") }
+        guard tag == .failure || tag == expectedTag(operation) else {
+            throw r.malformed("a \(tag) response does not answer '\(operation.rawValue)'")
+        }
+        let response: DocumentEngineResponse
+        switch tag {
+        case .failure:
+            let code = try r.string()
+            let message = try r.string()
+            let hint = try r.optionalString()
+            response = .failure(DocumentsError(DocumentsError.Code(named: code), message, hint: hint))
+        case .commit:
+            let sequence = try r.i64()
+            response = .commit(CommitResult(sequence: sequence, documents: try optionalDocuments(&r)))
+        case .documents:
+            response = .documents(try optionalDocuments(&r))
+        case .hits:
+            let n = try r.count(minimumSize: 8)
+            var hits: [IndexHit] = []
+            hits.reserveCapacity(n)
+            for _ in 0..<n {
+                let key = try r.blob()
+                hits.append(IndexHit(key: key, path: try r.string()))
+            }
+            response = .hits(hits)
+        case .listed:
+            let n = try r.count(minimumSize: WireSize.document)
+            var documents: [StoredDocument] = []
+            documents.reserveCapacity(n)
+            for _ in 0..<n { documents.append(try r.document()) }
+            response = .listed(documents)
+        case .changes:
+            let n = try r.count(minimumSize: 8 + 4 + WireSize.optional)
+            var changes: [ChangeRecord] = []
+            changes.reserveCapacity(n)
+            for _ in 0..<n {
+                let sequence = try r.i64()
+                let path = try r.string()
+                changes.append(ChangeRecord(sequence: sequence, path: path, document: try r.optionalDocument()))
+            }
+            response = .changes(changes)
+        case .sequence:
+            response = .sequence(try r.i64())
+        case .metadata:
+            response = .metadata(try r.optionalBlob())
+        case .done:
+            response = .done
+        }
+        try r.finish()
+        return response
+    }
+
+    private static func expectedTag(_ operation: DocumentEngineOperation) -> Tag {
+        switch operation {
+        case .commit: .commit
+        case .get: .documents
+        case .scan: .hits
+        case .list, .listGroup: .listed
+        case .changes: .changes
+        case .lastSequence: .sequence
+        case .metadata: .metadata
+        case .addIndexEntries, .removeIndex, .setMetadata: .done
+        }
+    }
+
+    private static func optionalDocuments(_ r: inout WireReader) throws -> [StoredDocument?] {
+        let n = try r.count(minimumSize: WireSize.optional)
+        var documents: [StoredDocument?] = []
+        documents.reserveCapacity(n)
+        for _ in 0..<n { documents.append(try r.optionalDocument()) }
+        return documents
+    }
+
+    private static func estimatedSize(_ document: StoredDocument?) -> Int {
+        guard let document else { return 1 }
+        return 1 + WireSize.document + document.path.utf8.count + document.body.count
+    }
+
+    private static func estimatedSize(_ mutation: DocumentMutation) -> Int {
+        var size = 16 + mutation.path.utf8.count
+        if case .put(let body, let entries) = mutation.kind {
+            size += 8 + body.count
+            for entry in entries { size += 8 + entry.index.utf8.count + entry.key.count }
+        }
+        return size
+    }
+}

@@ -1,0 +1,118 @@
+public import Documents
+public import SuiteCore
+public import SuitePluginKit
+
+/// A plugin's `documents` engine, seen by the host as an ordinary ``DocumentEngine``: each requirement is one call
+/// through the C ABI with a ``DocumentEngineWire`` payload.
+///
+/// ```swift
+/// let plugin = try PluginLoader.load(path: "/opt/suite/plugins/libMemoryDocuments.so")
+/// let engine = try PluginDocumentEngine(plugin: plugin, name: "memory")
+/// let result = try await engine.commit(mutations, commitTime: now)
+/// ```
+///
+/// Errors: a ``DocumentsError`` thrown inside the plugin comes back with the same code, message and hint (its
+/// `underlying` error stays behind). A failure of the call itself (unsupported operation, malformed request, a
+/// plugin that does not answer in the wire format) becomes a `.storage` or `.corrupted` ``DocumentsError`` whose
+/// `underlying`, when there is one, is the ``PluginError``. Calls may run concurrently.
+public struct PluginDocumentEngine: DocumentEngine {
+    /// The plugin engine behind this adapter.
+    public let handle: PluginEngineHandle
+
+    /// Wraps a plugin engine of kind ``EngineKind/documents``.
+    public init(handle: PluginEngineHandle) {
+        self.handle = handle
+    }
+
+    /// Creates the `documents` engine `name` of `plugin` with `options`.
+    /// - Throws: ``PluginError`` when the plugin has no such engine or refuses the options.
+    public init(plugin: LoadedPlugin, name: String, options: JSONValue = .object([:])) throws {
+        self.handle = try plugin.makeEngine(kind: EngineKind.documents, name: name, options: options)
+    }
+
+    /// Sends `request` and returns the successful response, throwing a failure as its ``DocumentsError``.
+    private func send(_ request: DocumentEngineRequest) async throws -> DocumentEngineResponse {
+        let operation = request.operation
+        let bytes: [UInt8]
+        do {
+            bytes = try await handle.call(operation.rawValue, request: DocumentEngineWire.encode(request))
+        } catch let error as PluginError {
+            throw DocumentsError(
+                .storage, "documents engine plugin: \(error.message)",
+                hint: "the plugin \(handle.plugin.path) may be built from another Suite version", underlying: error)
+        }
+        let response = try DocumentEngineWire.decodeResponse(operation, from: bytes)
+        if case .failure(let error) = response { throw error }
+        return response
+    }
+
+    private func mismatch(_ operation: DocumentEngineOperation) -> DocumentsError {
+        DocumentsError(.corrupted, "documents engine plugin answered '\(operation.rawValue)' with another response")
+    }
+
+    public func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
+        guard case .commit(let result) = try await send(.commit(mutations, commitTime: commitTime)) else {
+            throw mismatch(.commit)
+        }
+        return result
+    }
+
+    public func documents(at paths: [String]) async throws -> [StoredDocument?] {
+        guard case .documents(let documents) = try await send(.get(paths)) else { throw mismatch(.get) }
+        return documents
+    }
+
+    public func scan(_ scan: IndexScan) async throws -> [IndexHit] {
+        guard case .hits(let hits) = try await send(.scan(scan)) else { throw mismatch(.scan) }
+        return hits
+    }
+
+    public func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?) async throws
+        -> [StoredDocument]
+    {
+        guard
+            case .listed(let documents) = try await send(
+                .list(collection: collectionPath, after: afterPath, limit: limit))
+        else { throw mismatch(.list) }
+        return documents
+    }
+
+    public func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?) async throws
+        -> [StoredDocument]
+    {
+        guard
+            case .listed(let documents) = try await send(
+                .listGroup(collectionID: collectionID, after: afterPath, limit: limit))
+        else { throw mismatch(.listGroup) }
+        return documents
+    }
+
+    public func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord] {
+        guard case .changes(let changes) = try await send(.changes(after: sequence, limit: limit)) else {
+            throw mismatch(.changes)
+        }
+        return changes
+    }
+
+    public func lastSequence() async throws -> Int64 {
+        guard case .sequence(let sequence) = try await send(.lastSequence) else { throw mismatch(.lastSequence) }
+        return sequence
+    }
+
+    public func addIndexEntries(_ entries: [String: [IndexEntry]]) async throws {
+        _ = try await send(.addIndexEntries(entries))
+    }
+
+    public func removeIndex(_ index: String) async throws {
+        _ = try await send(.removeIndex(index))
+    }
+
+    public func metadata(forKey key: String) async throws -> [UInt8]? {
+        guard case .metadata(let value) = try await send(.metadata(key: key)) else { throw mismatch(.metadata) }
+        return value
+    }
+
+    public func setMetadata(_ value: [UInt8]?, forKey key: String) async throws {
+        _ = try await send(.setMetadata(value, key: key))
+    }
+}

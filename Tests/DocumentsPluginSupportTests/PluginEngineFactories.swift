@@ -1,0 +1,61 @@
+import Documents
+import DocumentsPluginSupport
+import Foundation
+import SuiteCore
+import SuitePluginKit
+import SuiteTestSupport
+import Testing
+
+// DocumentEngineContractTests.swift in this folder is a symbolic link to the contract suite in Tests/DocumentsTests:
+// the same file compiles here against the factories below, so every plugin engine runs the very same contract
+// without a copy. It needs exactly two names from its test target: `DocumentEngineUnderTest` and
+// `DocumentEngineFactory` with `name`, `make` and `all`.
+
+/// An engine made for one contract test, with a way to reopen its storage when the engine persists.
+struct DocumentEngineUnderTest: Sendable {
+    var engine: any DocumentEngine
+    var reopen: (@Sendable () async throws -> any DocumentEngine)?
+}
+
+/// The plugin engines the contract suite covers here, each created through ``PluginDocumentEngine`` over the real
+/// `libMemoryDocuments.so`.
+struct DocumentEngineFactory: Sendable, CustomTestStringConvertible {
+    var name: String
+    var make: @Sendable () async throws -> DocumentEngineUnderTest
+
+    var testDescription: String { name }
+
+    static let all: [DocumentEngineFactory] = [.pluginMemory, .pluginSQLite]
+
+    /// `documents/memory` of MemoryDocuments: an in-memory engine behind the C ABI.
+    static let pluginMemory = DocumentEngineFactory(name: "plugin memory") {
+        DocumentEngineUnderTest(engine: try PluginFixture.engine("memory"), reopen: nil)
+    }
+
+    /// `documents/sqlite` of MemoryDocuments on a new temporary file; reopening creates a second plugin engine.
+    static let pluginSQLite = DocumentEngineFactory(name: "plugin sqlite") {
+        let path = try PluginFixture.newDatabasePath()
+        let options = JSONValue.object(["path": .string(path)])
+        return DocumentEngineUnderTest(
+            engine: try PluginFixture.engine("sqlite", options: options),
+            reopen: { try PluginFixture.engine("sqlite", options: options) })
+    }
+}
+
+/// Loads the built MemoryDocuments plugin (once per process: loading is idempotent, the host never unloads).
+enum PluginFixture {
+    static func plugin() throws -> LoadedPlugin {
+        try PluginLoader.load(path: TestSupport.plugin("MemoryDocuments"))
+    }
+
+    static func engine(_ name: String, options: JSONValue = .object([:])) throws -> PluginDocumentEngine {
+        try PluginDocumentEngine(plugin: try plugin(), name: name, options: options)
+    }
+
+    static func newDatabasePath() throws -> String {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("suite-plugin-documents-tests-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("\(UUID().uuidString).sqlite").path
+    }
+}

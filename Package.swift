@@ -48,7 +48,7 @@ let package = Package(
         ),
         .target(
             name: "SuiteHost",
-            dependencies: ["SuiteCore", "SuitePluginKit", "Documents", yams, logging],
+            dependencies: ["SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", yams, logging],
             path: "Modules/SuiteHost"
         ),
         .executableTarget(

@@ -18,7 +18,9 @@ struct SuiteCommand: AsyncParsableCommand {
               64  the command line itself is wrong (unknown option, bad value)
             """,
         version: SuiteContext.version,
-        subcommands: [StatusCommand.self, PluginsCommand.self, ConfigCommand.self, EventsCommand.self]
+        subcommands: [
+            StatusCommand.self, DocsCommand.self, PluginsCommand.self, ConfigCommand.self, EventsCommand.self,
+        ]
     )
 
     @OptionGroup var globals: GlobalOptions

@@ -168,7 +168,8 @@ extension DocumentStore {
                 let entries = IndexPolicy.entries(
                     for: data, path: path, collectionPath: path.collection.string, declared: declared)
                 mutations.append(
-                    DocumentMutation(path: key, kind: .put(body: body, indexEntries: entries), precondition: precondition))
+                    DocumentMutation(
+                        path: key, kind: .put(body: body, indexEntries: entries), precondition: precondition))
             } else {
                 mutations.append(DocumentMutation(path: key, kind: .delete, precondition: precondition))
             }
@@ -357,7 +358,9 @@ extension DocumentStore {
         }
     }
 
-    private static func apply(_ transforms: [(FieldPath, FieldTransform)], to data: inout DocumentData, commitTime: Int64)
+    private static func apply(
+        _ transforms: [(FieldPath, FieldTransform)], to data: inout DocumentData, commitTime: Int64
+    )
         throws
     {
         for (field, transform) in transforms {

@@ -1,0 +1,323 @@
+public import Documents
+import Foundation
+public import SuiteCore
+
+/// Parsing and rendering behind `suite docs`: where-expressions, transforms, batch files, tables.
+public enum DocumentsCommandSupport {
+    // MARK: - Values
+
+    /// Parses JSON text into document data (a JSON object, tagged values allowed).
+    public static func data(fromJSON text: String, what: String) throws -> DocumentData {
+        let json: JSONValue
+        do {
+            json = try JSONValue(parsing: text)
+        } catch let error as SuiteError {
+            throw SuiteError(
+                .invalidArgument, "\(what) is not valid JSON: \(error.message)",
+                hint: "quote it for the shell: '{\"name\":\"Ana\",\"points\":10}'")
+        }
+        guard json.objectValue != nil else {
+            throw SuiteError(
+                .invalidArgument, "\(what) must be a JSON object, not \(json.typeDescription)",
+                hint: "e.g. '{\"points\":10}'")
+        }
+        return try DocumentJSON.data(from: json)
+    }
+
+    /// Parses a JSON value; a bare word that is not JSON (`active`) is taken as a string.
+    public static func value(fromJSON text: String, what: String) throws -> DocumentValue {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let json = try? JSONValue(parsing: trimmed) { return try DocumentJSON.value(from: json) }
+        let isBareWord = !trimmed.isEmpty && trimmed.allSatisfy { $0.isLetter || $0.isNumber || "_-.@:".contains($0) }
+        if isBareWord { return .string(trimmed) }
+        throw SuiteError(
+            .invalidArgument, "\(what): '\(text)' is not a JSON value",
+            hint: "strings need double quotes inside single quotes, e.g. '\"coffee\"'; lists: '[\"a\",\"b\"]'")
+    }
+
+    // MARK: - Where expressions
+
+    static let operators = [
+        "array-contains-any", "array-contains", "not-in", "in", "==", "!=", "<=", ">=", "<", ">",
+    ]
+
+    /// Parses `<field> <op> <json value>`: `points >= 10`, `tags array-contains "coffee"`,
+    /// `status in ["a","b"]`. Symbolic operators may be written without spaces (`points>=10`).
+    public static func filter(parsing expression: String) throws -> Filter {
+        let text = expression.trimmingCharacters(in: .whitespaces)
+        let hint =
+            "write FIELD OP VALUE, e.g. 'points >= 10', 'tags array-contains \"coffee\"', 'status in [\"a\",\"b\"]'; "
+            + "operators: " + operators.reversed().joined(separator: ", ")
+        // Word operators need spaces around them; symbolic ones may stand alone.
+        let words = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
+        var field: String?
+        var op: String?
+        var rest: String?
+        if words.count == 3, operators.contains(words[1]) {
+            (field, op, rest) = (words[0], words[1], words[2])
+        } else {
+            for symbol in ["==", "!=", "<=", ">=", "<", ">"] {
+                if let range = text.range(of: symbol) {
+                    field = text[..<range.lowerBound].trimmingCharacters(in: .whitespaces)
+                    op = symbol
+                    rest = String(text[range.upperBound...])
+                    break
+                }
+            }
+        }
+        guard let field, let op, let rest, !field.isEmpty,
+            !rest.trimmingCharacters(in: .whitespaces).isEmpty
+        else {
+            throw SuiteError(.invalidArgument, "bad --where expression '\(expression)'", hint: hint)
+        }
+        let parsedOperator: FilterOperator
+        do {
+            parsedOperator = try FilterOperator(parsing: op)
+        } catch {
+            throw SuiteError(.invalidArgument, "unknown operator '\(op)' in '\(expression)'", hint: hint)
+        }
+        let value = try self.value(fromJSON: rest, what: "the value in '\(expression)'")
+        return Filter.whereField(try FieldPath(field), parsedOperator, value)
+    }
+
+    /// Parses `FIELD` or `FIELD:desc` / `FIELD:asc`.
+    public static func order(parsing text: String) throws -> (FieldPath, descending: Bool) {
+        var name = text
+        var descending = false
+        if let colon = text.lastIndex(of: ":") {
+            let suffix = text[text.index(after: colon)...].lowercased()
+            if suffix == "desc" || suffix == "asc" {
+                descending = suffix == "desc"
+                name = String(text[..<colon])
+            }
+        }
+        return (try FieldPath(name), descending)
+    }
+
+    // MARK: - Transforms
+
+    /// Parses `field=<json>` (for `--increment`, `--array-union`, `--array-remove`).
+    public static func assignment(_ text: String, flag: String) throws -> (String, DocumentValue) {
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+            throw SuiteError(
+                .invalidArgument, "\(flag) expects FIELD=VALUE, got '\(text)'", hint: "e.g. \(flag) points=10")
+        }
+        let field = String(text[..<equals])
+        let value = try self.value(fromJSON: String(text[text.index(after: equals)...]), what: "\(flag) \(field)")
+        return (field, value)
+    }
+
+    /// Builds an increment transform; the amount must be a number.
+    public static func increment(_ text: String) throws -> (String, FieldValue) {
+        let (field, value) = try assignment(text, flag: "--increment")
+        switch value {
+        case .int(let i): return (field, .increment(i))
+        case .double(let d): return (field, .increment(d))
+        default:
+            throw SuiteError(
+                .invalidArgument, "--increment \(field) needs a number, not \(text)",
+                hint: "e.g. --increment points=-10")
+        }
+    }
+
+    /// Builds an array-union or array-remove transform; the value must be a JSON array.
+    public static func arrayTransform(_ text: String, union: Bool) throws -> (String, FieldValue) {
+        let flag = union ? "--array-union" : "--array-remove"
+        let (field, value) = try assignment(text, flag: flag)
+        guard case .array(let elements) = value else {
+            throw SuiteError(
+                .invalidArgument, "\(flag) \(field) needs a JSON array", hint: "e.g. \(flag) tags='[\"coffee\"]'")
+        }
+        return (field, union ? .arrayUnion(elements) : .arrayRemove(elements))
+    }
+
+    /// Parses a batch file's `transforms` object: `{"points": {"increment": -10}, "at": "serverTimestamp",
+    /// "tags": {"arrayUnion": [..]}, "old": {"arrayRemove": [..]}, "gone": "delete"}`.
+    public static func transforms(_ json: JSONValue, at position: String) throws -> [String: FieldValue] {
+        guard let object = json.objectValue else {
+            throw SuiteError(.invalidArgument, "\(position): 'transforms' must be an object")
+        }
+        var result: [String: FieldValue] = [:]
+        for (field, spec) in object {
+            switch spec {
+            case .string("serverTimestamp"): result[field] = .serverTimestamp
+            case .string("delete"): result[field] = .delete
+            case .object(let members) where members.count == 1:
+                let (name, argument) = members.first!
+                switch (name, argument) {
+                case ("increment", .int(let i)): result[field] = .increment(i)
+                case ("increment", .double(let d)): result[field] = .increment(d)
+                case ("arrayUnion", .array(let items)):
+                    result[field] = .arrayUnion(try items.map(DocumentJSON.value(from:)))
+                case ("arrayRemove", .array(let items)):
+                    result[field] = .arrayRemove(try items.map(DocumentJSON.value(from:)))
+                default:
+                    throw SuiteError(
+                        .invalidArgument, "\(position): bad transform for '\(field)': \(spec.jsonString)",
+                        hint: Self.transformHint)
+                }
+            default:
+                throw SuiteError(
+                    .invalidArgument, "\(position): bad transform for '\(field)': \(spec.jsonString)",
+                    hint: Self.transformHint)
+            }
+        }
+        return result
+    }
+
+    static let transformHint =
+        #"transforms: {"f": {"increment": 1}}, {"f": "serverTimestamp"}, {"f": {"arrayUnion": [..]}}, "#
+        + #"{"f": {"arrayRemove": [..]}}, {"f": "delete"}"#
+
+    // MARK: - Batch files
+
+    /// Adds the writes of a batch file (a JSON array of operations) to `batch`.
+    ///
+    /// Each operation: `{"op": "set|update|delete|add", "path", "data", "merge", "transforms": {…},
+    /// "precondition": {"version": N} | {"exists": true|false}}`. `add` takes a collection path and makes an id.
+    public static func addOperations(_ json: JSONValue, to batch: WriteBatch, store: DocumentStore) throws {
+        guard let operations = json.arrayValue else {
+            throw SuiteError(
+                .invalidArgument, "a batch file holds a JSON array of operations, not \(json.typeDescription)",
+                hint: #"e.g. [{"op":"set","path":"users/u1","data":{"points":10}}]"#)
+        }
+        for (index, operation) in operations.enumerated() {
+            let position = "operation \(index)"
+            guard let object = operation.objectValue else {
+                throw SuiteError(.invalidArgument, "\(position) must be an object")
+            }
+            for key in object.keys where !["op", "path", "data", "merge", "transforms", "precondition"].contains(key) {
+                throw SuiteError(
+                    .invalidArgument, "\(position): unknown key '\(key)'",
+                    hint: "keys: op, path, data, merge, transforms, precondition")
+            }
+            guard let op = object["op"]?.stringValue, let path = object["path"]?.stringValue else {
+                throw SuiteError(
+                    .invalidArgument, "\(position) needs \"op\" and \"path\" strings",
+                    hint: #"e.g. {"op":"update","path":"users/u1","transforms":{"points":{"increment":-10}}}"#)
+            }
+            var fields: [String: FieldValue] = [:]
+            if let data = object["data"] {
+                guard data.objectValue != nil else {
+                    throw SuiteError(.invalidArgument, "\(position): 'data' must be an object")
+                }
+                fields = FieldValue.fields(try DocumentJSON.data(from: data))
+            }
+            if let transforms = object["transforms"] {
+                for (field, value) in try self.transforms(transforms, at: position) { fields[field] = value }
+            }
+            let precondition = try self.precondition(object["precondition"], at: position)
+            let merge = object["merge"]?.boolValue ?? false
+            switch op {
+            case "set":
+                batch.setData(fields, forDocument: try store.document(path), merge: merge, precondition: precondition)
+            case "update":
+                batch.updateData(fields, forDocument: try store.document(path), precondition: precondition)
+            case "delete":
+                batch.deleteDocument(try store.document(path), precondition: precondition)
+            case "add":
+                batch.setData(fields, forDocument: try store.collection(path).document(), precondition: .exists(false))
+            default:
+                throw SuiteError(
+                    .invalidArgument, "\(position): unknown op '\(op)'", hint: "op is one of set, update, delete, add")
+            }
+        }
+    }
+
+    static func precondition(_ json: JSONValue?, at position: String) throws -> WritePrecondition {
+        guard let json else { return .none }
+        if let version = json["version"]?.intValue { return .version(version) }
+        if let exists = json["exists"]?.boolValue { return .exists(exists) }
+        throw SuiteError(
+            .invalidArgument, "\(position): bad precondition \(json.jsonString)",
+            hint: #"use {"version": N} or {"exists": true|false}"#)
+    }
+
+    // MARK: - Rendering
+
+    /// A document for people: path, version, update time, then its data as indented JSON.
+    public static func render(_ snapshot: DocumentSnapshot) -> String {
+        guard let data = snapshot.data else { return "\(snapshot.path) does not exist" }
+        var lines = [
+            "path     \(snapshot.path)",
+            "version  \(snapshot.version)",
+        ]
+        if let updated = snapshot.updateTime { lines.append("updated  \(ObservedEvent.formatTime(updated.date))") }
+        lines.append(DocumentJSON.json(from: data).prettyJSONString)
+        return lines.joined(separator: "\n")
+    }
+
+    /// Documents as a table: one row each, one column per top-level field (the first eight, by frequency).
+    public static func table(_ snapshots: [DocumentSnapshot]) -> String {
+        var frequency: [String: Int] = [:]
+        for snapshot in snapshots {
+            for key in snapshot.data?.keys ?? [:].keys { frequency[key, default: 0] += 1 }
+        }
+        let columns = frequency.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .prefix(8).map(\.key)
+        var table = TextTable(["ID"] + columns.map { $0.uppercased() })
+        for snapshot in snapshots {
+            let cells = columns.map { column -> String in
+                guard let value = snapshot.data?[column] else { return "" }
+                let text: String
+                if case .string(let s) = value { text = s } else { text = DocumentJSON.json(from: value).jsonString }
+                return text.count > 32 ? String(text.prefix(31)) + "…" : text
+            }
+            table.append([snapshot.documentID] + cells)
+        }
+        return table.render() + "\n(\(snapshots.count) document\(snapshots.count == 1 ? "" : "s"))"
+    }
+
+    /// A query plan for people.
+    public static func render(_ plan: QueryPlan) -> String {
+        var lines = [
+            "target      \(plan.target)\(plan.collectionGroup ? " (collection group)" : "")",
+            "strategy    \(plan.strategy)",
+            "indexes     \(plan.indexes.isEmpty ? "none" : plan.indexes.joined(separator: ", "))",
+            "full scan   \(plan.usesCollectionScan ? "yes" : "no")",
+            "scanned     \(plan.indexEntriesScanned) index entries",
+            "read        \(plan.documentsRead) documents",
+            "results     \(plan.results)",
+        ]
+        if !plan.steps.isEmpty {
+            var table = TextTable(["STEP", "ACCESS", "INDEXES", "DETAIL"])
+            for (i, step) in plan.steps.enumerated() {
+                table.append(["\(i + 1)", step.access, step.indexes.joined(separator: ", "), step.detail])
+            }
+            lines.append("")
+            lines.append(table.render())
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The cost report for people: totals, per collection with a bar chart of reads, per kind.
+    public static func render(_ report: CostReport) -> String {
+        if report.isEmpty { return "no billed operations yet" }
+        var lines = [
+            "total    \(report.total.reads) reads, \(report.total.writes) writes, \(report.total.deletes) deletes", "",
+        ]
+        let maximum = max(1, report.byCollection.values.map(\.reads).max() ?? 1)
+        var table = TextTable(
+            ["COLLECTION", "READS", "WRITES", "DELETES", ""], alignments: [.left, .right, .right, .right])
+        for (collection, counts) in report.byCollection.sorted(by: {
+            $0.value.reads > $1.value.reads || ($0.value.reads == $1.value.reads && $0.key < $1.key)
+        }) {
+            let width = Int((Double(counts.reads) / Double(maximum) * 30).rounded())
+            table.append([
+                collection, "\(counts.reads)", "\(counts.writes)", "\(counts.deletes)",
+                String(repeating: "█", count: width),
+            ])
+        }
+        lines.append(table.render())
+        if !report.byKind.isEmpty {
+            var kinds = TextTable(
+                ["OPERATION", "READS", "WRITES", "DELETES"], alignments: [.left, .right, .right, .right])
+            for (kind, counts) in report.byKind.sorted(by: { $0.key < $1.key }) {
+                kinds.append([kind, "\(counts.reads)", "\(counts.writes)", "\(counts.deletes)"])
+            }
+            lines.append("")
+            lines.append(kinds.render())
+        }
+        return lines.joined(separator: "\n")
+    }
+}

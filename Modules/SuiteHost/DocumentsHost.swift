@@ -1,0 +1,64 @@
+public import Documents
+import DocumentsPluginSupport
+public import Foundation
+import SuiteCore
+import SuitePluginKit
+
+extension SuiteContext {
+    /// The built-in Documents engines, by configuration name.
+    public static let builtInDocumentEngines = ["sqlite", "memory"]
+
+    /// Opens the Documents store on the configured engine: `sqlite` (default; one file in the data directory),
+    /// `memory`, or a `documents` engine provided by a loaded plugin. Commits and costs are published on the bus.
+    ///
+    /// `sqlite` options: `path` (default `documents.sqlite`, relative to the data directory), `durability`
+    /// (`full`, the default, or `normal`), `max-document-size` (bytes, default 1 MiB).
+    public func openDocumentStore() throws -> DocumentStore {
+        let selection = configuration.documents
+        let options = selection.options.objectValue ?? [:]
+        var limits = DocumentLimits()
+        if let size = options["max-document-size"] {
+            guard let bytes = size.intValue, bytes > 0 else {
+                throw SuiteError(
+                    .invalidConfiguration, "documents option 'max-document-size' must be a positive integer (bytes)")
+            }
+            limits.maximumDocumentSize = Int(bytes)
+        }
+        let engine: any DocumentEngine
+        switch selection.engine {
+        case "sqlite":
+            for key in options.keys where !["path", "durability", "max-document-size"].contains(key) {
+                throw SuiteError(
+                    .invalidConfiguration, "unknown option '\(key)' for documents engine 'sqlite'",
+                    hint: "sqlite takes: path, durability (full|normal), max-document-size")
+            }
+            try ensureDataDirectory()
+            let file = options["path"]?.stringValue ?? "documents.sqlite"
+            let path = file.hasPrefix("/") ? file : configuration.dataDirectory + "/" + file
+            let durability: SQLiteDocumentEngine.Durability
+            switch options["durability"]?.stringValue ?? "full" {
+            case "full": durability = .full
+            case "normal": durability = .normal
+            case let other:
+                throw SuiteError(
+                    .invalidConfiguration, "documents option 'durability' must be 'full' or 'normal', not '\(other)'")
+            }
+            engine = try SQLiteDocumentEngine(path: path, durability: durability, logger: logger)
+        case "memory":
+            engine = InMemoryDocumentEngine()
+        case let name:
+            try plugins.requireAllLoaded()
+            guard let plugin = plugins.provider(kind: EngineKind.documents, name: name) else {
+                let available =
+                    Self.builtInDocumentEngines
+                    + plugins.loaded.flatMap(\.engines).filter { $0.kind == EngineKind.documents }.map(\.name)
+                throw PluginError(
+                    .engineNotFound,
+                    "no documents engine named '\(name)' (available: \(available.joined(separator: ", ")))",
+                    hint: "use a built-in engine, or list the plugin that provides '\(name)' under `plugins`")
+            }
+            engine = try PluginDocumentEngine(plugin: plugin, name: name, options: selection.options)
+        }
+        return DocumentStore(engine: engine, bus: bus, clock: clock, limits: limits, logger: logger)
+    }
+}

@@ -1,0 +1,332 @@
+import ArgumentParser
+import Documents
+import Foundation
+import SuiteCore
+import SuiteHost
+
+extension DocsCommand {
+    struct Import: SuiteSubcommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import documents from a JSON Lines file ({\"id\":…,\"data\":{…}} per line), streaming.",
+            discussion: """
+                Writes go in atomic batches of 500; a progress bar shows on stderr. A bad line stops the import \
+                with its line number; the batches before it stay imported.
+                """)
+
+        @Argument(help: "The collection path to import into.") var collection: String
+        @Argument(help: "The .jsonl file, or - for standard input.") var file: String
+        @OptionGroup var globals: GlobalOptions
+
+        func run(_ context: SuiteContext) async throws {
+            let handle: FileHandle
+            var total: UInt64 = 0
+            if file == "-" {
+                handle = .standardInput
+            } else {
+                guard let opened = FileHandle(forReadingAtPath: file) else {
+                    throw SuiteError(.notFound, "cannot open \(file)", hint: "give a .jsonl file, or - for stdin")
+                }
+                handle = opened
+                total = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? UInt64) ?? 0
+            }
+            try await withStore(context) { store in
+                let target = try store.collection(collection)
+                let progress = Progress(total: total, label: "import")
+                var reader = LineReader(handle: handle)
+                var batch = store.batch()
+                var pending = 0
+                var imported = 0
+                var lineNumber = 0
+                while let line = try reader.next() {
+                    lineNumber += 1
+                    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+                    let (id, data) = try Self.parse(line, lineNumber: lineNumber, imported: imported)
+                    let document = try id.map { try target.document($0) } ?? target.document()
+                    batch.setData(data, forDocument: document)
+                    pending += 1
+                    if pending == store.limits.maximumBatchSize {
+                        _ = try await batch.commit()
+                        imported += pending
+                        pending = 0
+                        batch = store.batch()
+                        progress.update(bytes: reader.bytesRead, items: imported)
+                    }
+                }
+                if pending > 0 {
+                    _ = try await batch.commit()
+                    imported += pending
+                }
+                progress.finish(bytes: reader.bytesRead, items: imported)
+                if globals.json {
+                    Output.print(JSONValue.object(["imported": .int(Int64(imported))]).jsonString)
+                } else {
+                    Output.print("imported \(imported) document(s) into \(collection)")
+                }
+            }
+        }
+
+        static func parse(_ line: [UInt8], lineNumber: Int, imported: Int) throws -> (String?, DocumentData) {
+            let where_ = "line \(lineNumber)"
+            let hint = #"each line is {"id":"u1","data":{…}} (id optional); \#(imported) document(s) were imported"#
+            let json: JSONValue
+            do {
+                json = try line.withUnsafeBytes { try JSONValue(parsing: $0) }
+            } catch let error as SuiteError {
+                throw SuiteError(.invalidArgument, "\(where_): \(error.message)", hint: hint)
+            }
+            guard let data = json["data"], data.objectValue != nil else {
+                throw SuiteError(.invalidArgument, "\(where_): missing \"data\" object", hint: hint)
+            }
+            let id = json["id"]
+            if let id, id.stringValue == nil {
+                throw SuiteError(.invalidArgument, "\(where_): \"id\" must be a string", hint: hint)
+            }
+            do {
+                return (id?.stringValue, try DocumentJSON.data(from: data))
+            } catch let error as any SuiteDescribedError {
+                throw SuiteError(.invalidArgument, "\(where_): \(error.message)", hint: error.hint ?? hint)
+            }
+        }
+    }
+
+    struct Export: SuiteSubcommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Export a collection as JSON Lines ({\"id\":…,\"data\":{…}} per line), in id order.")
+
+        @Argument(help: "The collection path.") var collection: String
+        @Option(help: "Write to this file instead of standard output.") var out: String?
+        @OptionGroup var globals: GlobalOptions
+
+        func run(_ context: SuiteContext) async throws {
+            let output: FileHandle
+            if let out {
+                guard FileManager.default.createFile(atPath: out, contents: nil),
+                    let handle = FileHandle(forWritingAtPath: out)
+                else {
+                    throw SuiteError(.io, "cannot write \(out)", hint: "check the directory exists and is writable")
+                }
+                output = handle
+            } else {
+                output = .standardOutput
+            }
+            try await withStore(context) { store in
+                let base = try store.collection(collection).query.order(by: FieldPath.documentID).limit(to: 1000)
+                var last: DocumentSnapshot?
+                var exported = 0
+                while true {
+                    let page = try await (last.map { base.start(afterDocument: $0) } ?? base).getDocuments()
+                    var text = ""
+                    for document in page.documents {
+                        let line: JSONValue = [
+                            "id": .string(document.documentID),
+                            "data": DocumentJSON.json(from: document.data ?? [:]),
+                        ]
+                        text += line.jsonString + "\n"
+                    }
+                    output.write(Data(text.utf8))
+                    exported += page.documents.count
+                    guard page.documents.count == 1000, let next = page.documents.last else { break }
+                    last = next
+                }
+                if out != nil {
+                    try output.close()
+                    FileHandle.standardError.write(Data("exported \(exported) document(s) to \(out ?? "")\n".utf8))
+                }
+            }
+        }
+    }
+
+    struct Watch: SuiteSubcommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print each change to a document or a query as a JSON line, as writes land (any process).",
+            discussion: """
+                A document path prints its snapshot after each change. A collection prints one line per change: \
+                {"type":"added|modified|removed","path","data","version","oldIndex","newIndex"}, starting with the \
+                current documents as "added".
+                """)
+
+        @Argument(help: "A document path or a collection path.") var target: String
+        @Option(name: .customLong("where"), help: ArgumentHelp("A filter: FIELD OP VALUE.", valueName: "expr"))
+        var filters: [String] = []
+        @Option(help: "Exit after printing N lines.") var count: Int?
+        @OptionGroup var globals: GlobalOptions
+
+        func run(_ context: SuiteContext) async throws {
+            try await withStore(context) { store in
+                var printed = 0
+                func emit(_ line: JSONValue) -> Bool {
+                    FileHandle.standardOutput.write(Data((line.jsonString + "\n").utf8))
+                    printed += 1
+                    return count.map { printed >= $0 } ?? false
+                }
+                let segments = target.split(separator: "/", omittingEmptySubsequences: false).count
+                if segments % 2 == 0 {
+                    guard filters.isEmpty else {
+                        throw SuiteError(.invalidArgument, "--where applies to a collection, not to document \(target)")
+                    }
+                    for try await snapshot in try store.document(target).snapshots() {
+                        var line = snapshot.json.objectValue ?? [:]
+                        line["exists"] = .bool(snapshot.exists)
+                        if emit(.object(line)) { return }
+                    }
+                } else {
+                    var query = try store.collection(target).query
+                    for filter in try filters.map(DocumentsCommandSupport.filter(parsing:)) {
+                        query = query.whereFilter(filter)
+                    }
+                    for try await snapshot in query.snapshots() {
+                        for change in snapshot.documentChanges {
+                            var line = change.document.json.objectValue ?? [:]
+                            line["type"] = .string("\(change.kind)")
+                            line["oldIndex"] = change.oldIndex.map { .int(Int64($0)) } ?? .null
+                            line["newIndex"] = change.newIndex.map { .int(Int64($0)) } ?? .null
+                            if emit(.object(line)) { return }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    struct Index: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Declare, list and drop composite indexes (single-field indexes are automatic).",
+            subcommands: [IndexAdd.self, IndexList.self, IndexDrop.self])
+    }
+
+    struct IndexAdd: SuiteSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add",
+            abstract: "Declare a composite index and backfill it: suite docs index add users city:asc points:desc")
+
+        @Argument(help: "The collection id (e.g. users, or orders for users/*/orders).") var collection: String
+        @Argument(help: "Fields in order: FIELD, FIELD:asc, FIELD:desc or FIELD:contains.") var fields: [String]
+        @Flag(help: "Collection-group scope (for --group queries).") var group = false
+        @OptionGroup var globals: GlobalOptions
+
+        func run(_ context: SuiteContext) async throws {
+            try await withStore(context) { store in
+                let definition = IndexDefinition(
+                    collectionID: collection, scope: group ? .collectionGroup : .collection,
+                    fields: try fields.map(IndexDefinition.Field.init(parsing:)))
+                try await store.declareIndex(definition)
+                if globals.json { Output.json(definition.json) } else { Output.print("index ready: \(definition)") }
+            }
+        }
+    }
+
+    struct IndexList: SuiteSubcommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List declared indexes.")
+        @OptionGroup var globals: GlobalOptions
+
+        func run(_ context: SuiteContext) async throws {
+            try await withStore(context) { store in
+                let indexes = try await store.indexes()
+                if globals.json {
+                    Output.json(.array(indexes.map(\.json)))
+                } else if indexes.isEmpty {
+                    Output.print("no composite indexes (every single field is indexed automatically)")
+                } else {
+                    var table = TextTable(["COLLECTION", "SCOPE", "FIELDS"])
+                    for index in indexes {
+                        table.append([
+                            index.collectionID, index.scope.rawValue,
+                            index.fields.map { "\($0.fieldPath.canonicalString) \($0.order.rawValue)" }
+                                .joined(separator: ", "),
+                        ])
+                    }
+                    Output.print(table.render())
+                }
+            }
+        }
+    }
+
+    struct IndexDrop: SuiteSubcommand {
+        static let configuration = CommandConfiguration(commandName: "drop", abstract: "Drop a declared index.")
+        @Argument(help: "The collection id.") var collection: String
+        @Argument(help: "Fields as given to `index add`.") var fields: [String]
+        @Flag(help: "Collection-group scope.") var group = false
+        @OptionGroup var globals: GlobalOptions
+
+        func run(_ context: SuiteContext) async throws {
+            try await withStore(context) { store in
+                let definition = IndexDefinition(
+                    collectionID: collection, scope: group ? .collectionGroup : .collection,
+                    fields: try fields.map(IndexDefinition.Field.init(parsing:)))
+                try await store.dropIndex(definition)
+                Output.print("index dropped: \(definition)")
+            }
+        }
+    }
+}
+
+/// Reads a file line by line in 1 MiB chunks, so huge imports stream in constant memory.
+struct LineReader {
+    let handle: FileHandle
+    var buffer: [UInt8] = []
+    var position = 0
+    var finished = false
+    var bytesRead: UInt64 = 0
+
+    init(handle: FileHandle) { self.handle = handle }
+
+    mutating func next() throws -> [UInt8]? {
+        while true {
+            if let newline = buffer[position...].firstIndex(of: 0x0A) {
+                let line = Array(buffer[position..<newline])
+                position = newline + 1
+                return line
+            }
+            if finished {
+                guard position < buffer.count else { return nil }
+                let line = Array(buffer[position...])
+                position = buffer.count
+                return line
+            }
+            buffer.removeFirst(position)
+            position = 0
+            let chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+            if chunk.isEmpty { finished = true }
+            bytesRead += UInt64(chunk.count)
+            buffer.append(contentsOf: chunk)
+        }
+    }
+}
+
+/// A progress bar on stderr (redrawn in place on a terminal; a final line otherwise).
+final class Progress {
+    let total: UInt64
+    let label: String
+    let start = ContinuousClock.now
+    let interactive = isatty(2) != 0
+    var lastDraw = ContinuousClock.now
+
+    init(total: UInt64, label: String) {
+        self.total = total
+        self.label = label
+    }
+
+    func update(bytes: UInt64, items: Int) {
+        guard interactive, ContinuousClock.now - lastDraw > .milliseconds(100) else { return }
+        lastDraw = .now
+        draw(bytes: bytes, items: items, end: "\r")
+    }
+
+    func finish(bytes: UInt64, items: Int) {
+        draw(bytes: bytes, items: items, end: "\n")
+    }
+
+    private func draw(bytes: UInt64, items: Int, end: String) {
+        let elapsed = max((ContinuousClock.now - start) / .seconds(1), 0.001)
+        let rate = Int(Double(items) / elapsed)
+        var line = "\(label): \(items) documents, \(rate)/s"
+        if total > 0 {
+            let fraction = min(1, Double(bytes) / Double(total))
+            let filled = Int(fraction * 30)
+            line =
+                "\(label) [" + String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
+                + "] \(Int(fraction * 100))%  " + "\(items) documents, \(rate)/s"
+        }
+        FileHandle.standardError.write(Data((line + end).utf8))
+    }
+}

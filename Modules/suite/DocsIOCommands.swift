@@ -206,9 +206,7 @@ extension DocsCommand {
 
         func run(_ context: SuiteContext) async throws {
             try await withStore(context) { store in
-                let definition = IndexDefinition(
-                    collectionID: collection, scope: group ? .collectionGroup : .collection,
-                    fields: try fields.map(IndexDefinition.Field.init(parsing:)))
+                let definition = try indexDefinition(collection, fields, group: group)
                 try await store.declareIndex(definition)
                 if globals.json { Output.json(definition.json) } else { Output.print("index ready: \(definition)") }
             }
@@ -250,14 +248,19 @@ extension DocsCommand {
 
         func run(_ context: SuiteContext) async throws {
             try await withStore(context) { store in
-                let definition = IndexDefinition(
-                    collectionID: collection, scope: group ? .collectionGroup : .collection,
-                    fields: try fields.map(IndexDefinition.Field.init(parsing:)))
+                let definition = try indexDefinition(collection, fields, group: group)
                 try await store.dropIndex(definition)
                 Output.print("index dropped: \(definition)")
             }
         }
     }
+}
+
+/// The index named on the command line: a collection id, `FIELD[:asc|desc|contains]`s, and `--group`.
+func indexDefinition(_ collection: String, _ fields: [String], group: Bool) throws -> IndexDefinition {
+    IndexDefinition(
+        collectionID: collection, scope: group ? .collectionGroup : .collection,
+        fields: try fields.map(IndexDefinition.Field.init(parsing:)))
 }
 
 /// Reads a file line by line in 1 MiB chunks, so huge imports stream in constant memory.

@@ -1,8 +1,9 @@
-import Documents
 import Foundation
 import GRDB
 import Logging
 import Testing
+
+@testable import Documents
 
 #if canImport(Glibc)
     import Glibc
@@ -61,6 +62,7 @@ struct SQLiteDocumentEngineTests {
         for durability in SQLiteDocumentEngine.Durability.allCases {
             let path = try TemporaryFiles.newDatabasePath()
             let engine = try SQLiteDocumentEngine(path: path, durability: durability)
+            #expect(try await engine.synchronousLevel() == (durability == .full ? 2 : 1))
             _ = try await engine.commit([put("c/d")], commitTime: 1)
             #expect(try await engine.document(at: "c/d")?.version == 1)
             #expect(FileManager.default.fileExists(atPath: path + "-wal"))

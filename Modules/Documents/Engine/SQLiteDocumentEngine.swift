@@ -74,15 +74,17 @@ public final class SQLiteDocumentEngine: Sendable {
         var configuration = Configuration()
         configuration.label = "suite.documents"
         configuration.busyMode = .timeout(10)
-        let synchronous = durability == .full ? "FULL" : "NORMAL"
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             // Index entries land at random places in large b-trees: a bigger page cache for the writer keeps bulk
             // imports from re-reading (and spilling) pages. Readers need less. Negative values are KiB.
             try db.execute(sql: db.configuration.readonly ? "PRAGMA cache_size = -8192" : "PRAGMA cache_size = -65536")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
+            // Only the writer's level matters. It is set here, not in `prepareDatabase`: a GRDB pool switches its
+            // writer to `synchronous = NORMAL` after `prepareDatabase` runs.
+            let synchronous = durability == .full ? "FULL" : "NORMAL"
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
             try Self.checkOwnership(pool, path: path)
             try Self.migrator.migrate(pool)
         } catch {
@@ -91,6 +93,15 @@ public final class SQLiteDocumentEngine: Sendable {
             throw mapped
         }
         logger.debug("opened documents database", metadata: ["path": "\(path)", "durability": "\(durability)"])
+    }
+
+    /// The writer connection's `PRAGMA synchronous` (1 NORMAL, 2 FULL), for tests.
+    func synchronousLevel() async throws -> Int {
+        try await write { db in
+            let select = try SQLiteStatement(db, "PRAGMA synchronous")
+            defer { select.reset() }
+            return try select.step() ? Int(select.int64(0)) : -1
+        }
     }
 
     /// Closes the database. Later calls fail with a ``DocumentsError``; the file stays consistent.

@@ -74,6 +74,21 @@ struct SQLiteDocumentEngineTests {
         }
     }
 
+    @Test func reportsCorruptStoredIndexEntries() async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let engine = try SQLiteDocumentEngine(
+            path: path, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        _ = try await engine.commit([put("c/d", entries: [IndexEntry(index: "i", key: [1])])], commitTime: 1)
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in try db.execute(sql: "UPDATE documents SET index_keys = x'05FFFF'") }
+        try queue.close()
+        let error = await #expect(throws: DocumentsError.self) {
+            _ = try await engine.commit([put("c/d")], commitTime: 2)
+        }
+        #expect(error?.code == .corrupted)
+        #expect(try await engine.lastSequence() == 1)
+    }
+
     @Test func failsCleanlyAfterClose() async throws {
         let engine = try SQLiteDocumentEngine(
             path: try TemporaryFiles.newDatabasePath(),

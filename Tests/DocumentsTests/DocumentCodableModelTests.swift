@@ -105,6 +105,14 @@ struct DocumentCodableModelTests {
             #expect(error.message.contains("address.city"))
             #expect(error.hint != nil)
         }
+        data["address"] = .map(["city": .string("Paris")])
+        data["previous"] = .array([.map(["city": .bool(true)])])
+        do {
+            _ = try DocumentDecoder().decode(User.self, from: data, path: nil)
+            Issue.record("expected an error")
+        } catch let error as DocumentsError {
+            #expect(error.message.contains("previous[0].city"))
+        }
         data.removeValue(forKey: "name")
         do {
             _ = try DocumentDecoder().decode(User.self, from: data, path: nil)

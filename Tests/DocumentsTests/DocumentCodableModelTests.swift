@@ -213,6 +213,9 @@ struct DocumentLimitsModelTests {
         #expect(code(["g": .geoPoint(GeoPoint(latitude: 91, longitude: 0))]) == .invalidValue)
         #expect(code(["r": .array([.reference("users")])]) == .invalidValue)
         #expect(code(["r": .reference("users/u1")]) == nil)
+        #expect(code(["t": .timestamp(Timestamp(microseconds: DocumentLimits.latestTimestamp))]) == nil)
+        #expect(code(["t": .timestamp(Timestamp(microseconds: DocumentLimits.latestTimestamp + 1))]) == .invalidValue)
+        #expect(code(["t": .timestamp(Timestamp(microseconds: DocumentLimits.earliestTimestamp - 1))]) == .invalidValue)
     }
 
     @Test func batchSize() throws {

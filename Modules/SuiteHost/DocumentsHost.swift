@@ -12,7 +12,9 @@ extension SuiteContext {
     /// `memory`, or a `documents` engine provided by a loaded plugin. Commits and costs are published on the bus.
     ///
     /// `sqlite` options: `path` (default `documents.sqlite`, relative to the data directory), `durability`
-    /// (`full`, the default, or `normal`), `max-document-size` (bytes, default 1 MiB).
+    /// (`normal`, the default: no acknowledged write is lost when the process dies, and after a power loss the file
+    /// opens consistent but may miss the last whole commits; `full`: every commit is synced to disk, 5–10× slower
+    /// for single-document writes), `max-document-size` (bytes, default 1 MiB).
     public func openDocumentStore() throws -> DocumentStore {
         let selection = configuration.documents
         let options = selection.options.objectValue ?? [:]
@@ -36,7 +38,7 @@ extension SuiteContext {
             let file = options["path"]?.stringValue ?? "documents.sqlite"
             let path = file.hasPrefix("/") ? file : configuration.dataDirectory + "/" + file
             let durability: SQLiteDocumentEngine.Durability
-            switch options["durability"]?.stringValue ?? "full" {
+            switch options["durability"]?.stringValue ?? "normal" {
             case "full": durability = .full
             case "normal": durability = .normal
             case let other:

@@ -38,14 +38,10 @@ public enum ObserverWire {
         let payload = json["payload"] ?? .null
         var time = Date()
         if let text = json["time"]?.stringValue {
-            guard
-                let parsed = try? Date(
-                    text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
-                    ?? Date(text, strategy: .iso8601)
-            else {
+            guard let micros = RFC3339.parse(text) else {
                 throw PluginOperationError.invalid("event '\(name)' has an invalid time '\(text)'")
             }
-            time = parsed
+            time = Date(timeIntervalSince1970: Double(micros) / 1_000_000)
         }
         return ObservedEvent(name: name, payloadJSON: payload.jsonString, time: time)
     }

@@ -92,6 +92,71 @@ public struct SuiteRunner: Sendable {
     }
 }
 
+/// A `suite` process running in the background whose standard output is read line by line.
+public final class RunningSuite: @unchecked Sendable {
+    // @unchecked: the process and the buffer are only touched under `lock` or by their own threads.
+    private let process: Process
+    private let output: FileHandle
+    private var buffer: [UInt8] = []
+    private let lock = NSLock()
+
+    init(process: Process, output: FileHandle) {
+        self.process = process
+        self.output = output
+    }
+
+    /// The next line of standard output, or `nil` at end of output or after `timeout` seconds (the process is then
+    /// terminated, so a test never hangs).
+    public func readLine(timeout: TimeInterval = 20) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let newline = lock.withLock({ buffer.firstIndex(of: 0x0A) }) {
+                return lock.withLock {
+                    let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                    buffer.removeSubrange(...newline)
+                    return line
+                }
+            }
+            let chunk = output.availableData
+            if chunk.isEmpty {
+                if !process.isRunning { return nil }
+                Thread.sleep(forTimeInterval: 0.01)
+                continue
+            }
+            lock.withLock { buffer.append(contentsOf: chunk) }
+        }
+        process.terminate()
+        return nil
+    }
+
+    /// Waits for the process to exit (terminating it after `timeout` seconds) and returns its status.
+    @discardableResult
+    public func wait(timeout: TimeInterval = 20) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+extension SuiteRunner {
+    /// Starts `suite` with `arguments` in the background.
+    public func start(_ arguments: [String]) throws -> RunningSuite {
+        let process = Process()
+        process.executableURL = TestSupport.binDirectory.appendingPathComponent("suite")
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return RunningSuite(process: process, output: out.fileHandleForReading)
+    }
+}
+
 /// A value guarded by a lock (test support only).
 final class Mutexed<T>: @unchecked Sendable {
     private var value: T

@@ -67,7 +67,7 @@ public enum DocumentJSON {
             if d.isFinite { return .double(d) }
             return .object(["$double": .string(d.isNaN ? "NaN" : (d > 0 ? "Infinity" : "-Infinity"))])
         case .string(let s): return .string(s)
-        case .timestamp(let t): return .object(["$timestamp": .string(RFC3339.format(t))])
+        case .timestamp(let t): return .object(["$timestamp": .string(RFC3339.format(microseconds: t.microseconds))])
         case .bytes(let b): return .object(["$bytes": .string(Data(b).base64EncodedString())])
         case .reference(let path): return .object(["$ref": .string(path)])
         case .geoPoint(let g): return .object(["$geo": .array([.double(g.latitude), .double(g.longitude)])])
@@ -155,7 +155,7 @@ public enum DocumentJSON {
                     location: [], message: "$timestamp needs an RFC 3339 string, not \(inner.typeDescription)",
                     hint: #"write e.g. {"$timestamp":"2024-05-01T12:30:00Z"}"#)
             }
-            guard let timestamp = RFC3339.parse(text) else {
+            guard let timestamp = RFC3339.parse(text).map(Timestamp.init(microseconds:)) else {
                 throw LocatedError(
                     location: [], message: "'\(text)' is not an RFC 3339 timestamp",
                     hint: "use YYYY-MM-DDTHH:MM:SS[.ffffff] followed by Z or an offset such as +02:00, "

@@ -1,15 +1,26 @@
-/// Parsing and formatting of RFC 3339 timestamps (`2024-05-01T12:30:00.250Z`), microsecond precision.
-enum RFC3339 {
+/// Parsing and formatting of RFC 3339 timestamps (`2024-05-01T12:30:00.250Z`) with microsecond precision, without
+/// Foundation's date formatters (which cost microseconds per call).
+public enum RFC3339 {
     static let microsecondsPerDay: Int64 = 86_400_000_000
 
+    /// How many fraction digits ``format(microseconds:fraction:)`` writes.
+    public enum Fraction: Sendable {
+        /// None when the fraction is zero, 3 digits for whole milliseconds, else 6.
+        case automatic
+        /// Always 3 digits (milliseconds, truncated).
+        case milliseconds
+    }
+
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; fractions beyond microseconds are truncated.
-    /// Returns `nil` if the text is not a valid RFC 3339 date-time with a year from 0001 to 9999.
-    static func parse(_ text: String) -> Timestamp? {
+    /// Returns microseconds since the Unix epoch, or `nil` if the text is not a valid RFC 3339 date-time with a year
+    /// from 0001 to 9999.
+    public static func parse(_ text: String) -> Int64? {
         var text = text
         return text.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
     }
 
-    static func parse(_ s: UnsafeRawBufferPointer) -> Timestamp? {
+    /// Parses RFC 3339 UTF-8 bytes; see ``parse(_:)-(String)``. Returns microseconds since the Unix epoch.
+    public static func parse(_ s: UnsafeRawBufferPointer) -> Int64? {
         var i = 0
         func digits(_ n: Int) -> Int64? {
             guard i + n <= s.count else { return nil }
@@ -60,12 +71,11 @@ enum RFC3339 {
         guard i == s.count else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second - offsetMinutes * 60
-        return Timestamp(microseconds: seconds * 1_000_000 + micros)
+        return seconds * 1_000_000 + micros
     }
 
-    /// Formats as `YYYY-MM-DDTHH:MM:SS[.fff|.ffffff]Z` (UTC, fraction only when non-zero).
-    static func format(_ timestamp: Timestamp) -> String {
-        let micros = timestamp.microseconds
+    /// Formats microseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS[.fff|.ffffff]Z` in UTC.
+    public static func format(microseconds micros: Int64, fraction style: Fraction = .automatic) -> String {
         var days = micros / microsecondsPerDay
         var rest = micros % microsecondsPerDay
         if rest < 0 {
@@ -89,9 +99,15 @@ enum RFC3339 {
         pad(secondsOfDay / 60 % 60, 2, &out)
         out += ":"
         pad(secondsOfDay % 60, 2, &out)
-        if fraction != 0 {
+        switch style {
+        case .milliseconds:
+            out += "."
+            pad(fraction / 1000, 3, &out)
+        case .automatic where fraction != 0:
             out += "."
             if fraction % 1000 == 0 { pad(fraction / 1000, 3, &out) } else { pad(fraction, 6, &out) }
+        case .automatic:
+            break
         }
         out += "Z"
         return out

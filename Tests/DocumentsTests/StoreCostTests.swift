@@ -11,7 +11,9 @@ import Testing
         let bus = EventBus()
         let store = try await T.store(factory, bus: bus)
         let costEvents = Collected<DocumentsCost.Payload>()
-        let subscription = bus.subscribe(to: DocumentsCost.self) { event in Task { await costEvents.append(event.payload) } }
+        let subscription = bus.subscribe(to: DocumentsCost.self) { event in
+            Task { await costEvents.append(event.payload) }
+        }
         try await T.seedUsers(store)  // 10 writes
         _ = try await store.document("users/u01").getDocument()  // 1 read
         _ = try await store.document("users/nobody").getDocument()  // 1 read (missing still costs)
@@ -37,7 +39,9 @@ import Testing
     }
 
     @Test func countersPersistAcrossStoresOnOneFile() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-costs-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "store-costs-\(UUID().uuidString).sqlite"
+        ).path
         let first = DocumentStore(engine: try SQLiteDocumentEngine(path: path))
         try await first.document("a/b").setData(["x": 1])
         _ = try await first.document("a/b").getDocument()

@@ -45,9 +45,11 @@ import Testing
         try await users.document("c").setData(["points": 20])  // added between a and b
         let added = await collected.waitFor(2)
         #expect(added.last.map(T.ids) == ["a", "c", "b"])
-        #expect(added.last?.documentChanges == [
-            DocumentChange(kind: .added, document: try #require(added.last?.documents[1]), oldIndex: nil, newIndex: 1)
-        ])
+        #expect(
+            added.last?.documentChanges == [
+                DocumentChange(
+                    kind: .added, document: try #require(added.last?.documents[1]), oldIndex: nil, newIndex: 1)
+            ])
 
         try await users.document("a").updateData(["points": 40])  // moves to the end
         let modified = await collected.waitFor(3)
@@ -120,12 +122,16 @@ import Testing
     }
 
     @Test func listenerSeesCommitsFromAnotherStoreOnTheSameFile() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-listen-\(UUID().uuidString).sqlite").path
-        let watcher = DocumentStore(engine: try SQLiteDocumentEngine(path: path), options: {
-            var o = DocumentStore.Options()
-            o.listenerPollInterval = .milliseconds(20)
-            return o
-        }())
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "store-listen-\(UUID().uuidString).sqlite"
+        ).path
+        let watcher = DocumentStore(
+            engine: try SQLiteDocumentEngine(path: path),
+            options: {
+                var o = DocumentStore.Options()
+                o.listenerPollInterval = .milliseconds(20)
+                return o
+            }())
         let writer = DocumentStore(engine: try SQLiteDocumentEngine(path: path))
         let collected = Collected<QuerySnapshot>()
         let task = Task {

@@ -17,13 +17,16 @@ import Testing
         // Numbers compare numerically across int and double; only numbers match a numeric range.
         #expect(try await ids(users.whereField("points", isEqualTo: .double(25))) == ["u02"])
         #expect(try await ids(users.whereField("points", isGreaterThan: .int(20))) == ["u02", "u05", "u04", "u09"])
-        #expect(try await ids(users.whereField("points", isGreaterThanOrEqualTo: .int(25))) == ["u02", "u05", "u04", "u09"])
+        #expect(
+            try await ids(users.whereField("points", isGreaterThanOrEqualTo: .int(25))) == ["u02", "u05", "u04", "u09"])
         #expect(try await ids(users.whereField("points", isLessThan: .int(10))) == ["u07", "u03"])
         #expect(try await ids(users.whereField("points", isLessThanOrEqualTo: .int(10))) == ["u07", "u03", "u01"])
         #expect(try await ids(users.whereField("points", isGreaterThan: .string(""))) == ["u06"])
         // != and not-in need the field to exist; null is a value.
         #expect(
-            try await ids(users.whereField("city", isNotEqualTo: .string("Paris"))) == ["u02", "u06", "u10", "u04", "u08"])
+            try await ids(users.whereField("city", isNotEqualTo: .string("Paris"))) == [
+                "u02", "u06", "u10", "u04", "u08",
+            ])
         #expect(try await ids(users.whereField("points", isNotEqualTo: .null)).count == 9)
         #expect(
             try await ids(users.whereField("city", notIn: [.string("Paris"), .string("Lyon")])) == ["u04", "u08"])
@@ -35,11 +38,16 @@ import Testing
             try await ids(users.whereField("tags", arrayContainsAny: [.string("juice"), .string("tea")]))
                 == ["u01", "u02", "u05", "u09"])
         #expect(try await ids(users.whereField("address.city", isEqualTo: .string("Paris"))) == ["u07"])
-        #expect(try await ids(users.whereField("address", isEqualTo: .map(["city": .string("Paris"), "zip": .string("75001")]))) == ["u07"])
+        #expect(
+            try await ids(
+                users.whereField("address", isEqualTo: .map(["city": .string("Paris"), "zip": .string("75001")]))) == [
+                    "u07"
+                ])
         #expect(try await ids(users.whereField("tags", isEqualTo: .array([.string("tea")]))) == ["u02"])
         // Several equalities (index intersection).
         #expect(
-            try await ids(users.whereField("city", isEqualTo: .string("Paris")).whereField("points", isEqualTo: .int(10)))
+            try await ids(
+                users.whereField("city", isEqualTo: .string("Paris")).whereField("points", isEqualTo: .int(10)))
                 == ["u01"])
     }
 
@@ -67,7 +75,8 @@ import Testing
         let users = try store.collection("users")
         let byAge = users.order(by: "age")
         #expect(T.ids(try await byAge.limit(to: 3).getDocuments()) == ["u07", "u03", "u09"])
-        #expect(T.ids(try await users.order(by: "age", descending: true).limit(to: 2).getDocuments()) == ["u08", "u06"])
+        #expect(
+            T.ids(try await users.order(by: "age", descending: true).limit(to: 2).getDocuments()) == ["u08", "u06"])
         #expect(T.ids(try await byAge.limit(toLast: 2).getDocuments()) == ["u06", "u08"])
         #expect(T.ids(try await byAge.start(at: [.int(41)]).getDocuments()) == ["u02", "u10", "u06", "u08"])
         #expect(T.ids(try await byAge.start(after: [.int(41)]).limit(to: 2).getDocuments()) == ["u10", "u06"])
@@ -82,7 +91,9 @@ import Testing
         // Ties break by document name in the direction of the last order.
         #expect(T.ids(try await users.whereField("points", isEqualTo: .int(25)).getDocuments()) == ["u02"])
         #expect(
-            T.ids(try await users.whereField("city", isEqualTo: .string("Lyon")).order(by: "__name__", descending: true).getDocuments())
+            T.ids(
+                try await users.whereField("city", isEqualTo: .string("Lyon")).order(by: "__name__", descending: true)
+                    .getDocuments())
                 == ["u10", "u06", "u02"])
     }
 
@@ -93,7 +104,10 @@ import Testing
         let users = try store.collection("users")
         #expect(T.ids(try await users.whereField("__name__", isEqualTo: .string("u03")).getDocuments()) == ["u03"])
         #expect(
-            T.ids(try await users.whereField(FieldPath.documentID, .in, .array([.string("u09"), .reference("users/u02")])).getDocuments())
+            T.ids(
+                try await users.whereField(
+                    FieldPath.documentID, .in, .array([.string("u09"), .reference("users/u02")])
+                ).getDocuments())
                 == ["u02", "u09"])
         #expect(
             T.ids(try await users.whereField("__name__", isGreaterThanOrEqualTo: .string("u08")).getDocuments())
@@ -101,9 +115,15 @@ import Testing
         #expect(
             T.ids(try await users.whereField("__name__", isLessThan: .string("u03")).getDocuments()) == ["u01", "u02"])
         #expect(
-            T.ids(try await users.whereField("city", isEqualTo: .string("Paris")).whereField("__name__", isGreaterThan: .string("u03")).getDocuments())
+            T.ids(
+                try await users.whereField("city", isEqualTo: .string("Paris")).whereField(
+                    "__name__", isGreaterThan: .string("u03")
+                ).getDocuments())
                 == ["u05", "u09"])
-        #expect(T.ids(try await users.order(by: "__name__", descending: true).limit(to: 2).getDocuments()) == ["u10", "u09"])
+        #expect(
+            T.ids(try await users.order(by: "__name__", descending: true).limit(to: 2).getDocuments()) == [
+                "u10", "u09",
+            ])
     }
 
     @Test(arguments: DocumentEngineFactory.all)
@@ -111,7 +131,8 @@ import Testing
         let store = try await T.store(factory)
         try await T.seedUsers(store)
         let users = try store.collection("users")
-        let masked = try await users.whereField("name", isEqualTo: .string("Gus")).select(["name", "address.zip"]).getDocuments()
+        let masked = try await users.whereField("name", isEqualTo: .string("Gus")).select(["name", "address.zip"])
+            .getDocuments()
         #expect(masked.documents.first?.data == ["name": .string("Gus"), "address": .map(["zip": .string("75001")])])
         #expect(try await users.count() == 10)
         #expect(try await users.whereField("city", isEqualTo: .string("Paris")).count() == 4)
@@ -141,7 +162,9 @@ import Testing
         #expect(twoOrders?.message.contains("users (city asc, age asc)") == true)
 
         try await store.declareIndex(
-            IndexDefinition(collectionID: "users", fields: [.init(try FieldPath("city")), .init(try FieldPath("points"), order: .descending)]))
+            IndexDefinition(
+                collectionID: "users",
+                fields: [.init(try FieldPath("city")), .init(try FieldPath("points"), order: .descending)]))
         #expect(T.ids(try await query.getDocuments()) == ["u09", "u05", "u01", "u03"])
         // Same index, all directions reversed.
         let ascending = users.whereField("city", isEqualTo: .string("Paris")).order(by: "points")
@@ -162,7 +185,9 @@ import Testing
     func collectionGroupQueries(_ factory: DocumentEngineFactory) async throws {
         let store = try await T.store(factory)
         for (user, total) in [("a", 5), ("b", 15), ("c", 25)] {
-            try await store.document("users/\(user)/orders/o1").setData(["total": FieldValue(.int(Int64(total))), "status": "open"])
+            try await store.document("users/\(user)/orders/o1").setData([
+                "total": FieldValue(.int(Int64(total))), "status": "open",
+            ])
         }
         try await store.document("orders/top").setData(["total": 100, "status": "closed"])
         let group = try store.collectionGroup("orders")
@@ -171,8 +196,12 @@ import Testing
         let error = await T.documentsError { _ = try await filtered.getDocuments() }
         #expect(error?.code == .missingIndex)
         #expect(error?.message.contains("--group") == true)
-        try await store.declareIndex(IndexDefinition(collectionID: "orders", scope: .collectionGroup, fields: [.init(try FieldPath("total"))]))
-        #expect(try await filtered.getDocuments().documents.map(\.path.string) == ["users/b/orders/o1", "users/c/orders/o1", "orders/top"])
+        try await store.declareIndex(
+            IndexDefinition(collectionID: "orders", scope: .collectionGroup, fields: [.init(try FieldPath("total"))]))
+        #expect(
+            try await filtered.getDocuments().documents.map(\.path.string) == [
+                "users/b/orders/o1", "users/c/orders/o1", "orders/top",
+            ])
     }
 
     @Test(arguments: DocumentEngineFactory.all)
@@ -207,7 +236,10 @@ import Testing
             let batch = store.batch()
             for i in index..<(index + 500) {
                 batch.setData(
-                    ["status": FieldValue(.string(i % 100 == 0 ? "rare" : "common")), "total": FieldValue(.int(Int64(i)))],
+                    [
+                        "status": FieldValue(.string(i % 100 == 0 ? "rare" : "common")),
+                        "total": FieldValue(.int(Int64(i))),
+                    ],
                     forDocument: try orders.document(String(format: "o%05d", i)))
             }
             try await batch.commit()

@@ -70,14 +70,18 @@ import Testing
         let store = try await StoreTesting.store(factory, clock: clock)
         let ref = try store.document("stats/daily")
         let created = try await ref.setData(
-            ["orders": .increment(1), "revenue": .increment(2.5), "at": .serverTimestamp, "tags": .arrayUnion([.string("a")])],
+            [
+                "orders": .increment(1), "revenue": .increment(2.5), "at": .serverTimestamp,
+                "tags": .arrayUnion([.string("a")]),
+            ],
             merge: true)
         #expect(created.get("orders") == .int(1))
         #expect(created.get("revenue") == .double(2.5))
         #expect(created.get("at") == .timestamp(Timestamp(microseconds: 1_800_000_000_000_000)))
         #expect(created.get("tags") == .array([.string("a")]))
         let next = try await ref.updateData([
-            "orders": .increment(Int64(4)), "revenue": .increment(1), "tags": .arrayUnion([.string("a"), .string("b")]),
+            "orders": .increment(Int64(4)), "revenue": .increment(1),
+            "tags": .arrayUnion([.string("a"), .string("b")]),
         ])
         #expect(next.get("orders") == .int(5))
         #expect(next.get("revenue") == .double(3.5))
@@ -195,7 +199,9 @@ import Testing
     @Test func batchLimit() async throws {
         let store = try await StoreTesting.store(.inMemory)
         let batch = store.batch()
-        for i in 0..<501 { batch.setData(["i": FieldValue(.int(Int64(i)))], forDocument: try store.document("c/d\(i)")) }
+        for i in 0..<501 {
+            batch.setData(["i": FieldValue(.int(Int64(i)))], forDocument: try store.document("c/d\(i)"))
+        }
         let error = await StoreTesting.documentsError { try await batch.commit() }
         #expect(error?.code == .limitExceeded)
         #expect(try await store.collection("c").count() == 0)
@@ -263,7 +269,9 @@ import Testing
             let user = try await tx.getDocument(a)
             guard case .int(let points)? = user.get("points"), points >= 10 else { return -1 }
             try tx.updateData(["points": .increment(-10)], forDocument: a)
-            tx.setData(["points": -10, "at": .serverTimestamp], forDocument: try store.collection("pointTransactions").document())
+            tx.setData(
+                ["points": -10, "at": .serverTimestamp],
+                forDocument: try store.collection("pointTransactions").document())
             return points - 10
         }
         #expect(redeemed == 13)

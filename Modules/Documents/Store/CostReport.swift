@@ -49,8 +49,9 @@ public struct CostReport: Sendable, Hashable, Codable {
     public var byKind: [String: CostCounts]
 
     /// Creates a report.
-    public init(total: CostCounts = CostCounts(), byCollection: [String: CostCounts] = [:], byKind: [String: CostCounts] = [:])
-    {
+    public init(
+        total: CostCounts = CostCounts(), byCollection: [String: CostCounts] = [:], byKind: [String: CostCounts] = [:]
+    ) {
         self.total = total
         self.byCollection = byCollection
         self.byKind = byKind

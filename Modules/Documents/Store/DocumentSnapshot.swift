@@ -113,7 +113,8 @@ public struct DocumentSnapshot: Sendable, Hashable {
     init(stored: StoredDocument, path: DocumentPath) throws {
         self.init(
             path: path, data: try ValueCodec.decode(stored.body), version: stored.version,
-            createTime: Timestamp(microseconds: stored.createTime), updateTime: Timestamp(microseconds: stored.updateTime))
+            createTime: Timestamp(microseconds: stored.createTime),
+            updateTime: Timestamp(microseconds: stored.updateTime))
     }
 
     /// Builds a snapshot from a stored document whose body is already decoded.

@@ -70,12 +70,7 @@ extension DocumentStore {
     func commit(
         _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?] = [:], retry: Bool = true
     ) async throws -> [DocumentSnapshot] {
-        guard writes.count <= limits.maximumBatchSize else {
-            throw DocumentsError(
-                .limitExceeded,
-                "a batch can hold at most \(limits.maximumBatchSize) writes; this one has \(writes.count)",
-                hint: "split the writes into several batches")
-        }
+        try limits.validateBatchSize(writes.count)
         guard !writes.isEmpty else { return [] }
         let declared = try await indexes()
         let attempts = retry ? max(1, options.writeRetries) : 1
@@ -168,7 +163,8 @@ extension DocumentStore {
                 let entries = IndexPolicy.entries(
                     for: data, path: path, collectionPath: path.collection.string, declared: declared)
                 mutations.append(
-                    DocumentMutation(path: key, kind: .put(body: body, indexEntries: entries), precondition: precondition))
+                    DocumentMutation(
+                        path: key, kind: .put(body: body, indexEntries: entries), precondition: precondition))
             } else {
                 mutations.append(DocumentMutation(path: key, kind: .delete, precondition: precondition))
             }
@@ -357,7 +353,9 @@ extension DocumentStore {
         }
     }
 
-    private static func apply(_ transforms: [(FieldPath, FieldTransform)], to data: inout DocumentData, commitTime: Int64)
+    private static func apply(
+        _ transforms: [(FieldPath, FieldTransform)], to data: inout DocumentData, commitTime: Int64
+    )
         throws
     {
         for (field, transform) in transforms {

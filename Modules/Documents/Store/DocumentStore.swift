@@ -1,6 +1,6 @@
+import Foundation
 public import Logging
 public import SuiteCore
-import Foundation
 import Synchronization
 
 /// A Firestore-like document database over a ``DocumentEngine``: references, writes with transforms that return the
@@ -151,7 +151,9 @@ public final class DocumentStore: Sendable {
     public func indexes() async throws -> [IndexDefinition] {
         let now = ContinuousClock.now
         let cached = state.withLock { state -> [IndexDefinition]? in
-            guard let loadedAt = state.indexesLoadedAt, now - loadedAt < options.indexRefreshInterval else { return nil }
+            guard let loadedAt = state.indexesLoadedAt, now - loadedAt < options.indexRefreshInterval else {
+                return nil
+            }
             return state.indexes
         }
         if let cached { return cached }

@@ -62,7 +62,10 @@ private actor DocumentListener: StartableListener {
     var lastVersion: Int64 = -1
     var lastExists = false
 
-    init(store: DocumentStore, path: DocumentPath, continuation: AsyncThrowingStream<DocumentSnapshot, any Error>.Continuation) {
+    init(
+        store: DocumentStore, path: DocumentPath,
+        continuation: AsyncThrowingStream<DocumentSnapshot, any Error>.Continuation
+    ) {
         self.store = store
         self.path = path
         self.continuation = continuation
@@ -158,9 +161,11 @@ private actor QueryListener: StartableListener {
             let changes = results.enumerated().map { index, candidate in
                 DocumentChange(kind: .added, document: mask(candidate.snapshot), oldIndex: nil, newIndex: index)
             }
-            store.recordCost(kind: "listen", collection: query.costCollection, CostCounts(reads: Int64(max(1, results.count))))
+            store.recordCost(
+                kind: "listen", collection: query.costCollection, CostCounts(reads: Int64(max(1, results.count))))
             continuation.yield(
-                QuerySnapshot(documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: baseline))
+                QuerySnapshot(
+                    documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: baseline))
             while !pending.isEmpty {
                 let records = pending
                 pending = []
@@ -217,24 +222,30 @@ private actor QueryListener: StartableListener {
                 var candidate: Candidate?
                 if let document = record.document {
                     let data = try ValueCodec.decode(document.body)
-                    if normalized.matches(path, data) { candidate = Candidate(path: path, stored: document, data: data) }
+                    if normalized.matches(path, data) {
+                        candidate = Candidate(path: path, stored: document, data: data)
+                    }
                 }
                 switch (oldIndex, candidate) {
                 case (nil, nil):
                     continue
                 case (let old?, nil):
                     let removed = results.remove(at: old)
-                    changes.append(DocumentChange(kind: .removed, document: mask(removed.snapshot), oldIndex: old, newIndex: nil))
+                    changes.append(
+                        DocumentChange(kind: .removed, document: mask(removed.snapshot), oldIndex: old, newIndex: nil))
                 case (let old?, let candidate?):
                     if results[old].stored.version == candidate.stored.version { continue }
                     results.remove(at: old)
                     let new = insertionIndex(candidate, normalized)
                     results.insert(candidate, at: new)
-                    changes.append(DocumentChange(kind: .modified, document: mask(candidate.snapshot), oldIndex: old, newIndex: new))
+                    changes.append(
+                        DocumentChange(
+                            kind: .modified, document: mask(candidate.snapshot), oldIndex: old, newIndex: new))
                 case (nil, let candidate?):
                     let new = insertionIndex(candidate, normalized)
                     results.insert(candidate, at: new)
-                    changes.append(DocumentChange(kind: .added, document: mask(candidate.snapshot), oldIndex: nil, newIndex: new))
+                    changes.append(
+                        DocumentChange(kind: .added, document: mask(candidate.snapshot), oldIndex: nil, newIndex: new))
                 }
             }
         } else {
@@ -246,7 +257,9 @@ private actor QueryListener: StartableListener {
             while index >= 0 {
                 if !freshPaths.contains(current[index].path.string) {
                     let removed = current.remove(at: index)
-                    changes.append(DocumentChange(kind: .removed, document: mask(removed.snapshot), oldIndex: index, newIndex: nil))
+                    changes.append(
+                        DocumentChange(kind: .removed, document: mask(removed.snapshot), oldIndex: index, newIndex: nil)
+                    )
                 }
                 index -= 1
             }
@@ -258,11 +271,14 @@ private actor QueryListener: StartableListener {
                     current.insert(candidate, at: min(newIndex, current.count))
                     if moved || changed {
                         changes.append(
-                            DocumentChange(kind: .modified, document: mask(candidate.snapshot), oldIndex: old, newIndex: newIndex))
+                            DocumentChange(
+                                kind: .modified, document: mask(candidate.snapshot), oldIndex: old, newIndex: newIndex))
                     }
                 } else {
                     current.insert(candidate, at: min(newIndex, current.count))
-                    changes.append(DocumentChange(kind: .added, document: mask(candidate.snapshot), oldIndex: nil, newIndex: newIndex))
+                    changes.append(
+                        DocumentChange(
+                            kind: .added, document: mask(candidate.snapshot), oldIndex: nil, newIndex: newIndex))
                 }
             }
             results = fresh

@@ -287,7 +287,9 @@ extension QueryConvertible {
     public func end(before values: [DocumentValue]) -> Query { withEnd(.values(values), inclusive: false) }
 
     /// Starts at a document (its order-by values, then its name).
-    public func start(atDocument snapshot: DocumentSnapshot) -> Query { withStart(.snapshot(snapshot), inclusive: true) }
+    public func start(atDocument snapshot: DocumentSnapshot) -> Query {
+        withStart(.snapshot(snapshot), inclusive: true)
+    }
     /// Starts after a document: the next page after `snapshot`.
     public func start(afterDocument snapshot: DocumentSnapshot) -> Query {
         withStart(.snapshot(snapshot), inclusive: false)

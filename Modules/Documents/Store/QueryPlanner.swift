@@ -230,7 +230,9 @@ extension QueryRunner {
                             orders: [], nameDescending: false)
                     else { throw missingIndex(q, equalities: equalities, orders: orderFields) }
                     name = definition.indexName(collectionPath: collectionPath)
-                    if definition.fields[0].order == .descending { key = IndexKey.encode(equality.value, descending: true) }
+                    if definition.fields[0].order == .descending {
+                        key = IndexKey.encode(equality.value, descending: true)
+                    }
                 } else {
                     name =
                         equality.contains

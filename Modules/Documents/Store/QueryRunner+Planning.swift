@@ -45,7 +45,8 @@ extension QueryRunner {
                     + "filter (it is on '\(first.field.canonicalString)')",
                 hint: "add .order(by: \"\(inequalityField.canonicalString)\") first")
         }
-        if let nameIndex = orders.firstIndex(where: { $0.field == FieldPath.documentID }), nameIndex != orders.count - 1 {
+        if let nameIndex = orders.firstIndex(where: { $0.field == FieldPath.documentID }), nameIndex != orders.count - 1
+        {
             throw invalid("ordering by the document id (__name__) must come last")
         }
         if Set(orders.map(\.field)).count != orders.count {
@@ -109,7 +110,9 @@ extension QueryRunner {
             reversed: query.limitToLast, start: start, end: end, mask: query.mask)
     }
 
-    private static func collect(_ filter: Filter, into all: inout [FieldFilter], hasOr: inout Bool, target: Query.Target)
+    private static func collect(
+        _ filter: Filter, into all: inout [FieldFilter], hasOr: inout Bool, target: Query.Target
+    )
         throws
     {
         switch filter.node {
@@ -201,7 +204,8 @@ extension QueryRunner {
     }
 
     private static func tooManyDisjunctions() -> DocumentsError {
-        invalid("the query has too many disjunctions (or / in / array-contains-any); the limit is \(maximumDisjunctions)")
+        invalid(
+            "the query has too many disjunctions (or / in / array-contains-any); the limit is \(maximumDisjunctions)")
     }
 
     /// One branch with `in` / `array-contains-any` expanded into several (document-id values normalized).

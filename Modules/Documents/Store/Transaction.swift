@@ -31,7 +31,8 @@ public final class Transaction: Sendable {
             stored = cached
         } else {
             stored = try await store.engine.document(at: key)
-            store.recordCost(kind: "transaction", collection: document.path.collection.collectionID, CostCounts(reads: 1))
+            store.recordCost(
+                kind: "transaction", collection: document.path.collection.collectionID, CostCounts(reads: 1))
             state.withLock { state in
                 if state.reads[key] == nil { state.reads[key] = .some(stored) }
             }

@@ -51,7 +51,8 @@ public final class WriteBatch: Sendable {
     ) -> WriteBatch {
         do {
             let mask = try mergeFields.map { try FieldPath($0) }
-            return add(PendingWrite(path: document.path, operation: .set(data, .fields(mask)), precondition: precondition))
+            return add(
+                PendingWrite(path: document.path, operation: .set(data, .fields(mask)), precondition: precondition))
         } catch {
             return fail(error)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SuiteCore
+import Synchronization
 
 /// How a set treats existing fields.
 enum MergeOption: Sendable, Hashable {
@@ -214,6 +215,7 @@ extension DocumentStore {
                 DocumentsChanged(
                     payload: .init(sequence: result.sequence, paths: order, deletedPaths: deleted, kind: kind)))
         }
+        knownSequence.max(result.sequence, ordering: .relaxed)
         feed.notifyCommit()
         return snapshots
     }

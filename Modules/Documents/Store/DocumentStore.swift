@@ -58,6 +58,8 @@ public final class DocumentStore: Sendable {
     let state: Mutex<State>
     let feed: ChangeFeed
     let retryGate = AsyncGate()
+    /// The highest change-log sequence this store has committed (one-shot query snapshots report it).
+    let knownSequence = Atomic<Int64>(0)
 
     /// Creates a store over `engine`.
     /// - Parameters:

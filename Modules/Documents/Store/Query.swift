@@ -393,7 +393,8 @@ public struct QuerySnapshot: Sendable {
     public var documentChanges: [DocumentChange]
     /// Where the data came from.
     public var metadata = SnapshotMetadata()
-    /// The engine sequence the results reflect (at least).
+    /// A change-log sequence the results reflect at least: the last commit this store made, or for a listener the
+    /// last change it applied.
     public var sequence: Int64
 
     /// The number of documents.

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One field comparison after normalization (`in` / `array-contains-any` expanded into branches).
 struct FieldFilter: Sendable, Hashable {
     var field: FieldPath
@@ -135,7 +137,7 @@ struct QueryRunner: Sendable {
 
     func run() async throws -> Result {
         let normalized = try Self.normalize(query)
-        let sequence = try await store.engine.lastSequence()
+        let sequence = store.knownSequence.load(ordering: .relaxed)
         let plans = try await plan(normalized)
         let stats = QueryStats()
         let candidates = try await collect(normalized, plans, stats: stats)

@@ -100,7 +100,7 @@ public struct AggregateQuery: Sendable {
             let count = try await runner.count(normalized, plans, stats: stats)
             results = fields.map { _ in .int(Int64(count)) }
         }
-        let entries = stats.indexEntriesScanned + stats.documentsScanned + (needsDocuments ? stats.documentsRead : 0)
+        let entries = stats.indexEntriesScanned + stats.documentsScanned
         return (AggregateSnapshot(aliases: fields.map(\.alias), results: results, sequence: sequence), entries)
     }
 

@@ -325,6 +325,9 @@ final class AsyncGate: Sendable {
     }
     private let state = Mutex(State())
 
+    /// Set while the current task runs inside a gated transaction attempt.
+    @TaskLocal static var held = false
+
     /// Whether someone holds or waits for the gate.
     var isBusy: Bool { state.withLock { $0.locked } }
 

@@ -257,7 +257,7 @@ struct QueryRunner: Sendable {
                 }
                 return true
             }
-            if need == nil || out.count < need! { try await drain(stats: stats) }
+            if out.count < (need ?? .max) { try await drain(stats: stats) }
         case .intersect(let ranges, let descending):
             var paths = try await intersection(ranges, plan: plan, stats: stats)
             paths.sort()
@@ -344,7 +344,7 @@ struct QueryRunner: Sendable {
     private static func upperNameBound(_ filters: [FieldFilter]) -> String? {
         var bound: String?
         for filter in filters where filter.op == .less || filter.op == .lessOrEqual {
-            if case .reference(let path) = filter.value, bound == nil || path < bound! { bound = path }
+            if case .reference(let path) = filter.value, path < (bound ?? path + "\u{10FFFF}") { bound = path }
         }
         return bound
     }

@@ -15,6 +15,19 @@ import Synchronization
 /// Every field of every document is indexed automatically (single-field ascending, plus array-contains for arrays),
 /// so equality and single-field range queries never scan a collection; multi-field queries need a declared index
 /// (``declareIndex(_:)``), and a query lacking one fails with an error naming the index to create.
+///
+/// Choices and limits worth knowing:
+/// - Query rules are Firestore's classic ones (see ``Query``): inequalities on one field only, and that field first
+///   in order-by.
+/// - Writes that need the current document (merge, update, transforms, preconditions) read it and commit on its
+///   version, retrying internally when a concurrent writer got there first.
+/// - A transaction's commit is conditioned on the versions of the documents it writes; documents it only reads are
+///   re-checked just before the commit, not atomically with it (a narrow write-skew window across processes).
+///   Inside one process, retries are serialized so that contended transactions all commit.
+/// - Cost counters are added to the engine's metadata by read-modify-write; two processes flushing at the same
+///   instant can lose one flush's counts.
+/// - Listeners follow the engine's change log: at once for this store's commits, within
+///   ``Options/listenerPollInterval`` for other processes'.
 public final class DocumentStore: Sendable {
     /// Tuning knobs.
     public struct Options: Sendable, Hashable {

@@ -105,6 +105,14 @@ struct DocumentCodableModelTests {
             #expect(error.message.contains("address.city"))
             #expect(error.hint != nil)
         }
+        data["address"] = .map(["city": .string("Paris")])
+        data["previous"] = .array([.map(["city": .bool(true)])])
+        do {
+            _ = try DocumentDecoder().decode(User.self, from: data, path: nil)
+            Issue.record("expected an error")
+        } catch let error as DocumentsError {
+            #expect(error.message.contains("previous[0].city"))
+        }
         data.removeValue(forKey: "name")
         do {
             _ = try DocumentDecoder().decode(User.self, from: data, path: nil)
@@ -205,6 +213,9 @@ struct DocumentLimitsModelTests {
         #expect(code(["g": .geoPoint(GeoPoint(latitude: 91, longitude: 0))]) == .invalidValue)
         #expect(code(["r": .array([.reference("users")])]) == .invalidValue)
         #expect(code(["r": .reference("users/u1")]) == nil)
+        #expect(code(["t": .timestamp(Timestamp(microseconds: DocumentLimits.latestTimestamp))]) == nil)
+        #expect(code(["t": .timestamp(Timestamp(microseconds: DocumentLimits.latestTimestamp + 1))]) == .invalidValue)
+        #expect(code(["t": .timestamp(Timestamp(microseconds: DocumentLimits.earliestTimestamp - 1))]) == .invalidValue)
     }
 
     @Test func batchSize() throws {

@@ -74,7 +74,11 @@ struct DocumentJSONModelTests {
         #expect(try parse("1970-01-01T02:00:00+02:00") == .timestamp(Timestamp(microseconds: 0)))
         #expect(try parse("1969-12-31t19:00:00.123456789-05:00") == .timestamp(Timestamp(microseconds: 123_456)))
         #expect(try parse("2000-02-29T00:00:00Z") == .timestamp(Timestamp(microseconds: 951_782_400_000_000)))
-        #expect(try parse("0001-01-01T00:00:00Z") == .timestamp(Timestamp(microseconds: -62_135_596_800_000_000)))
+        #expect(
+            try parse("0001-01-01T00:00:00Z") == .timestamp(Timestamp(microseconds: DocumentLimits.earliestTimestamp)))
+        #expect(
+            try parse("9999-12-31T23:59:59.999999Z")
+                == .timestamp(Timestamp(microseconds: DocumentLimits.latestTimestamp)))
         for bad in [
             "", "2024-05-01", "2024-05-01T12:30:00", "2023-02-29T00:00:00Z", "2024-13-01T00:00:00Z",
             "2024-05-01T24:00:00Z", "2024-05-01T12:30:00.Z", "2024-05-01T12:30:00Zjunk", "0000-01-01T00:00:00Z",

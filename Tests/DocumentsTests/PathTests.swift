@@ -60,6 +60,12 @@ struct PathTests {
         #expect(auto.collection == users)
     }
 
+    @Test func slashBeforeCombiningMarkStillSeparates() throws {
+        let path = try DocumentPath("users/\u{301}x")
+        #expect(path.segments == ["users", "\u{301}x"])
+        #expect(path.documentID == "\u{301}x")
+    }
+
     @Test func segmentsInitializer() throws {
         #expect(try DocumentPath(segments: ["users", "u1"]).string == "users/u1")
         #expect(throws: DocumentsError.self) { try DocumentPath(segments: ["users", "u/1"]) }

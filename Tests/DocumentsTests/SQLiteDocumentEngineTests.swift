@@ -1,8 +1,9 @@
-import Documents
 import Foundation
 import GRDB
 import Logging
 import Testing
+
+@testable import Documents
 
 #if canImport(Glibc)
     import Glibc
@@ -61,6 +62,7 @@ struct SQLiteDocumentEngineTests {
         for durability in SQLiteDocumentEngine.Durability.allCases {
             let path = try TemporaryFiles.newDatabasePath()
             let engine = try SQLiteDocumentEngine(path: path, durability: durability)
+            #expect(try await engine.synchronousLevel() == (durability == .full ? 2 : 1))
             _ = try await engine.commit([put("c/d")], commitTime: 1)
             #expect(try await engine.document(at: "c/d")?.version == 1)
             #expect(FileManager.default.fileExists(atPath: path + "-wal"))
@@ -70,6 +72,21 @@ struct SQLiteDocumentEngineTests {
             #expect(mode == "wal")
             try queue.close()
         }
+    }
+
+    @Test func reportsCorruptStoredIndexEntries() async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let engine = try SQLiteDocumentEngine(
+            path: path, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        _ = try await engine.commit([put("c/d", entries: [IndexEntry(index: "i", key: [1])])], commitTime: 1)
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in try db.execute(sql: "UPDATE documents SET index_keys = x'05FFFF'") }
+        try queue.close()
+        let error = await #expect(throws: DocumentsError.self) {
+            _ = try await engine.commit([put("c/d")], commitTime: 2)
+        }
+        #expect(error?.code == .corrupted)
+        #expect(try await engine.lastSequence() == 1)
     }
 
     @Test func failsCleanlyAfterClose() async throws {

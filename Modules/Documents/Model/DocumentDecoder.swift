@@ -39,8 +39,8 @@ public struct DocumentDecoder: Sendable {
         func field(_ path: [any CodingKey]) -> String {
             var out = ""
             for key in path {
-                if key.intValue != nil, key.stringValue.hasPrefix("[") || key is IndexKeyPath {
-                    out += key is IndexKeyPath ? key.stringValue : "[\(key.intValue ?? 0)]"
+                if key is IndexKeyPath {
+                    out += key.stringValue
                 } else {
                     if !out.isEmpty { out += "." }
                     out += key.stringValue

@@ -16,6 +16,11 @@ public struct DocumentLimits: Sendable, Hashable {
     /// The longest field name, in UTF-8 bytes (Firestore's 1,500).
     public static let maximumFieldNameBytes = 1500
 
+    /// The earliest storable timestamp, 0001-01-01T00:00:00Z, in microseconds since the Unix epoch.
+    public static let earliestTimestamp: Int64 = -62_135_596_800_000_000
+    /// The latest storable timestamp, 9999-12-31T23:59:59.999999Z, in microseconds since the Unix epoch.
+    public static let latestTimestamp: Int64 = 253_402_300_799_999_999
+
     /// The default limits.
     public init() {}
 
@@ -35,8 +40,8 @@ public struct DocumentLimits: Sendable, Hashable {
     /// - nesting deeper than ``maximumDepth``: `.limitExceeded`;
     /// - a field name (at any depth) that is empty, longer than 1,500 bytes or of the reserved form `__x__`:
     ///   `.invalidField`;
-    /// - a geo point outside [-90, 90] × [-180, 180] or a reference that is not a valid document path:
-    ///   `.invalidValue`.
+    /// - a geo point outside [-90, 90] × [-180, 180], a timestamp outside years 0001–9999 or a reference that is
+    ///   not a valid document path: `.invalidValue`.
     ///
     /// Each error names the field and carries a hint.
     public func validate(_ data: DocumentData, encodedSize: Int) throws {
@@ -93,6 +98,12 @@ public struct DocumentLimits: Sendable, Hashable {
                     .invalidValue,
                     "\(Self.describe(path)): the geo point (\(g.latitude), \(g.longitude)) is out of range",
                     hint: "latitude must be within [-90, 90] and longitude within [-180, 180]")
+            }
+        case .timestamp(let t):
+            guard (Self.earliestTimestamp...Self.latestTimestamp).contains(t.microseconds) else {
+                throw DocumentsError(
+                    .invalidValue, "\(Self.describe(path)): the timestamp is outside years 0001–9999",
+                    hint: "store times between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z")
             }
         case .reference(let s):
             do { _ = try DocumentPath(s) } catch let error as DocumentsError {

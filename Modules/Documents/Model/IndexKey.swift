@@ -25,6 +25,10 @@
 /// ```
 public enum IndexKey {
     /// The type byte of the values of ``DocumentValue/typeOrder`` `order` (ascending).
+    ///
+    /// Every ascending key of a value of that type starts with this byte, so `[typeByte]` (inclusive) and
+    /// `[typeByte + 1]` (exclusive) bound all of them — e.g. to keep a range filter on numbers within numbers.
+    /// For descending keys, invert the bounds (`~typeByte` is the first byte) and swap them.
     public static func typeByte(forTypeOrder order: Int) -> UInt8 { 0x10 &+ UInt8(truncatingIfNeeded: order) }
 
     /// Appends the key of `value` to `key`, inverted when `descending`.

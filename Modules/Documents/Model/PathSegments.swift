@@ -17,7 +17,9 @@ enum PathSegments {
                 .invalidPath, "the \(kind) path '\(string)' starts or ends with '/'",
                 hint: "remove the leading and trailing slashes, e.g. 'users/u1'")
         }
-        let segments = string.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        // Split on the byte, not the Character: "/" followed by a combining mark is one Character.
+        let segments = string.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .map { String(Substring($0)) }
         guard segments.count <= maximumSegments else {
             throw DocumentsError(
                 .invalidPath, "the \(kind) path has \(segments.count) segments; at most \(maximumSegments) are allowed",

@@ -136,6 +136,17 @@ public protocol DocumentEngine: Sendable {
     /// Fails with ``DocumentsError/Code-swift.struct/preconditionFailed`` if any precondition does not hold, and
     /// changes nothing then. On success the commit is durable before this returns, gets the next change-log sequence
     /// (strictly increasing), and appends one ``ChangeRecord`` per mutated path.
+    ///
+    /// Contract details every engine follows (the contract suite checks them):
+    /// - Mutations apply in order: a later mutation of the same path sees, and its precondition is checked against,
+    ///   the earlier one's result. The change log gets one record per *distinct* path, in order of first appearance,
+    ///   with the path's final state; ``CommitResult/documents`` has one entry per mutation.
+    /// - A put keeps the document's `createTime` if it existed; `updateTime` is `commitTime`; `version` is the
+    ///   commit's sequence. A put's index entries are deduplicated. Deleting a missing document still appends a
+    ///   record (with `document == nil`).
+    /// - An empty commit writes nothing and returns the current ``lastSequence()`` with no documents.
+    /// - A path must have an even number (≥ 2) of non-empty `/`-separated segments, or the commit throws
+    ///   ``DocumentsError/Code-swift.struct/invalidPath`` (the store validates the rest with `DocumentPath`).
     /// - Parameter commitTime: the commit's time in microseconds since the epoch (the store's clock decides).
     func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult
 
@@ -143,14 +154,22 @@ public protocol DocumentEngine: Sendable {
     func documents(at paths: [String]) async throws -> [StoredDocument?]
 
     /// Entries of one index within bounds, sorted by `(key, path)` ascending, or descending when `reverse`.
+    ///
+    /// Keys compare bytewise (`memcmp`, a prefix before its extensions); entries with equal keys are ordered by the
+    /// path's UTF-8 bytes. Bounds apply to the key only. A `limit` of 0 or less returns nothing.
     func scan(_ scan: IndexScan) async throws -> [IndexHit]
 
     /// Documents whose path is a direct child of collection `collectionPath` (e.g. `users` or `users/u1/orders`),
     /// in path order, starting after `afterPath` when given, at most `limit`.
+    ///
+    /// "Path order" is Firestore's document-name order: segment by segment, each segment by its UTF-8 bytes, a path
+    /// before the paths it is a prefix of (so `a/x/…` comes before `a-b/…`). Within one collection that is the
+    /// bytewise order of document IDs. `afterPath` may be any path: documents after it in that order are returned.
     func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?) async throws
         -> [StoredDocument]
 
-    /// Documents of every collection whose last segment is `collectionID` (a collection-group scan), in path order.
+    /// Documents of every collection whose last segment is `collectionID` (a collection-group scan), in path order
+    /// (document-name order, as above), starting after `afterPath` when given, at most `limit`.
     func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?) async throws
         -> [StoredDocument]
 

@@ -569,7 +569,13 @@ extension SQLiteDocumentEngine {
 extension SQLiteDocumentEngine {
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
-        do { return try await pool.read(body) } catch { throw Self.mapError(error, path: path) }
+        do {
+            return try await pool.read(body)
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw Self.mapError(error, path: path)
+        }
     }
 
     func checkOpen() throws {
@@ -583,6 +589,8 @@ extension SQLiteDocumentEngine {
         try checkOpen()
         do {
             return try await pool.write(body)
+        } catch let error as CancellationError {
+            throw error  // GRDB rolled the transaction back: nothing was written.
         } catch {
             let mapped = Self.mapError(error, path: path)
             if mapped.code != .preconditionFailed {
@@ -592,8 +600,8 @@ extension SQLiteDocumentEngine {
         }
     }
 
-    /// Maps any error to a ``DocumentsError``: SQLite's corruption codes to `.corrupted`, other SQLite errors to
-    /// `.storage`, with the original as `underlying`.
+    /// Maps an error to a ``DocumentsError``: SQLite's corruption codes to `.corrupted`, other SQLite errors to
+    /// `.storage`, with the original as `underlying`. (The accessors pass `CancellationError` through unmapped.)
     static func mapError(_ error: any Error, path: String? = nil) -> DocumentsError {
         if let error = error as? DocumentsError { return error }
         let file = path.map { " ('\($0)')" } ?? ""

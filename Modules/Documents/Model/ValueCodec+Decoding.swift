@@ -127,6 +127,7 @@ extension ValueCodec {
                 throw ValueCodec.corrupt("a map count of \(count) exceeds the data", at: position)
             }
             let n = Int(count)
+            if n == 0 { return [:] }
             var map = [String: DocumentValue](minimumCapacity: n)
             for _ in 0..<n {
                 let key = try text()

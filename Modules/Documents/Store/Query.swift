@@ -1,10 +1,16 @@
 /// A comparison in a query filter, with Firestore's operators.
 public enum FilterOperator: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The field equals the value (`1 == 1.0`).
     case equal = "=="
+    /// The field exists and differs from the value.
     case notEqual = "!="
+    /// The field is less than the value, within the value's type.
     case less = "<"
+    /// The field is less than or equal to the value, within the value's type.
     case lessOrEqual = "<="
+    /// The field is greater than the value, within the value's type.
     case greater = ">"
+    /// The field is greater than or equal to the value, within the value's type.
     case greaterOrEqual = ">="
     /// The field equals one of up to 30 values.
     case `in` = "in"
@@ -407,7 +413,12 @@ public struct QuerySnapshot: Sendable {
 public struct DocumentChange: Sendable, Hashable {
     /// The kind of change.
     public enum Kind: String, Sendable, Hashable, Codable {
-        case added, modified, removed
+        /// The document entered the results.
+        case added
+        /// The document changed (and possibly moved) within the results.
+        case modified
+        /// The document left the results.
+        case removed
     }
 
     /// The kind of change.

@@ -22,8 +22,9 @@ import Testing
         let all = await collected.waitFor(3)
         #expect(all.count == 3)
         #expect(all.last?.exists == false)
-        task.cancel()
+        // Closing the store ends the stream.
         await store.close()
+        try await task.value
     }
 
     @Test(arguments: DocumentEngineFactory.all)

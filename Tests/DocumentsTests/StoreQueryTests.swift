@@ -263,3 +263,27 @@ import Testing
         #expect(try await orders.count() == 2000)
     }
 }
+
+@Suite struct StoreIndexAcrossProcessesTests {
+    @Test func declaringCatchesUpWithWritesOfAStoreThatHasNotSeenTheIndexYet() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "store-idx-\(UUID().uuidString).sqlite"
+        )
+        .path
+        var options = DocumentStore.Options()
+        options.indexRefreshInterval = .milliseconds(300)
+        let writer = DocumentStore(engine: try SQLiteDocumentEngine(path: path), options: options)
+        let declarer = DocumentStore(engine: try SQLiteDocumentEngine(path: path), options: options)
+        try await writer.document("users/a").setData(["city": "Paris", "points": 1])
+        let definition = IndexDefinition(
+            collectionID: "users", fields: [try .init(parsing: "city"), try .init(parsing: "points:desc")])
+        let declaring = Task { try await declarer.declareIndex(definition) }
+        try await Task.sleep(for: .milliseconds(100))
+        try await writer.document("users/b").setData(["city": "Paris", "points": 2])
+        try await declaring.value
+        let query = try declarer.collection("users").whereField("city", isEqualTo: .string("Paris"))
+            .order(by: "points", descending: true)
+        #expect(StoreTesting.ids(try await query.getDocuments()) == ["b", "a"])
+        #expect(try await query.count() == 2)
+    }
+}

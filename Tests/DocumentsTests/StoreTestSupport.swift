@@ -11,6 +11,7 @@ enum StoreTesting {
     ) async throws -> DocumentStore {
         var options = DocumentStore.Options()
         options.listenerPollInterval = .milliseconds(pollMilliseconds)
+        options.indexRefreshInterval = .milliseconds(20)
         let engine = try await factory.make().engine
         return DocumentStore(engine: engine, bus: bus, clock: clock, options: options)
     }

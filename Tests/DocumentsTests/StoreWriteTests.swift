@@ -283,3 +283,57 @@ actor AttemptCounter {
     var value = 0
     func increment() { value += 1 }
 }
+
+@Suite struct StoreMoreWriteTests {
+    @Test func mergeWithDeleteAndNestedTransforms() async throws {
+        let store = try await StoreTesting.store(.inMemory)
+        let ref = try store.document("stats/daily")
+        try await ref.setData(["keep": 1, "drop": 2, "nested": ["a": 1]])
+        let merged = try await ref.setData(
+            ["drop": .delete, "nested": ["a": .increment(2), "b": .serverTimestamp]], merge: true)
+        #expect(merged.get("drop") == nil)
+        #expect(merged.get("keep") == .int(1))
+        #expect(merged.get("nested.a") == .int(3))
+        #expect(merged.get("nested.b") != nil)
+    }
+
+    @Test func nestedTransactionDoesNotDeadlock() async throws {
+        let store = try await StoreTesting.store(.inMemory)
+        let a = try store.document("c/a")
+        try await a.setData(["n": 0])
+        // Force the outer transaction to retry (so it runs serialized) and start another one inside it.
+        let attempts = AttemptCounter()
+        try await store.runTransaction { tx in
+            await attempts.increment()
+            _ = try await tx.getDocument(a)
+            if await attempts.value == 1 { try await a.updateData(["n": .increment(1)]) }
+            try await store.runTransaction { inner in
+                _ = try await inner.getDocument(try store.document("c/other"))
+            }
+            try tx.updateData(["n": .increment(10)], forDocument: a)
+        }
+        #expect(try await a.getDocument().get("n") == .int(11))
+    }
+
+    @Test func declaredIndexesCanBeListedAndDropped() async throws {
+        let store = try await StoreTesting.store(.sqlite)
+        try await StoreTesting.seedUsers(store)
+        let definition = IndexDefinition(
+            collectionID: "users", fields: [try .init(parsing: "city"), try .init(parsing: "age:desc")])
+        #expect(definition.command == "suite docs index add users city:asc age:desc")
+        try await store.declareIndex(definition)
+        try await store.declareIndex(definition)
+        #expect(try await store.indexes() == [definition])
+        let query = try store.collection("users").whereField("city", isEqualTo: .string("Lyon")).order(
+            by: "age", descending: true)
+        #expect(StoreTesting.ids(try await query.getDocuments()) == ["u06", "u10", "u02"])
+        try await store.dropIndex(definition)
+        #expect(try await store.indexes().isEmpty)
+        let error = await StoreTesting.documentsError { _ = try await query.getDocuments() }
+        #expect(error?.code == .missingIndex)
+        let single = await StoreTesting.documentsError {
+            try await store.declareIndex(IndexDefinition(collectionID: "users", fields: [try .init(parsing: "age")]))
+        }
+        #expect(single?.code == .invalidQuery)
+    }
+}

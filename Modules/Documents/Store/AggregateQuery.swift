@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One aggregation: count, sum or average of a field.
 public struct AggregateField: Sendable, Hashable {
     enum Kind: Sendable, Hashable {
@@ -38,7 +40,7 @@ public struct AggregateSnapshot: Sendable, Hashable {
     public var values: [(alias: String, value: DocumentValue)] { zip(aliases, results).map { ($0, $1) } }
     let aliases: [String]
     let results: [DocumentValue]
-    /// The engine sequence the result reflects (at least).
+    /// A change-log sequence the result reflects at least: the last commit this store made or a listener saw.
     public var sequence: Int64
 
     /// The result named `alias` (`count`, `sum(points)`, `average(points)`).
@@ -80,7 +82,7 @@ public struct AggregateQuery: Sendable {
         }
         let runner = QueryRunner(query: query)
         let normalized = try QueryRunner.normalize(query)
-        let sequence = try await query.store.engine.lastSequence()
+        let sequence = query.store.knownSequence.load(ordering: .relaxed)
         let plans = try await runner.plan(normalized)
         let stats = QueryStats()
         let needsDocuments = fields.contains { if case .count = $0.kind { false } else { true } }
@@ -98,7 +100,7 @@ public struct AggregateQuery: Sendable {
             let count = try await runner.count(normalized, plans, stats: stats)
             results = fields.map { _ in .int(Int64(count)) }
         }
-        let entries = stats.indexEntriesScanned + stats.documentsScanned + (needsDocuments ? stats.documentsRead : 0)
+        let entries = stats.indexEntriesScanned + stats.documentsScanned
         return (AggregateSnapshot(aliases: fields.map(\.alias), results: results, sequence: sequence), entries)
     }
 

@@ -3,6 +3,8 @@ import Synchronization
 /// Something the change feed delivers change-log records to.
 protocol ChangeListener: Actor {
     func apply(_ records: [ChangeRecord]) async
+    /// The store closed: end the stream.
+    func finish() async
 }
 
 /// A wake-up signal that remembers a signal sent while nobody waits; a signal wakes every waiter.
@@ -81,11 +83,13 @@ actor ChangeFeed {
         if listeners.isEmpty { halt() }
     }
 
-    /// Stops for good (the store closes).
-    func stop() {
+    /// Stops for good (the store closes) and ends every listener's stream.
+    func stop() async {
         stopped = true
+        let ended = listeners.values
         listeners.removeAll()
         halt()
+        for listener in ended { await listener.finish() }
     }
 
     private func start() {

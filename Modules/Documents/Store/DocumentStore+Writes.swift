@@ -1,5 +1,6 @@
 import Foundation
 import SuiteCore
+import Synchronization
 
 /// How a set treats existing fields.
 enum MergeOption: Sendable, Hashable {
@@ -70,12 +71,7 @@ extension DocumentStore {
     func commit(
         _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?] = [:], retry: Bool = true
     ) async throws -> [DocumentSnapshot] {
-        guard writes.count <= limits.maximumBatchSize else {
-            throw DocumentsError(
-                .limitExceeded,
-                "a batch can hold at most \(limits.maximumBatchSize) writes; this one has \(writes.count)",
-                hint: "split the writes into several batches")
-        }
+        try limits.validateBatchSize(writes.count)
         guard !writes.isEmpty else { return [] }
         let declared = try await indexes()
         let attempts = retry ? max(1, options.writeRetries) : 1
@@ -219,6 +215,7 @@ extension DocumentStore {
                 DocumentsChanged(
                     payload: .init(sequence: result.sequence, paths: order, deletedPaths: deleted, kind: kind)))
         }
+        knownSequence.max(result.sequence, ordering: .relaxed)
         feed.notifyCommit()
         return snapshots
     }

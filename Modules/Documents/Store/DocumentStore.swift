@@ -15,6 +15,19 @@ import Synchronization
 /// Every field of every document is indexed automatically (single-field ascending, plus array-contains for arrays),
 /// so equality and single-field range queries never scan a collection; multi-field queries need a declared index
 /// (``declareIndex(_:)``), and a query lacking one fails with an error naming the index to create.
+///
+/// Choices and limits worth knowing:
+/// - Query rules are Firestore's classic ones (see ``Query``): inequalities on one field only, and that field first
+///   in order-by.
+/// - Writes that need the current document (merge, update, transforms, preconditions) read it and commit on its
+///   version, retrying internally when a concurrent writer got there first.
+/// - A transaction's commit is conditioned on the versions of the documents it writes; documents it only reads are
+///   re-checked just before the commit, not atomically with it (a narrow write-skew window across processes).
+///   Inside one process, retries are serialized so that contended transactions all commit.
+/// - Cost counters are added to the engine's metadata by read-modify-write; two processes flushing at the same
+///   instant can lose one flush's counts.
+/// - Listeners follow the engine's change log: at once for this store's commits, within
+///   ``Options/listenerPollInterval`` for other processes'.
 public final class DocumentStore: Sendable {
     /// Tuning knobs.
     public struct Options: Sendable, Hashable {
@@ -24,7 +37,8 @@ public final class DocumentStore: Sendable {
         /// and ``DocumentStore/flushCosts()``).
         public var costFlushInterval: Duration = .milliseconds(1000)
         /// How long the declared-index list is trusted before it is read again from the engine's metadata (so that an
-        /// index declared by another process is maintained by this one too).
+        /// index declared by another process is maintained by this one too). ``DocumentStore/declareIndex(_:)``
+        /// waits this long before catching up with documents other processes wrote meanwhile.
         public var indexRefreshInterval: Duration = .seconds(1)
         /// How many times a single write retries after a concurrent writer changed the document it read.
         public var writeRetries: Int = 50
@@ -58,6 +72,8 @@ public final class DocumentStore: Sendable {
     let state: Mutex<State>
     let feed: ChangeFeed
     let retryGate = AsyncGate()
+    /// The highest change-log sequence this store has committed (one-shot query snapshots report it).
+    let knownSequence = Atomic<Int64>(0)
 
     /// Creates a store over `engine`.
     /// - Parameters:
@@ -179,6 +195,7 @@ public final class DocumentStore: Sendable {
         var current = try await indexes()
         guard !current.contains(definition) else { return }
         current.append(definition)
+        let start = try await engine.lastSequence()
         try await saveIndexes(current)
         // Backfill: every document of every collection with this id.
         var after: String?
@@ -187,20 +204,44 @@ public final class DocumentStore: Sendable {
             let documents = try await engine.documents(
                 inCollectionGroup: definition.collectionID, after: after, limit: page)
             if documents.isEmpty { break }
-            var additions: [String: [IndexEntry]] = [:]
-            for stored in documents {
-                guard let path = try? DocumentPath(stored.path) else { continue }
-                let data = try ValueCodec.decode(stored.body)
-                var entries: [IndexEntry] = []
-                IndexPolicy.addDeclaredEntries(
-                    definition, data: data, path: path, collectionPath: path.collection.string, into: &entries)
-                if !entries.isEmpty { additions[stored.path] = entries }
-            }
-            if !additions.isEmpty { try await engine.addIndexEntries(additions) }
+            try await backfill(definition, documents)
             after = documents.last?.path
             if documents.count < page { break }
         }
+        // Other processes learn of the index within their refresh interval; catch up with what they wrote meanwhile.
+        try await Task.sleep(for: options.indexRefreshInterval)
+        var sequence = start
+        while true {
+            let records = try await engine.changes(after: sequence, limit: 1000)
+            guard let last = records.last else { break }
+            sequence = last.sequence
+            let paths = Set(
+                records.compactMap { record -> String? in
+                    guard record.document != nil, let path = try? DocumentPath(record.path),
+                        path.collection.collectionID == definition.collectionID
+                    else { return nil }
+                    return record.path
+                })
+            if !paths.isEmpty {
+                let documents = try await engine.documents(at: paths.sorted()).compactMap { $0 }
+                try await backfill(definition, documents)
+            }
+            if records.count < 1000 { break }
+        }
         logger.info("declared index \(definition.description)")
+    }
+
+    private func backfill(_ definition: IndexDefinition, _ documents: [StoredDocument]) async throws {
+        var additions: [String: [IndexEntry]] = [:]
+        for stored in documents {
+            guard let path = try? DocumentPath(stored.path) else { continue }
+            let data = try ValueCodec.decode(stored.body)
+            var entries: [IndexEntry] = []
+            IndexPolicy.addDeclaredEntries(
+                definition, data: data, path: path, collectionPath: path.collection.string, into: &entries)
+            if !entries.isEmpty { additions[stored.path] = entries }
+        }
+        if !additions.isEmpty { try await engine.addIndexEntries(additions) }
     }
 
     /// Drops a declared index and its entries. Dropping an unknown index does nothing.
@@ -322,6 +363,9 @@ final class AsyncGate: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
     private let state = Mutex(State())
+
+    /// Set while the current task runs inside a gated transaction attempt.
+    @TaskLocal static var held = false
 
     /// Whether someone holds or waits for the gate.
     var isBusy: Bool { state.withLock { $0.locked } }

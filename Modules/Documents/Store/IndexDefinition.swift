@@ -22,7 +22,9 @@ public struct IndexDefinition: Sendable, Hashable, CustomStringConvertible {
 
     /// How one field is indexed.
     public enum Order: String, Sendable, Hashable, Codable {
+        /// Ascending values.
         case ascending
+        /// Descending values.
         case descending
         /// Each element of an array field (for `array-contains` / `array-contains-any`).
         case arrayContains

@@ -95,6 +95,11 @@ private actor DocumentListener: StartableListener {
         id = nil
     }
 
+    func finish() async {
+        id = nil
+        continuation.finish()
+    }
+
     func apply(_ records: [ChangeRecord]) async {
         guard ready else {
             pending.append(contentsOf: records)
@@ -180,6 +185,11 @@ private actor QueryListener: StartableListener {
     func cancel() async {
         if let id { await store.feed.unregister(id) }
         id = nil
+    }
+
+    func finish() async {
+        id = nil
+        continuation.finish()
     }
 
     func apply(_ records: [ChangeRecord]) async {
@@ -354,6 +364,11 @@ private actor AggregateListener: StartableListener {
     func cancel() async {
         if let id { await store.feed.unregister(id) }
         id = nil
+    }
+
+    func finish() async {
+        id = nil
+        continuation.finish()
     }
 
     func apply(_ records: [ChangeRecord]) async {

@@ -1,10 +1,16 @@
 /// A comparison in a query filter, with Firestore's operators.
 public enum FilterOperator: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The field equals the value (`1 == 1.0`).
     case equal = "=="
+    /// The field exists and differs from the value.
     case notEqual = "!="
+    /// The field is less than the value, within the value's type.
     case less = "<"
+    /// The field is less than or equal to the value, within the value's type.
     case lessOrEqual = "<="
+    /// The field is greater than the value, within the value's type.
     case greater = ">"
+    /// The field is greater than or equal to the value, within the value's type.
     case greaterOrEqual = ">="
     /// The field equals one of up to 30 values.
     case `in` = "in"
@@ -393,7 +399,8 @@ public struct QuerySnapshot: Sendable {
     public var documentChanges: [DocumentChange]
     /// Where the data came from.
     public var metadata = SnapshotMetadata()
-    /// The engine sequence the results reflect (at least).
+    /// A change-log sequence the results reflect at least: the last commit this store made, or for a listener the
+    /// last change it applied.
     public var sequence: Int64
 
     /// The number of documents.
@@ -406,7 +413,12 @@ public struct QuerySnapshot: Sendable {
 public struct DocumentChange: Sendable, Hashable {
     /// The kind of change.
     public enum Kind: String, Sendable, Hashable, Codable {
-        case added, modified, removed
+        /// The document entered the results.
+        case added
+        /// The document changed (and possibly moved) within the results.
+        case modified
+        /// The document left the results.
+        case removed
     }
 
     /// The kind of change.

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One field comparison after normalization (`in` / `array-contains-any` expanded into branches).
 struct FieldFilter: Sendable, Hashable {
     var field: FieldPath
@@ -135,7 +137,7 @@ struct QueryRunner: Sendable {
 
     func run() async throws -> Result {
         let normalized = try Self.normalize(query)
-        let sequence = try await store.engine.lastSequence()
+        let sequence = store.knownSequence.load(ordering: .relaxed)
         let plans = try await plan(normalized)
         let stats = QueryStats()
         let candidates = try await collect(normalized, plans, stats: stats)
@@ -226,7 +228,9 @@ struct QueryRunner: Sendable {
                 stats.documentsRead += documents.count
                 stats.documentsScanned += documents.count
                 for document in documents {
-                    if !descending, let upperName, document.path > upperName { break scanning }
+                    if !descending, let upperName, let path = try? DocumentPath(document.path), path > upperName {
+                        break scanning
+                    }
                     try accept(document, stats: stats)
                     if !descending, let need, out.count >= need { break scanning }
                 }
@@ -255,11 +259,13 @@ struct QueryRunner: Sendable {
                 }
                 return true
             }
-            if need == nil || out.count < need! { try await drain(stats: stats) }
+            if out.count < (need ?? .max) { try await drain(stats: stats) }
         case .intersect(let ranges, let descending):
-            var paths = try await intersection(ranges, plan: plan, stats: stats)
-            paths.sort()
-            if descending { paths.reverse() }
+            // Document-name order (segment by segment), which is not plain string order across collections.
+            var parsed = try await intersection(ranges, plan: plan, stats: stats).compactMap { try? DocumentPath($0) }
+            parsed.sort()
+            if descending { parsed.reverse() }
+            let paths = parsed.map(\.string)
             var index = 0
             while index < paths.count {
                 let remaining = need.map { $0 - out.count } ?? 256
@@ -339,10 +345,13 @@ struct QueryRunner: Sendable {
         }
     }
 
-    private static func upperNameBound(_ filters: [FieldFilter]) -> String? {
-        var bound: String?
+    /// The smallest upper bound of `__name__ <` / `<=` filters, in document-name order.
+    private static func upperNameBound(_ filters: [FieldFilter]) -> DocumentPath? {
+        var bound: DocumentPath?
         for filter in filters where filter.op == .less || filter.op == .lessOrEqual {
-            if case .reference(let path) = filter.value, bound == nil || path < bound! { bound = path }
+            guard case .reference(let text) = filter.value, let path = try? DocumentPath(text) else { continue }
+            if let current = bound, current <= path { continue }
+            bound = path
         }
         return bound
     }

@@ -131,12 +131,17 @@ extension DocumentStore {
         let attempts = max(1, maxAttempts)
         var lastConflict: DocumentsError?
         for attempt in 1...attempts {
-            let serialized = attempt > 1 || retryGate.isBusy
+            // Serialize retries (and attempts while others retry) within this process; a transaction started inside
+            // a serialized one does not wait for the gate it already holds.
+            let serialized = !AsyncGate.held && (attempt > 1 || retryGate.isBusy)
             if serialized { await retryGate.lock() }
             do {
-                let transaction = Transaction(store: self)
-                let value = try await body(transaction)
-                _ = try await transaction.commit()
+                let value = try await AsyncGate.$held.withValue(AsyncGate.held || serialized) {
+                    let transaction = Transaction(store: self)
+                    let value = try await body(transaction)
+                    _ = try await transaction.commit()
+                    return value
+                }
                 if serialized { retryGate.unlock() }
                 return value
             } catch let conflict as RetryableConflict {

@@ -1,0 +1,230 @@
+import Foundation
+public import SuiteCore
+
+// JSON at the edges (the `suite docs` commands): results as JSON, `--where` expressions, batch files.
+
+extension QuerySnapshot {
+    /// The documents as a JSON array of ``DocumentSnapshot/json`` objects.
+    public var json: JSONValue { .array(documents.map(\.json)) }
+}
+
+extension DocumentChange {
+    /// `{"type":"added|modified|removed","path","oldIndex","newIndex","document":{…}}` (indexes null when absent).
+    public var json: JSONValue {
+        .object([
+            "type": .string(kind.rawValue),
+            "path": .string(document.path.string),
+            "oldIndex": oldIndex.map { .int(Int64($0)) } ?? .null,
+            "newIndex": newIndex.map { .int(Int64($0)) } ?? .null,
+            "document": document.json,
+        ])
+    }
+}
+
+extension AggregateSnapshot {
+    /// `{"count": 3, "sum(points)": 40, …}` in tagged JSON.
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [:]
+        for (alias, value) in values { object[alias] = DocumentJSON.json(from: value) }
+        return .object(object)
+    }
+}
+
+extension FieldValue {
+    /// A transform written in JSON: `{"increment": 5}`, `{"increment": 1.5}`, `"serverTimestamp"`
+    /// (or `{"serverTimestamp": true}`), `{"arrayUnion": [...]}`, `{"arrayRemove": [...]}`, `"delete"`
+    /// (or `{"delete": true}`).
+    public static func transform(fromJSON json: JSONValue) throws -> FieldValue {
+        if let name = json.stringValue {
+            switch name {
+            case "serverTimestamp": return .serverTimestamp
+            case "delete": return .delete
+            default: break
+            }
+        }
+        if let object = json.objectValue, object.count == 1, let (name, argument) = object.first {
+            switch name {
+            case "increment":
+                switch argument {
+                case .int(let n): return .increment(n)
+                case .double(let d): return .increment(d)
+                default:
+                    throw DocumentsError(
+                        .invalidValue, "increment needs a number, got \(argument.typeDescription)",
+                        hint: "e.g. {\"increment\": 10}")
+                }
+            case "serverTimestamp", "delete":
+                return name == "delete" ? .delete : .serverTimestamp
+            case "arrayUnion", "arrayRemove":
+                guard let list = argument.arrayValue else {
+                    throw DocumentsError(
+                        .invalidValue, "\(name) needs a JSON array, got \(argument.typeDescription)",
+                        hint: "e.g. {\"\(name)\": [\"a\", \"b\"]}")
+                }
+                let values = try list.map { try DocumentJSON.value(from: $0) }
+                return name == "arrayUnion" ? .arrayUnion(values) : .arrayRemove(values)
+            default:
+                break
+            }
+        }
+        throw DocumentsError(
+            .invalidValue, "unknown transform \(json.jsonString)",
+            hint: "use {\"increment\": N}, \"serverTimestamp\", {\"arrayUnion\": [...]}, {\"arrayRemove\": [...]} or "
+                + "\"delete\"")
+    }
+
+    /// Write values from `data` plus transforms at dotted field paths (nested into maps).
+    static func fields(_ data: DocumentData, transforms: [String: FieldValue]) throws -> [String: FieldValue] {
+        var fields = FieldValue.fields(data)
+        for (dotted, transform) in transforms {
+            let path = try FieldPath(dotted)
+            insert(transform, at: path.segments[...], into: &fields)
+        }
+        return fields
+    }
+
+    private static func insert(
+        _ value: FieldValue, at segments: ArraySlice<String>, into fields: inout [String: FieldValue]
+    ) {
+        guard let first = segments.first else { return }
+        if segments.count == 1 {
+            fields[first] = value
+            return
+        }
+        var nested: [String: FieldValue]
+        switch fields[first]?.kind {
+        case .map(let existing)?: nested = existing
+        case .value(.map(let plain))?: nested = FieldValue.fields(plain)
+        default: nested = [:]
+        }
+        insert(value, at: segments.dropFirst(), into: &nested)
+        fields[first] = .map(nested)
+    }
+}
+
+extension QueryConvertible {
+    /// Adds a filter written `<field> <op> <json value>`: `points >= 10`, `tags array-contains "coffee"`,
+    /// `status in ["a","b"]`, `` `a b` == 1 ``. Values are tagged JSON (``DocumentJSON``).
+    public func whereExpression(_ expression: String) throws -> Query {
+        let text = expression.trimmingCharacters(in: .whitespaces)
+        var rest = Substring(text)
+        let field: String
+        if rest.hasPrefix("`") {
+            guard let close = rest.dropFirst().firstIndex(of: "`") else {
+                throw Self.badExpression(expression, "unterminated backtick in the field")
+            }
+            field = String(rest[...close])
+            rest = rest[rest.index(after: close)...]
+        } else {
+            guard let space = rest.firstIndex(where: { $0 == " " || $0 == "\t" }) else {
+                throw Self.badExpression(expression, "expected <field> <op> <value>")
+            }
+            field = String(rest[..<space])
+            rest = rest[space...]
+        }
+        rest = rest.drop(while: { $0 == " " || $0 == "\t" })
+        guard let opEnd = rest.firstIndex(where: { $0 == " " || $0 == "\t" }) else {
+            throw Self.badExpression(expression, "expected an operator and a value after '\(field)'")
+        }
+        let op = try FilterOperator(parsing: String(rest[..<opEnd]))
+        let valueText = rest[opEnd...].trimmingCharacters(in: .whitespaces)
+        let value: DocumentValue
+        do {
+            value = try DocumentJSON.value(from: try JSONValue(parsing: valueText))
+        } catch {
+            throw Self.badExpression(
+                expression, "the value '\(valueText)' is not JSON (strings need double quotes: \"coffee\")")
+        }
+        return whereField(try FieldPath(field), op, value)
+    }
+
+    private static func badExpression(_ expression: String, _ why: String) -> DocumentsError {
+        DocumentsError(
+            .invalidQuery, "bad filter expression '\(expression)': \(why)",
+            hint: "write <field> <op> <json value>, e.g. 'points >= 10', 'tags array-contains \"coffee\"', "
+                + "'status in [\"a\",\"b\"]'")
+    }
+}
+
+extension DocumentStore {
+    /// A batch from the command line's JSON: an array of
+    /// `{"op": "set|update|delete|add", "path", "data", "merge": true | ["field", …], "transforms": {field: transform},
+    /// "precondition": {"version": N} | {"exists": bool}}`. For `add`, `path` is the collection. Transforms use
+    /// ``FieldValue/transform(fromJSON:)``'s format.
+    public func batch(json: JSONValue) throws -> WriteBatch {
+        guard let list = json.arrayValue else {
+            throw DocumentsError(
+                .invalidValue, "a batch file must hold a JSON array of writes, not \(json.typeDescription)",
+                hint: "e.g. [{\"op\":\"set\",\"path\":\"users/u1\",\"data\":{\"points\":0}}]")
+        }
+        let batch = self.batch()
+        for (position, item) in list.enumerated() {
+            do {
+                try add(item, to: batch)
+            } catch let error as DocumentsError {
+                throw DocumentsError(
+                    error.code, "write #\(position + 1): \(error.message)", hint: error.hint, underlying: error)
+            }
+        }
+        return batch
+    }
+
+    private func add(_ item: JSONValue, to batch: WriteBatch) throws {
+        guard item.objectValue != nil else {
+            throw DocumentsError(.invalidValue, "a write must be a JSON object, not \(item.typeDescription)")
+        }
+        guard let op = item["op"]?.stringValue else {
+            throw DocumentsError(.invalidValue, "missing \"op\" (set, update, delete or add)")
+        }
+        guard let pathText = item["path"]?.stringValue else {
+            throw DocumentsError(.invalidValue, "missing \"path\"")
+        }
+        let data = try item["data"].map { try DocumentJSON.data(from: $0) } ?? [:]
+        var transforms: [String: FieldValue] = [:]
+        if let object = item["transforms"]?.objectValue {
+            for (field, spec) in object { transforms[field] = try FieldValue.transform(fromJSON: spec) }
+        } else if let other = item["transforms"], other != .null {
+            throw DocumentsError(.invalidValue, "\"transforms\" must be an object of field: transform")
+        }
+        let precondition = try Self.precondition(item["precondition"])
+        switch op {
+        case "set":
+            let document = try self.document(pathText)
+            let fields = try FieldValue.fields(data, transforms: transforms)
+            switch item["merge"] {
+            case .bool(true)?: batch.setData(fields, forDocument: document, merge: true, precondition: precondition)
+            case .array(let list)?:
+                let names = try list.map { entry -> String in
+                    guard let name = entry.stringValue else {
+                        throw DocumentsError(.invalidValue, "\"merge\" lists field paths as strings")
+                    }
+                    return name
+                }
+                batch.setData(fields, forDocument: document, mergeFields: names, precondition: precondition)
+            default: batch.setData(fields, forDocument: document, precondition: precondition)
+            }
+        case "update":
+            var fields = FieldValue.fields(data)
+            for (field, transform) in transforms { fields[field] = transform }
+            batch.updateData(fields, forDocument: try document(pathText), precondition: precondition)
+        case "delete":
+            batch.deleteDocument(try document(pathText), precondition: precondition)
+        case "add":
+            let collection = try self.collection(pathText)
+            let fields = try FieldValue.fields(data, transforms: transforms)
+            batch.setData(fields, forDocument: try collection.document(), precondition: .exists(false))
+        default:
+            throw DocumentsError(
+                .invalidValue, "unknown op '\(op)'", hint: "use set, update, delete or add")
+        }
+    }
+
+    private static func precondition(_ json: JSONValue?) throws -> WritePrecondition {
+        guard let json, json != .null else { return .none }
+        if let version = json["version"]?.intValue { return .version(version) }
+        if let exists = json["exists"]?.boolValue { return .exists(exists) }
+        throw DocumentsError(
+            .invalidValue, "bad precondition \(json.jsonString)",
+            hint: "use {\"version\": N} or {\"exists\": true|false}")
+    }
+}

@@ -2,7 +2,8 @@ public import Documents
 import Foundation
 public import SuiteCore
 
-/// Parsing and rendering behind `suite docs`: where-expressions, transforms, batch files, tables.
+/// Parsing and rendering behind `suite docs` that belongs to the command line: transform flags, cursors, tables.
+/// (Where-expressions, batch files and result JSON live in Documents' `StoreJSON.swift`, the JSON edge of the store.)
 public enum DocumentsCommandSupport {
     // MARK: - Values
 
@@ -35,50 +36,7 @@ public enum DocumentsCommandSupport {
             hint: "strings need double quotes inside single quotes, e.g. '\"coffee\"'; lists: '[\"a\",\"b\"]'")
     }
 
-    // MARK: - Where expressions
-
-    static let operators = [
-        "array-contains-any", "array-contains", "not-in", "in", "==", "!=", "<=", ">=", "<", ">",
-    ]
-
-    /// Parses `<field> <op> <json value>`: `points >= 10`, `tags array-contains "coffee"`,
-    /// `status in ["a","b"]`. Symbolic operators may be written without spaces (`points>=10`).
-    public static func filter(parsing expression: String) throws -> Filter {
-        let text = expression.trimmingCharacters(in: .whitespaces)
-        let hint =
-            "write FIELD OP VALUE, e.g. 'points >= 10', 'tags array-contains \"coffee\"', 'status in [\"a\",\"b\"]'; "
-            + "operators: " + operators.reversed().joined(separator: ", ")
-        // Word operators need spaces around them; symbolic ones may stand alone.
-        let words = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
-        var field: String?
-        var op: String?
-        var rest: String?
-        if words.count == 3, operators.contains(words[1]) {
-            (field, op, rest) = (words[0], words[1], words[2])
-        } else {
-            for symbol in ["==", "!=", "<=", ">=", "<", ">"] {
-                if let range = text.range(of: symbol) {
-                    field = text[..<range.lowerBound].trimmingCharacters(in: .whitespaces)
-                    op = symbol
-                    rest = String(text[range.upperBound...])
-                    break
-                }
-            }
-        }
-        guard let field, let op, let rest, !field.isEmpty,
-            !rest.trimmingCharacters(in: .whitespaces).isEmpty
-        else {
-            throw SuiteError(.invalidArgument, "bad --where expression '\(expression)'", hint: hint)
-        }
-        let parsedOperator: FilterOperator
-        do {
-            parsedOperator = try FilterOperator(parsing: op)
-        } catch {
-            throw SuiteError(.invalidArgument, "unknown operator '\(op)' in '\(expression)'", hint: hint)
-        }
-        let value = try self.value(fromJSON: rest, what: "the value in '\(expression)'")
-        return Filter.whereField(try FieldPath(field), parsedOperator, value)
-    }
+    // MARK: - Ordering
 
     /// Parses `FIELD` or `FIELD:desc` / `FIELD:asc`.
     public static func order(parsing text: String) throws -> (FieldPath, descending: Bool) {
@@ -129,108 +87,6 @@ public enum DocumentsCommandSupport {
                 .invalidArgument, "\(flag) \(field) needs a JSON array", hint: "e.g. \(flag) tags='[\"coffee\"]'")
         }
         return (field, union ? .arrayUnion(elements) : .arrayRemove(elements))
-    }
-
-    /// Parses a batch file's `transforms` object: `{"points": {"increment": -10}, "at": "serverTimestamp",
-    /// "tags": {"arrayUnion": [..]}, "old": {"arrayRemove": [..]}, "gone": "delete"}`.
-    public static func transforms(_ json: JSONValue, at position: String) throws -> [String: FieldValue] {
-        guard let object = json.objectValue else {
-            throw SuiteError(.invalidArgument, "\(position): 'transforms' must be an object")
-        }
-        var result: [String: FieldValue] = [:]
-        for (field, spec) in object {
-            switch spec {
-            case .string("serverTimestamp"): result[field] = .serverTimestamp
-            case .string("delete"): result[field] = .delete
-            case .object(let members) where members.count == 1:
-                let (name, argument) = members.first!
-                switch (name, argument) {
-                case ("increment", .int(let i)): result[field] = .increment(i)
-                case ("increment", .double(let d)): result[field] = .increment(d)
-                case ("arrayUnion", .array(let items)):
-                    result[field] = .arrayUnion(try items.map(DocumentJSON.value(from:)))
-                case ("arrayRemove", .array(let items)):
-                    result[field] = .arrayRemove(try items.map(DocumentJSON.value(from:)))
-                default:
-                    throw SuiteError(
-                        .invalidArgument, "\(position): bad transform for '\(field)': \(spec.jsonString)",
-                        hint: Self.transformHint)
-                }
-            default:
-                throw SuiteError(
-                    .invalidArgument, "\(position): bad transform for '\(field)': \(spec.jsonString)",
-                    hint: Self.transformHint)
-            }
-        }
-        return result
-    }
-
-    static let transformHint =
-        #"transforms: {"f": {"increment": 1}}, {"f": "serverTimestamp"}, {"f": {"arrayUnion": [..]}}, "#
-        + #"{"f": {"arrayRemove": [..]}}, {"f": "delete"}"#
-
-    // MARK: - Batch files
-
-    /// Adds the writes of a batch file (a JSON array of operations) to `batch`.
-    ///
-    /// Each operation: `{"op": "set|update|delete|add", "path", "data", "merge", "transforms": {…},
-    /// "precondition": {"version": N} | {"exists": true|false}}`. `add` takes a collection path and makes an id.
-    public static func addOperations(_ json: JSONValue, to batch: WriteBatch, store: DocumentStore) throws {
-        guard let operations = json.arrayValue else {
-            throw SuiteError(
-                .invalidArgument, "a batch file holds a JSON array of operations, not \(json.typeDescription)",
-                hint: #"e.g. [{"op":"set","path":"users/u1","data":{"points":10}}]"#)
-        }
-        for (index, operation) in operations.enumerated() {
-            let position = "operation \(index)"
-            guard let object = operation.objectValue else {
-                throw SuiteError(.invalidArgument, "\(position) must be an object")
-            }
-            for key in object.keys where !["op", "path", "data", "merge", "transforms", "precondition"].contains(key) {
-                throw SuiteError(
-                    .invalidArgument, "\(position): unknown key '\(key)'",
-                    hint: "keys: op, path, data, merge, transforms, precondition")
-            }
-            guard let op = object["op"]?.stringValue, let path = object["path"]?.stringValue else {
-                throw SuiteError(
-                    .invalidArgument, "\(position) needs \"op\" and \"path\" strings",
-                    hint: #"e.g. {"op":"update","path":"users/u1","transforms":{"points":{"increment":-10}}}"#)
-            }
-            var fields: [String: FieldValue] = [:]
-            if let data = object["data"] {
-                guard data.objectValue != nil else {
-                    throw SuiteError(.invalidArgument, "\(position): 'data' must be an object")
-                }
-                fields = FieldValue.fields(try DocumentJSON.data(from: data))
-            }
-            if let transforms = object["transforms"] {
-                for (field, value) in try self.transforms(transforms, at: position) { fields[field] = value }
-            }
-            let precondition = try self.precondition(object["precondition"], at: position)
-            let merge = object["merge"]?.boolValue ?? false
-            switch op {
-            case "set":
-                batch.setData(fields, forDocument: try store.document(path), merge: merge, precondition: precondition)
-            case "update":
-                batch.updateData(fields, forDocument: try store.document(path), precondition: precondition)
-            case "delete":
-                batch.deleteDocument(try store.document(path), precondition: precondition)
-            case "add":
-                batch.setData(fields, forDocument: try store.collection(path).document(), precondition: .exists(false))
-            default:
-                throw SuiteError(
-                    .invalidArgument, "\(position): unknown op '\(op)'", hint: "op is one of set, update, delete, add")
-            }
-        }
-    }
-
-    static func precondition(_ json: JSONValue?, at position: String) throws -> WritePrecondition {
-        guard let json else { return .none }
-        if let version = json["version"]?.intValue { return .version(version) }
-        if let exists = json["exists"]?.boolValue { return .exists(exists) }
-        throw SuiteError(
-            .invalidArgument, "\(position): bad precondition \(json.jsonString)",
-            hint: #"use {"version": N} or {"exists": true|false}"#)
     }
 
     // MARK: - Rendering

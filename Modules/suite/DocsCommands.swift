@@ -189,8 +189,7 @@ struct DocsCommand: AsyncParsableCommand {
                 throw SuiteError(.invalidArgument, "batch file \(file) is not valid JSON: \(error.message)")
             }
             try await withStore(context) { store in
-                let batch = store.batch()
-                try DocumentsCommandSupport.addOperations(json, to: batch, store: store)
+                let batch = try store.batch(json: json)
                 let results = try await batch.commit()
                 if globals.json {
                     Output.json(.array(results.map(\.json)))
@@ -211,13 +210,12 @@ struct DocsCommand: AsyncParsableCommand {
             discussion: """
                 --where takes FIELD OP VALUE with OP one of ==, !=, <, <=, >, >=, in, not-in, array-contains, \
                 array-contains-any, e.g. --where 'points >= 10' --where 'tags array-contains "coffee"'. \
-                Several --where are ANDed; --or groups them as OR. __name__ is the document id.
+                Several --where are ANDed. __name__ is the document id.
                 """)
 
         @Argument(help: "The collection path (or, with --group, a collection id).") var collection: String
         @Option(name: .customLong("where"), help: ArgumentHelp("A filter: FIELD OP VALUE.", valueName: "expr"))
         var filters: [String] = []
-        @Flag(help: "Combine the --where filters with OR instead of AND.") var or = false
         @Option(help: ArgumentHelp("Order by a field, FIELD or FIELD:desc.", valueName: "field"))
         var orderBy: [String] = []
         @Option(help: "Return at most N documents.") var limit: Int?
@@ -249,12 +247,7 @@ struct DocsCommand: AsyncParsableCommand {
         func run(_ context: SuiteContext) async throws {
             try await withStore(context) { store in
                 var query = group ? try store.collectionGroup(collection) : try store.collection(collection).query
-                let parsed = try filters.map(DocumentsCommandSupport.filter(parsing:))
-                if parsed.count == 1 {
-                    query = query.whereFilter(parsed[0])
-                } else if parsed.count > 1 {
-                    query = query.whereFilter(or ? .or(parsed) : .and(parsed))
-                }
+                for expression in filters { query = try query.whereExpression(expression) }
                 for text in orderBy {
                     let (field, descending) = try DocumentsCommandSupport.order(parsing: text)
                     query = query.order(by: field, descending: descending)

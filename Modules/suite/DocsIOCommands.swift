@@ -141,7 +141,7 @@ extension DocsCommand {
             abstract: "Print each change to a document or a query as a JSON line, as writes land (any process).",
             discussion: """
                 A document path prints its snapshot after each change. A collection prints one line per change: \
-                {"type":"added|modified|removed","path","data","version","oldIndex","newIndex"}, starting with the \
+                {"type":"added|modified|removed","path","oldIndex","newIndex","document":{…}}, starting with the \
                 current documents as "added".
                 """)
 
@@ -171,16 +171,11 @@ extension DocsCommand {
                     }
                 } else {
                     var query = try store.collection(target).query
-                    for filter in try filters.map(DocumentsCommandSupport.filter(parsing:)) {
-                        query = query.whereFilter(filter)
-                    }
+                    for expression in filters { query = try query.whereExpression(expression) }
                     for try await snapshot in query.snapshots() {
                         for change in snapshot.documentChanges {
-                            var line = change.document.json.objectValue ?? [:]
-                            line["type"] = .string("\(change.kind)")
-                            line["oldIndex"] = change.oldIndex.map { .int(Int64($0)) } ?? .null
-                            line["newIndex"] = change.newIndex.map { .int(Int64($0)) } ?? .null
-                            if emit(.object(line)) { return }
+                            let line = change.json
+                            if emit(line) { return }
                         }
                     }
                 }

@@ -72,6 +72,8 @@ public final class DocumentStore: Sendable {
     let state: Mutex<State>
     let feed: ChangeFeed
     let retryGate = AsyncGate()
+    /// Serializes cost flushes: each is a read-modify-write of the engine's metadata.
+    let costGate = AsyncGate()
     /// The highest change-log sequence this store has committed (one-shot query snapshots report it).
     let knownSequence = Atomic<Int64>(0)
 
@@ -301,6 +303,8 @@ public final class DocumentStore: Sendable {
 
     /// Adds this process's unflushed costs to the persisted counters.
     public func flushCosts() async throws {
+        await costGate.lock()
+        defer { costGate.unlock() }
         let pending = state.withLock { state -> CostReport in
             let pending = state.pendingCosts
             state.pendingCosts = CostReport()
@@ -355,7 +359,7 @@ public final class DocumentStore: Sendable {
     var nowMicroseconds: Int64 { Timestamp(clock.now).microseconds }
 }
 
-/// An async mutual-exclusion gate: transactions that lost a conflict retry one at a time inside this process, so a
+/// An async mutual-exclusion gate (FIFO). Transactions that lost a conflict retry one at a time inside this process, so a
 /// burst of concurrent transactions on one document all commit instead of exhausting their attempts.
 final class AsyncGate: Sendable {
     private struct State {

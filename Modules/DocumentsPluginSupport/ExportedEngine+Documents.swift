@@ -8,7 +8,7 @@ extension ExportedEngine {
     ///
     /// ```swift
     /// let plugin = PluginExport(name: "MemoryDocuments", version: "1.0.0", engines: [
-    ///     .documents("memory") { _ in InMemoryDocumentEngine() }
+    ///     .documents("plugin-memory") { _ in InMemoryDocumentEngine() }
     /// ])
     /// ```
     ///

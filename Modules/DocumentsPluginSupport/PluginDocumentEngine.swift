@@ -7,7 +7,7 @@ public import SuitePluginKit
 ///
 /// ```swift
 /// let plugin = try PluginLoader.load(path: "/opt/suite/plugins/libMemoryDocuments.so")
-/// let engine = try PluginDocumentEngine(plugin: plugin, name: "memory")
+/// let engine = try PluginDocumentEngine(plugin: plugin, name: "plugin-memory")
 /// let result = try await engine.commit(mutations, commitTime: now)
 /// ```
 ///

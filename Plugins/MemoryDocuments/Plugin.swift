@@ -7,20 +7,20 @@ import SuitePluginKit
 /// The MemoryDocuments plugin: the built-in Documents engines served through the C ABI, to prove (and test) that a
 /// `documents` engine loaded from a plugin behaves exactly like one linked in.
 ///
-/// - `documents/memory`: an ``InMemoryDocumentEngine``; no options.
-/// - `documents/sqlite`: a ``SQLiteDocumentEngine`` on the file named by option `path` (required); option
-///   `durability` is `full` (default) or `normal`.
+/// - `documents/plugin-memory`: an ``InMemoryDocumentEngine``; no options.
+/// - `documents/plugin-sqlite`: a ``SQLiteDocumentEngine`` on the file named by option `path` (required); option
+///   `durability` is `normal` (default, as built in) or `full`.
 let memoryDocumentsPlugin = PluginExport(
     name: "MemoryDocuments", version: "1.0.0",
     engines: [
-        .documents("memory") { _ in InMemoryDocumentEngine() },
-        .documents("sqlite") { options in
+        .documents("plugin-memory") { _ in InMemoryDocumentEngine() },
+        .documents("plugin-sqlite") { options in
             guard let path = options["path"]?.stringValue, !path.isEmpty else {
                 throw DocumentsError(
                     .invalidValue, "the sqlite documents engine needs a 'path' option naming its database file",
-                    hint: "documents: {engine: sqlite, options: {path: documents.sqlite}}")
+                    hint: "documents: {engine: plugin-sqlite, options: {path: documents.sqlite}}")
             }
-            var durability = SQLiteDocumentEngine.Durability.full
+            var durability = SQLiteDocumentEngine.Durability.normal
             if let name = options["durability"]?.stringValue {
                 guard let chosen = SQLiteDocumentEngine.Durability(rawValue: name) else {
                     throw DocumentsError(

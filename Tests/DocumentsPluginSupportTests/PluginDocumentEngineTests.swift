@@ -14,15 +14,15 @@ struct PluginDocumentEngineTests {
         #expect(plugin.name == "MemoryDocuments")
         #expect(
             plugin.engines == [
-                PluginEngineInfo(kind: EngineKind.documents, name: "memory"),
-                PluginEngineInfo(kind: EngineKind.documents, name: "sqlite"),
+                PluginEngineInfo(kind: EngineKind.documents, name: "plugin-memory"),
+                PluginEngineInfo(kind: EngineKind.documents, name: "plugin-sqlite"),
             ])
     }
 
     @Test("the same requests give the same responses in-process and through the plugin")
     func sameAsInProcess() async throws {
         let local = InMemoryDocumentEngine()
-        let remote = try PluginFixture.engine("memory")
+        let remote = try PluginFixture.engine("plugin-memory")
         // Twice: the second pass meets the documents, entries and metadata the first one left.
         for request in sampleRequests + sampleRequests {
             let expected = await request.run(on: local)
@@ -33,7 +33,7 @@ struct PluginDocumentEngineTests {
 
     @Test("a precondition failure crosses the boundary as the same DocumentsError")
     func preconditionFailureKeepsCode() async throws {
-        let engine = try PluginFixture.engine("memory")
+        let engine = try PluginFixture.engine("plugin-memory")
         let put = DocumentMutation(
             path: "users/u1", kind: .put(body: [1], indexEntries: []), precondition: .exists(false))
         _ = try await engine.commit([put], commitTime: 1)
@@ -49,7 +49,7 @@ struct PluginDocumentEngineTests {
 
     @Test("an engine's validation error keeps its code, message and hint")
     func validationErrorKeepsEverything() async throws {
-        let engine = try PluginFixture.engine("memory")
+        let engine = try PluginFixture.engine("plugin-memory")
         let bad = DocumentMutation(path: "users", kind: .delete)
         let remoteError = await captureError { _ = try await engine.commit([bad], commitTime: 1) }
         let localError = await captureError { _ = try await InMemoryDocumentEngine().commit([bad], commitTime: 1) }
@@ -62,7 +62,7 @@ struct PluginDocumentEngineTests {
 
     @Test("concurrent point reads and commits through one plugin engine all answer correctly")
     func concurrentCalls() async throws {
-        let engine = try PluginFixture.engine("memory")
+        let engine = try PluginFixture.engine("plugin-memory")
         let count = 200
         _ = try await engine.commit(
             (0..<count).map {
@@ -91,7 +91,7 @@ struct PluginDocumentEngineTests {
         let path = try PluginFixture.newDatabasePath()
         let options = JSONValue.object(["path": .string(path), "durability": .string("normal")])
         do {
-            let engine = try PluginFixture.engine("sqlite", options: options)
+            let engine = try PluginFixture.engine("plugin-sqlite", options: options)
             _ = try await engine.commit(
                 [DocumentMutation(path: "a/b", kind: .put(body: [42], indexEntries: []))], commitTime: 5)
         }
@@ -107,7 +107,7 @@ struct PluginDocumentEngineTests {
             .object([:]), .object(["path": .string("/tmp/x.sqlite"), "durability": .string("sometimes")]),
         ] {
             #expect {
-                _ = try PluginDocumentEngine(plugin: plugin, name: "sqlite", options: options)
+                _ = try PluginDocumentEngine(plugin: plugin, name: "plugin-sqlite", options: options)
             } throws: { error in
                 guard let error = error as? PluginError else { return false }
                 return error.code == .engineCreationFailed
@@ -120,7 +120,7 @@ struct PluginDocumentEngineTests {
     @Test("an unknown operation answers UNSUPPORTED and a malformed request INVALID, at the byte level")
     func rawCallStatuses() async throws {
         let plugin = try PluginFixture.plugin()
-        let handle = try plugin.makeEngine(kind: EngineKind.documents, name: "memory", options: .object([:]))
+        let handle = try plugin.makeEngine(kind: EngineKind.documents, name: "plugin-memory", options: .object([:]))
         await #expect {
             _ = try await handle.call("compact")
         } throws: { error in

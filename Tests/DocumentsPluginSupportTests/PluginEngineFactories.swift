@@ -27,18 +27,18 @@ struct DocumentEngineFactory: Sendable, CustomTestStringConvertible {
 
     static let all: [DocumentEngineFactory] = [.pluginMemory, .pluginSQLite]
 
-    /// `documents/memory` of MemoryDocuments: an in-memory engine behind the C ABI.
+    /// `documents/plugin-memory` of MemoryDocuments: an in-memory engine behind the C ABI.
     static let pluginMemory = DocumentEngineFactory(name: "plugin memory") {
-        DocumentEngineUnderTest(engine: try PluginFixture.engine("memory"), reopen: nil)
+        DocumentEngineUnderTest(engine: try PluginFixture.engine("plugin-memory"), reopen: nil)
     }
 
-    /// `documents/sqlite` of MemoryDocuments on a new temporary file; reopening creates a second plugin engine.
+    /// `documents/plugin-sqlite` of MemoryDocuments on a new temporary file; reopening creates a second plugin engine.
     static let pluginSQLite = DocumentEngineFactory(name: "plugin sqlite") {
         let path = try PluginFixture.newDatabasePath()
         let options = JSONValue.object(["path": .string(path)])
         return DocumentEngineUnderTest(
-            engine: try PluginFixture.engine("sqlite", options: options),
-            reopen: { try PluginFixture.engine("sqlite", options: options) })
+            engine: try PluginFixture.engine("plugin-sqlite", options: options),
+            reopen: { try PluginFixture.engine("plugin-sqlite", options: options) })
     }
 }
 

@@ -169,4 +169,25 @@ struct DocsCommandTests {
         #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
         #expect(result.stderr.contains("hint:"), "stderr: \(result.stderr)")
     }
+
+    @Test("a documents engine from a plugin is selected by the configuration and behaves like the built-in one")
+    func pluginEngine() throws {
+        let suite = try runner()
+        try """
+        plugins: [MemoryDocuments]
+        documents: {engine: plugin-sqlite, options: {path: plugged.sqlite}}
+        """.write(to: suite.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        _ = try json(suite, ["docs", "set", "users/u1", #"{"points":10}"#])
+        let updated = try json(suite, ["docs", "update", "users/u1", "--increment", "points=5"])
+        #expect(updated["data"]?["points"] == 15)
+        #expect(try json(suite, ["docs", "query", "users", "--where", "points > 12"]).arrayValue?.count == 1)
+        #expect(FileManager.default.fileExists(atPath: suite.directory.appendingPathComponent("plugged.sqlite").path))
+
+        try "plugins: [MemoryDocuments]\ndocuments: {engine: nosuch}\n".write(
+            to: suite.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        let missing = try suite.run(["docs", "get", "users/u1"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no documents engine named 'nosuch'"))
+        #expect(missing.stderr.contains("plugin-memory"))
+    }
 }

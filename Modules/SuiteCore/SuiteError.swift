@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// An error a person can act on: a message saying what went wrong and, when there is one, a hint saying what to do.
 ///

@@ -1,5 +1,5 @@
 public import Foundation
-public import Synchronization
+import Synchronization
 
 /// A source of wall-clock time, injected wherever a timestamp is taken so that tests can control it.
 public protocol WallClock: Sendable {

@@ -1,6 +1,6 @@
 public import Documents
 import Foundation
-public import SuiteCore
+import SuiteCore
 
 /// Parsing and rendering behind `suite docs` that belongs to the command line: transform flags, cursors, tables.
 /// (Where-expressions, batch files and result JSON live in Documents' `StoreJSON.swift`, the JSON edge of the store.)

@@ -1,6 +1,6 @@
 public import Documents
 import DocumentsPluginSupport
-public import Foundation
+import Foundation
 import SuiteCore
 import SuitePluginKit
 

@@ -1,7 +1,7 @@
-public import Foundation
+import Foundation
 public import Logging
 public import SuiteCore
-public import SuitePluginKit
+import SuitePluginKit
 
 /// Everything a `suite` subcommand runs with, built once by the composition root: configuration, logger, bus, clock,
 /// loaded plugins and (on demand) engines.

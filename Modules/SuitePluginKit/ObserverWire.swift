@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import SuiteCore
 
 /// The JSON payloads of the observer kind's operations, shared by the host (encoding) and plugins (decoding).

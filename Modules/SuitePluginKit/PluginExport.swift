@@ -1,5 +1,5 @@
 public import SuiteCore
-public import SuitePluginABI
+import SuitePluginABI
 
 #if canImport(Darwin)
     import Darwin

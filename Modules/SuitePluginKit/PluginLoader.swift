@@ -1,5 +1,5 @@
-public import Foundation
-public import SuiteCore
+import Foundation
+import SuiteCore
 import SuitePluginABI
 
 #if canImport(Darwin)

@@ -38,13 +38,13 @@ struct EventsCommand: AsyncParsableCommand {
                     .invalidArgument, "--payload is not valid JSON: \(error.message)",
                     hint: "quote it for the shell: --payload '{\"n\":1}'")
             }
-            let hub = try context.attachObservers()
+            // The composition root has attached the configured observers; they are flushed before exit.
             context.bus.publish(GenericEvent(name: name, payload: payloadValue))
-            try await hub.shutdown()
+            let observers = context.configuration.observers.count
             if globals.json {
-                Output.json(.object(["published": .string(name), "observers": .int(Int64(hub.count))]))
+                Output.json(.object(["published": .string(name), "observers": .int(Int64(observers))]))
             } else {
-                Output.print("published \(name) to \(hub.count) observer(s)")
+                Output.print("published \(name) to \(observers) observer(s)")
             }
         }
     }

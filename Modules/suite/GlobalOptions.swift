@@ -48,8 +48,21 @@ extension SuiteSubcommand {
             let logger = HostLogging.bootstrap(level: configuration.logLevel)
             let context = SuiteContext(
                 configuration: configuration, logger: logger, environmentPluginPath: loader.environmentPluginPath)
-            if requiresPlugins { try context.plugins.requireAllLoaded() }
-            try await run(context)
+            guard requiresPlugins else {
+                try await run(context)
+                return
+            }
+            // Every command that loads plugins attaches the configured observers, so the bus events it causes
+            // (documents.changed, documents.cost, …) reach them; they are flushed before the process exits.
+            try context.plugins.requireAllLoaded()
+            let observers = try context.attachObservers()
+            do {
+                try await run(context)
+            } catch {
+                try? await observers.shutdown()
+                throw error
+            }
+            try await observers.shutdown()
         } catch let error as any SuiteDescribedError {
             Output.error(error.message, hint: error.hint)
             throw ExitCode.failure

@@ -190,4 +190,19 @@ struct DocsCommandTests {
         #expect(missing.stderr.contains("no documents engine named 'nosuch'"))
         #expect(missing.stderr.contains("plugin-memory"))
     }
+
+    @Test("document writes reach configured observers as bus events")
+    func writesReachObservers() throws {
+        let suite = try runner()
+        try """
+        plugins: [EventLog]
+        observers: [{engine: eventlog, options: {path: events.jsonl}}]
+        """.write(to: suite.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        _ = try json(suite, ["docs", "set", "users/u1", #"{"points":10}"#])
+        let lines = try String(contentsOf: suite.directory.appendingPathComponent("events.jsonl"), encoding: .utf8)
+            .split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        let changed = lines.first { $0["name"] == "documents.changed" }
+        #expect(changed?["payload"]?.jsonString.contains("users/u1") == true)
+        #expect(lines.contains { $0["name"] == "documents.cost" })
+    }
 }

@@ -291,7 +291,7 @@ struct LineReader {
     }
 }
 
-/// A progress bar on stderr (redrawn in place on a terminal; a final line otherwise).
+/// A progress bar on stderr: redrawn in place on a terminal, a line every few seconds otherwise.
 final class Progress {
     let total: UInt64
     let label: String
@@ -304,10 +304,12 @@ final class Progress {
         self.label = label
     }
 
+    /// Redraws at most every 100 ms on a terminal; writes a line every 5 s otherwise (logs, pipes).
     func update(bytes: UInt64, items: Int) {
-        guard interactive, ContinuousClock.now - lastDraw > .milliseconds(100) else { return }
+        let interval: Duration = interactive ? .milliseconds(100) : .seconds(5)
+        guard ContinuousClock.now - lastDraw > interval else { return }
         lastDraw = .now
-        draw(bytes: bytes, items: items, end: "\r")
+        draw(bytes: bytes, items: items, end: interactive ? "\r" : "\n")
     }
 
     func finish(bytes: UInt64, items: Int) {

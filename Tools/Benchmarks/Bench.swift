@@ -46,7 +46,8 @@ struct BenchGroup: Sendable {
     let run: @Sendable (Double) async throws -> [BenchResult]
 
     static let all: [BenchGroup] = [
-        BenchGroup(name: "bus", run: { try await BusBenchmarks.run(scale: $0) })
+        BenchGroup(name: "bus", run: { try await BusBenchmarks.run(scale: $0) }),
+        BenchGroup(name: "documents", run: { try await DocumentsBenchmarks.run(scale: $0) }),
     ]
 }
 

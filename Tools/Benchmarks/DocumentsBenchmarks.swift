@@ -1,0 +1,592 @@
+import Documents
+import Foundation
+import GRDB
+
+#if canImport(GRDBSQLite)
+    import GRDBSQLite
+#elseif canImport(SQLite3)
+    import SQLite3
+#endif
+
+/// The Documents store against its limit: raw SQLite through GRDB on the same machine, in the same run — one table of
+/// stored bodies keyed by path, WAL, the same `synchronous` setting and page cache as the SQLite engine, the same data
+/// and the same transaction sizes. Ours and the raw side alternate round by round so both see the same machine load;
+/// each keeps its best round.
+///
+/// Not measured here: the peak memory of `suite docs import` streaming 1M documents (issue 3 asks < 200 MB); that is
+/// the CLI's job and is checked by running `suite docs import` under `/usr/bin/time -v`.
+enum DocumentsBenchmarks {
+    /// Writes per store batch and per raw transaction (the store's default batch limit).
+    static let batchSize = 500
+    /// Documents matching each equality query.
+    static let matchesPerQuery = 20
+    /// Writes per batch while growing the query data set (setup only).
+    static let growthBatchSize = 10_000
+
+    static func run(scale: Double) async throws -> [BenchResult] {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("suite-bench-documents-\(ProcessInfo.processInfo.processIdentifier)").path
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = TempFiles(directory: directory)
+
+        var results: [BenchResult] = []
+        let imported = try await importRows(scale: scale, files: files)
+        results += imported.results
+        results += try await pointGets(scale: scale, ours: imported.store, raw: imported.raw, paths: imported.paths)
+        results += try await singleWrites(scale: scale, ours: imported.store, raw: imported.raw)
+        await imported.store.close()
+        try imported.engine.close()
+        try imported.raw.close()
+        results += try await queries(scale: scale, files: files)
+        return results
+    }
+
+    // MARK: - 1. Bulk import
+
+    struct Imported {
+        var results: [BenchResult]
+        var engine: SQLiteDocumentEngine
+        var store: DocumentStore
+        var raw: RawDocuments
+        var paths: [String]
+    }
+
+    /// Imports N order documents through the public batch API (500 per commit, every field indexed) and the same
+    /// documents, pre-encoded, into the raw table (500 per transaction, and all in one transaction for reference).
+    static func importRows(scale: Double, files: TempFiles) async throws -> Imported {
+        let count = max(2 * batchSize, Int(100_000 * scale))
+        let ids = OrderGenerator.ids(count: count, seed: 1)
+        let paths = ids.map { "orders/" + $0 }
+        let documents = (0..<count).map { OrderGenerator.order($0, customer: $0 % max(1, count / matchesPerQuery)) }
+        let bodies = documents.map { ValueCodec.encode($0) }
+        let averageBody = Double(bodies.reduce(0) { $0 + $1.count }) / Double(count)
+        FileHandle.standardError.write(
+            Data("  import: \(count) documents, \(Int(averageBody.rounded())) bytes encoded on average\n".utf8))
+
+        var ours = 0.0
+        var raw = 0.0
+        var rawOne = 0.0
+        var kept: (SQLiteDocumentEngine, DocumentStore, RawDocuments)?
+        let rounds = scale >= 0.5 ? 2 : 3
+        for round in 0..<rounds {
+            let last = round == rounds - 1
+            // Ours.
+            let enginePath = files.next("ours")
+            let engine = try SQLiteDocumentEngine(path: enginePath)
+            let store = DocumentStore(engine: engine)
+            let start = ContinuousClock.now
+            var i = 0
+            while i < count {
+                let batch = store.batch()
+                for j in i..<min(i + batchSize, count) {
+                    batch.setData(documents[j], forDocument: try store.document(paths[j]))
+                }
+                try await batch.commit()
+                i += batchSize
+            }
+            ours = max(ours, Double(count) / seconds(since: start))
+
+            // Raw, same transaction sizes.
+            let rawPath = files.next("raw")
+            let rawStore = try RawDocuments(path: rawPath)
+            let rawStart = ContinuousClock.now
+            i = 0
+            while i < count {
+                try rawStore.insert(paths: paths, bodies: bodies, range: i..<min(i + batchSize, count))
+                i += batchSize
+            }
+            raw = max(raw, Double(count) / seconds(since: rawStart))
+
+            // Raw, one transaction (the issue's reference figure).
+            let onePath = files.next("raw-one")
+            let one = try RawDocuments(path: onePath)
+            let oneStart = ContinuousClock.now
+            try one.insert(paths: paths, bodies: bodies, range: 0..<count)
+            rawOne = max(rawOne, Double(count) / seconds(since: oneStart))
+            try one.close()
+            files.remove(onePath)
+
+            if last {
+                kept = (engine, store, rawStore)
+            } else {
+                await store.close()
+                try engine.close()
+                try rawStore.close()
+                files.remove(enginePath)
+                files.remove(rawPath)
+            }
+        }
+        guard let (engine, store, rawStore) = kept else { throw BenchError("no import round ran") }
+
+        // Index entries per document, counted in the engine's file.
+        let entries = try countIndexEntries(path: engine.path)
+        let entriesPerDocument = Double(entries) / Double(count)
+        let oursMicros = 1e6 / ours
+        let rawMicros = 1e6 / raw
+        let perEntry = max(0, oursMicros - rawMicros) / entriesPerDocument
+
+        let results = [
+            BenchResult(
+                name: "bulk import \(count) orders, every field indexed (batches of \(batchSize))", ours: ours,
+                peer: raw, peerName: "raw GRDB insert of encoded bodies, \(batchSize) per transaction",
+                unit: "docs/s", target: "≥ 0.3"),
+            BenchResult(
+                name: "bulk import vs raw in one transaction", ours: ours, peer: rawOne,
+                peerName: "raw GRDB insert of encoded bodies, one transaction", unit: "docs/s", target: "≥ 0.3"),
+            BenchResult(
+                name: String(
+                    format: "import cost per index entry: (ours − raw µs/doc) / %.1f entries", entriesPerDocument),
+                ours: perEntry, peer: rawMicros, peerName: "raw insert cost per row (µs)", unit: "µs"),
+        ]
+        return Imported(results: results, engine: engine, store: store, raw: rawStore, paths: paths)
+    }
+
+    static func countIndexEntries(path: String) throws -> Int {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM index_entries") ?? 0 }
+    }
+
+    // MARK: - 2. Point get
+
+    static func pointGets(scale: Double, ours store: DocumentStore, raw: RawDocuments, paths: [String]) async throws
+        -> [BenchResult]
+    {
+        let count = max(1000, Int(50_000 * scale))
+        var generator = SplitMix64(seed: 2)
+        let picks = (0..<count).map { _ in paths[Int(generator.next() % UInt64(paths.count))] }
+        var ours = 0.0
+        var engineRate = 0.0
+        var peer = 0.0
+        var peerAsync = 0.0
+        var fields = 0
+        for _ in 0..<5 {
+            ours = max(
+                ours,
+                try await bestRate(operations: count, repeats: 1) {
+                    for path in picks {
+                        let snapshot = try await store.document(path).getDocument()
+                        fields &+= snapshot.data?.count ?? 0
+                    }
+                })
+            engineRate = max(
+                engineRate,
+                try await bestRate(operations: count, repeats: 1) {
+                    for path in picks {
+                        if let stored = try await store.engine.document(at: path) {
+                            fields &+= try ValueCodec.decode(stored.body).count
+                        }
+                    }
+                })
+            peer = max(
+                peer,
+                try await bestRate(operations: count, repeats: 1) {
+                    for path in picks { fields &+= try raw.read(path: path)?.count ?? 0 }
+                })
+            peerAsync = max(
+                peerAsync,
+                try await bestRate(operations: count, repeats: 1) {
+                    for path in picks { fields &+= try await raw.readAsync(path: path)?.count ?? 0 }
+                })
+        }
+        if fields == 42 { print("") }  // keep the work observable
+        return [
+            BenchResult(
+                name: "point get, decoded (document(path).getDocument())", ours: ours, peer: peer,
+                peerName: "raw GRDB read of the stored bytes", unit: "gets/s", target: "≥ 0.5"),
+            BenchResult(
+                name: "point get via engine.document(at:) + ValueCodec.decode", ours: engineRate, peer: peer,
+                peerName: "raw GRDB read of the stored bytes", unit: "gets/s", target: "≥ 0.5"),
+            BenchResult(
+                name: "point get, decoded, vs raw through GRDB's async read", ours: ours, peer: peerAsync,
+                peerName: "raw GRDB read, async pool.read (one dispatch hop)", unit: "gets/s"),
+        ]
+    }
+
+    // MARK: - 4. Single-document write transactions
+
+    static func singleWrites(scale: Double, ours store: DocumentStore, raw: RawDocuments) async throws -> [BenchResult]
+    {
+        let count = max(500, Int(5_000 * scale))
+        let rounds = 5
+        let ids = OrderGenerator.ids(count: count * rounds * 3, seed: 4)
+        let documents = (0..<count).map { OrderGenerator.order(1_000_000 + $0, customer: $0) }
+        let bodies = documents.map { ValueCodec.encode($0) }
+        var ours = 0.0
+        var peer = 0.0
+        var peerAsync = 0.0
+        var next = 0
+        for _ in 0..<rounds {
+            let base = next
+            next += count
+            ours = max(
+                ours,
+                try await bestRate(operations: count, repeats: 1) {
+                    for j in 0..<count {
+                        try await store.document("orders/" + ids[base + j]).setData(documents[j])
+                    }
+                })
+            let rawBase = next
+            next += count
+            peer = max(
+                peer,
+                try await bestRate(operations: count, repeats: 1) {
+                    for j in 0..<count { try raw.writeOne(path: "orders/" + ids[rawBase + j], body: bodies[j]) }
+                })
+            let asyncBase = next
+            next += count
+            peerAsync = max(
+                peerAsync,
+                try await bestRate(operations: count, repeats: 1) {
+                    for j in 0..<count {
+                        try await raw.writeOneAsync(path: "orders/" + ids[asyncBase + j], body: bodies[j])
+                    }
+                })
+        }
+        return [
+            BenchResult(
+                name: "single-document write transactions (new order, setData)", ours: ours, peer: peer,
+                peerName: "raw GRDB write: one row + one change-log row", unit: "commits/s", target: "≥ 0.7"),
+            BenchResult(
+                name: "single-document writes vs raw through GRDB's async write", ours: ours, peer: peerAsync,
+                peerName: "raw GRDB write, async pool.write", unit: "commits/s"),
+        ]
+    }
+
+    // MARK: - 3. Indexed equality query
+
+    /// One database grown in steps (10k, 100k, 1M at scale 1); after each step, equality queries on `customer`, each
+    /// matching exactly 20 documents spread over the step's documents.
+    static func queries(scale: Double, files: TempFiles) async throws -> [BenchResult] {
+        let sizes = [10_000, 100_000, 1_000_000].map { size in
+            max(matchesPerQuery * 50, Int(Double(size) * scale) / matchesPerQuery * matchesPerQuery)
+        }
+        let queriesPerRound = max(300, Int(3_000 * scale))
+        let path = files.next("query")
+        let engine = try SQLiteDocumentEngine(path: path)
+        // Building the data set is setup, not measured: larger batches than the default 500 make it faster.
+        var limits = DocumentLimits()
+        limits.maximumBatchSize = growthBatchSize
+        let store = DocumentStore(engine: engine, limits: limits)
+        let collection = try store.collection("orders")
+        var results: [BenchResult] = []
+        var have = 0
+        for size in sizes {
+            let buildStart = ContinuousClock.now
+            try await grow(store, from: have, to: size)
+            FileHandle.standardError.write(
+                Data(
+                    String(
+                        format: "  query: grew to %d documents in %.1f s (%.0f docs/s)\n", size,
+                        seconds(since: buildStart), Double(size - have) / seconds(since: buildStart)
+                    ).utf8))
+            have = size
+            let customers = size / matchesPerQuery
+            var generator = SplitMix64(seed: UInt64(size))
+            let picks = (0..<queriesPerRound).map { _ in
+                OrderGenerator.customer(Int(generator.next() % UInt64(customers)))
+            }
+            // Sanity: the query returns exactly 20 documents and uses an index.
+            let check = try await collection.whereField("customer", isEqualTo: .string(picks[0])).getDocuments()
+            guard check.count == matchesPerQuery else {
+                throw BenchError("equality query returned \(check.count) documents, expected \(matchesPerQuery)")
+            }
+            var rate = 0.0
+            var returned = 0
+            for _ in 0..<3 {
+                rate = max(
+                    rate,
+                    try await bestRate(operations: queriesPerRound, repeats: 1) {
+                        for customer in picks {
+                            returned &+= try await collection.whereField("customer", isEqualTo: .string(customer))
+                                .getDocuments().count
+                        }
+                    })
+            }
+            if returned == 42 { print("") }
+            results.append(
+                BenchResult(
+                    name: "equality query, 20 results, \(label(size)) documents", ours: rate, peer: 1000,
+                    peerName: "1 ms per query limit", unit: "queries/s", target: "≥ 1"))
+        }
+        await store.close()
+        try engine.close()
+        files.remove(path)
+        return results
+    }
+
+    /// Adds documents `from..<to` in batches of ``growthBatchSize``; each block's documents get customers of their own, 20 each,
+    /// scattered over the block (a fixed permutation), so a query's 20 documents are not neighbours on disk.
+    static func grow(_ store: DocumentStore, from: Int, to: Int) async throws {
+        let size = to - from
+        let ids = OrderGenerator.ids(count: size, seed: UInt64(1000 + from))
+        var multiplier = 7919
+        while gcd(multiplier, size) != 1 { multiplier += 2 }
+        var i = 0
+        while i < size {
+            let batch = store.batch()
+            for j in i..<min(i + growthBatchSize, size) {
+                let permuted = (j * multiplier + 13) % size
+                let customer = from / matchesPerQuery + permuted / matchesPerQuery
+                batch.setData(
+                    OrderGenerator.order(from + j, customer: customer),
+                    forDocument: try store.document("orders/" + ids[j]))
+            }
+            try await batch.commit()
+            i += growthBatchSize
+        }
+    }
+
+    static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+
+    static func label(_ n: Int) -> String {
+        n >= 1_000_000 && n % 1_000_000 == 0
+            ? "\(n / 1_000_000)M" : n >= 1000 && n % 1000 == 0 ? "\(n / 1000)k" : "\(n)"
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return max(1e-9, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+}
+
+// MARK: - Data
+
+/// Deterministic order-shaped documents: six top-level fields (customer, status, total, createdAt, three line items,
+/// a shipping address), about 720 bytes encoded.
+enum OrderGenerator {
+    static let statuses = ["pending", "paid", "packed", "shipped", "delivered"]
+    static let products = [
+        "Ceramic pour-over coffee dripper, white", "Stainless steel milk frothing pitcher 600 ml",
+        "Organic single-origin whole bean coffee, Ethiopia Yirgacheffe 1 kg", "Reusable unbleached paper filters x100",
+        "Burr grinder with 40 grind settings and timer", "Insulated travel mug, matte black, 350 ml",
+        "Glass carafe with cork collar and leather tie", "Digital kitchen scale with built-in brew timer",
+    ]
+    static let categories = ["coffee & tea", "brewing equipment", "kitchen accessories", "gifts and bundles"]
+    static let cities = ["Lyon", "Porto", "Leipzig", "Bologna", "Utrecht", "Gothenburg", "Ghent", "Kraków"]
+    static let streets = ["Rue de la République", "Rua das Flores", "Karl-Liebknecht-Straße", "Via dell'Indipendenza"]
+    static let names = ["Ada Lovelace", "Grace Hopper", "Katherine Johnson", "Margaret Hamilton", "Radia Perlman"]
+
+    static func ids(count: Int, seed: UInt64) -> [String] {
+        var generator = SplitMix64(seed: seed)
+        return (0..<count).map { _ in AutoID.generate(using: &generator) }
+    }
+
+    static func customer(_ n: Int) -> String { "customer-" + String(n + 10_000_000) }
+
+    static func order(_ i: Int, customer: Int) -> DocumentData {
+        var random = SplitMix64(seed: UInt64(i) &* 0x9E37_79B9 &+ 17)
+        func pick<T>(_ list: [T]) -> T { list[Int(random.next() % UInt64(list.count))] }
+        var total = 0.0
+        var items: [DocumentValue] = []
+        for _ in 0..<3 {
+            let quantity = Int64(1 + random.next() % 4)
+            let price = Double(500 + random.next() % 20_000) / 100
+            total += Double(quantity) * price
+            items.append(
+                .map([
+                    "sku": .string("SKU-" + String(100_000 + random.next() % 900_000)),
+                    "name": .string(pick(products)),
+                    "quantity": .int(quantity),
+                    "unitPrice": .double(price),
+                    "category": .string(pick(categories)),
+                ]))
+        }
+        return [
+            "customer": .string(Self.customer(customer)),
+            "status": .string(pick(statuses)),
+            "total": .double((total * 100).rounded() / 100),
+            "createdAt": .timestamp(Timestamp(microseconds: 1_767_225_600_000_000 + Int64(i) * 60_000_000)),
+            "items": .array(items),
+            "shipping": .map([
+                "name": .string(pick(names)),
+                "street": .string(String(1 + random.next() % 200) + " " + pick(streets)),
+                "city": .string(pick(cities)),
+                "postalCode": .string(String(10_000 + random.next() % 90_000)),
+                "country": .string("EU"),
+                "email": .string("customer\(customer)@example.org"),
+                "phone": .string("+33 6 " + String(10_000_000 + random.next() % 89_999_999)),
+                "instructions": .string(
+                    "If nobody answers, leave the parcel with the neighbour at number " + String(random.next() % 99)),
+            ]),
+        ]
+    }
+}
+
+/// A small deterministic generator (SplitMix64).
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Files in the benchmark's temporary directory.
+final class TempFiles: Sendable {
+    let directory: String
+    private let counter = Counter()
+    init(directory: String) { self.directory = directory }
+
+    func next(_ name: String) -> String { directory + "/\(name)-\(counter.increment()).sqlite" }
+
+    /// Removes a database and its WAL and shared-memory files.
+    func remove(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func increment() -> Int {
+            lock.lock()
+            defer { lock.unlock() }
+            value += 1
+            return value
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+// MARK: - The limit: raw SQLite through GRDB
+
+/// One table of encoded bodies keyed by path, plus a change log, in a WAL `DatabasePool` configured like the SQLite
+/// engine (`synchronous = FULL`, the same page caches). Statements go through the SQLite C API on GRDB's cached
+/// statements, as the engine's do, so the limit is as tight as GRDB allows.
+final class RawDocuments: Sendable {
+    let pool: DatabasePool
+
+    init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: db.configuration.readonly ? "PRAGMA cache_size = -8192" : "PRAGMA cache_size = -65536")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try pool.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE documents (path TEXT PRIMARY KEY NOT NULL, body BLOB NOT NULL);
+                    CREATE TABLE changes (id INTEGER PRIMARY KEY, path TEXT NOT NULL);
+                    """)
+        }
+    }
+
+    func close() throws { try pool.close() }
+
+    /// Inserts `bodies[range]` at `paths[range]` in one transaction.
+    func insert(paths: [String], bodies: [[UInt8]], range: Range<Int>) throws {
+        try pool.write { db in
+            let insert = try RawStatement(db, "INSERT INTO documents (path, body) VALUES (?1, ?2)")
+            for i in range {
+                insert.bind(paths[i], at: 1)
+                insert.bind(bodies[i], at: 2)
+                try insert.run()
+            }
+        }
+    }
+
+    /// The stored bytes at `path`, in a read transaction of its own.
+    func read(path: String) throws -> [UInt8]? {
+        try pool.read { db in try Self.read(db, path: path) }
+    }
+
+    /// ``read(path:)`` through GRDB's async API (a hop to the reader's dispatch queue and back), as the engine reads.
+    func readAsync(path: String) async throws -> [UInt8]? {
+        try await pool.read { db in try Self.read(db, path: path) }
+    }
+
+    private static func read(_ db: Database, path: String) throws -> [UInt8]? {
+        let select = try RawStatement(db, "SELECT body FROM documents WHERE path = ?1")
+        defer { select.reset() }
+        select.bind(path, at: 1)
+        return try select.step() ? select.bytes(0) : nil
+    }
+
+    /// Writes one document and one change-log row in a transaction of its own.
+    func writeOne(path: String, body: [UInt8]) throws {
+        try pool.write { db in try Self.writeOne(db, path: path, body: body) }
+    }
+
+    /// ``writeOne(path:body:)`` through GRDB's async API, as the engine writes.
+    func writeOneAsync(path: String, body: [UInt8]) async throws {
+        try await pool.write { db in try Self.writeOne(db, path: path, body: body) }
+    }
+
+    private static func writeOne(_ db: Database, path: String, body: [UInt8]) throws {
+        let upsert = try RawStatement(db, "INSERT OR REPLACE INTO documents (path, body) VALUES (?1, ?2)")
+        upsert.bind(path, at: 1)
+        upsert.bind(body, at: 2)
+        try upsert.run()
+        let log = try RawStatement(db, "INSERT INTO changes (path) VALUES (?1)")
+        log.bind(path, at: 1)
+        try log.run()
+    }
+}
+
+/// Binds and steps a GRDB cached statement through the SQLite C API.
+struct RawStatement {
+    let handle: OpaquePointer
+
+    init(_ db: Database, _ sql: String) throws {
+        handle = try db.cachedStatement(sql: sql).sqliteStatement
+        sqlite3_reset(handle)
+    }
+
+    func bind(_ value: String, at index: Int32) {
+        var value = value
+        value.withUTF8 { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                _ = sqlite3_bind_text(handle, index, chars.baseAddress, Int32(chars.count), transient)
+            }
+        }
+    }
+
+    func bind(_ value: Int64, at index: Int32) {
+        sqlite3_bind_int64(handle, index, value)
+    }
+
+    func bind(_ value: [UInt8], at index: Int32) {
+        value.withUnsafeBytes { buffer in
+            _ = sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), transient)
+        }
+    }
+
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        throw DatabaseError(resultCode: ResultCode(rawValue: code))
+    }
+
+    func run() throws {
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
+    func reset() { sqlite3_reset(handle) }
+
+    func bytes(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard let pointer = sqlite3_column_blob(handle, column), count > 0 else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}
+
+/// `SQLITE_TRANSIENT`: SQLite copies bound bytes before the call returns.
+private var transient: sqlite3_destructor_type {
+    unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+}

@@ -332,12 +332,12 @@ extension JSONValue {
                 return
             }
             out += "{"
-            for (i, key) in members.keys.sorted().enumerated() {
+            for (i, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if i > 0 { out += "," }
                 if pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
-                JSONValue.appendQuoted(key, to: &out)
+                JSONValue.appendQuoted(member.key, to: &out)
                 out += pretty ? ": " : ":"
-                members[key]!.write(to: &out, pretty: pretty, indent: indent + 1)
+                member.value.write(to: &out, pretty: pretty, indent: indent + 1)
             }
             if pretty { out += "\n" + String(repeating: "  ", count: indent) }
             out += "}"

@@ -46,18 +46,20 @@ public final class EventLogObserver: ObserverEngine {
             text += event.jsonLine
             text += "\n"
         }
+        let bytes = Array(text.utf8)
         try descriptor.withLock { fd in
-            var bytes = Array(text.utf8)
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw SuiteError(.io, "eventlog cannot write to \(path): \(String(cString: strerror(errno)))")
+            try bytes.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress else { return }
+                var offset = 0
+                while offset < buffer.count {
+                    let written = write(fd, base + offset, buffer.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw SuiteError(.io, "eventlog cannot write to \(path): \(String(cString: strerror(errno)))")
+                    }
+                    offset += written
                 }
-                offset += written
             }
-            bytes.removeAll()
         }
     }
 

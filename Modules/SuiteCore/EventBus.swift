@@ -71,15 +71,15 @@ public final class EventBus: @unchecked Sendable {
             if let index = snapshot.typedKeys.firstIndex(of: key) {
                 // The list stored under E's identifier is always a HandlerList<E>.
                 Unmanaged<HandlerList<E>>.fromOpaque(snapshot.typedLists[index])._withUnsafeGuaranteedRef { list in
-                    list.entries.withUnsafeBufferPointer { entries in
-                        for i in entries.indices { entries[i].handler(event) }
+                    list.unretained.withUnsafeBufferPointer { entries in
+                        for entry in entries { entry._withUnsafeGuaranteedRef { $0.handler(event) } }
                     }
                 }
             }
-            if !snapshot.all.isEmpty {
+            if !snapshot.allUnretained.isEmpty {
                 let erased: any BusEvent = event
-                snapshot.all.withUnsafeBufferPointer { entries in
-                    for i in entries.indices { entries[i].handler(erased) }
+                snapshot.allUnretained.withUnsafeBufferPointer { entries in
+                    for entry in entries { entry._withUnsafeGuaranteedRef { $0.handler(erased) } }
                 }
             }
         }
@@ -198,13 +198,16 @@ final class Snapshot: @unchecked Sendable {
     let typed: [TypedSlot]
     @usableFromInline let typedKeys: [ObjectIdentifier]
     @usableFromInline let typedLists: [UnsafeMutableRawPointer]
-    @usableFromInline let all: [HandlerEntry<any BusEvent>]
+    let all: [HandlerEntry<any BusEvent>]
+    /// `all` without reference counting, for the publish loop (`all` keeps the entries alive).
+    @usableFromInline let allUnretained: [Unmanaged<HandlerEntry<any BusEvent>>]
 
     init(typed: [TypedSlot], all: [HandlerEntry<any BusEvent>]) {
         self.typed = typed
         self.typedKeys = typed.map(\.key)
         self.typedLists = typed.map { Unmanaged.passUnretained($0.list as AnyObject).toOpaque() }
         self.all = all
+        self.allUnretained = all.map { Unmanaged.passUnretained($0) }
     }
 }
 
@@ -216,11 +219,16 @@ struct TypedSlot: Sendable {
 
 // MARK: - Handler storage
 
-/// One subscriber's handler.
+/// One subscriber's handler. A class, so the publish loop can call it through an unretained reference: the closure is
+/// borrowed from a `let`, with no reference counting per delivery.
 @usableFromInline
-struct HandlerEntry<E>: Sendable {
-    @usableFromInline let id: UInt64
+final class HandlerEntry<E>: Sendable {
+    let id: UInt64
     @usableFromInline let handler: @Sendable (E) -> Void
+    init(id: UInt64, handler: @escaping @Sendable (E) -> Void) {
+        self.id = id
+        self.handler = handler
+    }
 }
 
 @usableFromInline
@@ -232,8 +240,13 @@ protocol HandlerListProtocol: AnyObject, Sendable {
 /// An immutable list of handlers: replaced, never mutated, so publishers can use a snapshot without the lock.
 @usableFromInline
 final class HandlerList<E>: HandlerListProtocol, Sendable {
-    @usableFromInline let entries: [HandlerEntry<E>]
-    init(entries: [HandlerEntry<E>]) { self.entries = entries }
+    let entries: [HandlerEntry<E>]
+    /// `entries` without reference counting, for the publish loop (`entries` keeps them alive).
+    @usableFromInline let unretained: [Unmanaged<HandlerEntry<E>>]
+    init(entries: [HandlerEntry<E>]) {
+        self.entries = entries
+        self.unretained = entries.map { Unmanaged.passUnretained($0) }
+    }
     @usableFromInline var count: Int { entries.count }
     @usableFromInline func removing(id: UInt64) -> any HandlerListProtocol {
         HandlerList(entries: entries.filter { $0.id != id })

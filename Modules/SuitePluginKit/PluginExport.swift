@@ -159,7 +159,7 @@ private let exportCall:
         let box = Unmanaged<ExportedEngineBox>.fromOpaque(engine).takeUnretainedValue()
         let operationName = String(cString: operation)
         let bytes = request.map { Array(UnsafeBufferPointer(start: $0, count: requestLength)) } ?? []
-        Task {
+        Task.immediate {
             do {
                 let response = try await box.handler.handle(operation: operationName, request: bytes)
                 target.complete(status: 0, bytes: response)

@@ -50,6 +50,9 @@ public struct SuiteConfiguration: Sendable, Hashable {
     public var observers: [EngineSelection]
     /// The Documents module's engine (`sqlite` by default).
     public var documents: EngineSelection
+    /// Composite indexes to declare in the Documents store, each `{collection, fields: ["a", "b:desc"], group}`,
+    /// already checked for shape by the loader.
+    public var documentIndexes: [JSONValue]
     /// The log level (`trace` … `critical`).
     public var logLevel: String
     /// The configuration file read, if any.
@@ -64,6 +67,7 @@ public struct SuiteConfiguration: Sendable, Hashable {
         self.plugins = []
         self.observers = []
         self.documents = EngineSelection(engine: "sqlite")
+        self.documentIndexes = []
         self.logLevel = "warning"
         self.file = nil
         self.sources = Dictionary(uniqueKeysWithValues: Self.knownKeys.map { ($0, .defaultValue) })

@@ -132,7 +132,14 @@ public struct ConfigurationLoader: Sendable {
                     try Self.selection(item, key: "observers[\(index)]", file: file, at: at)
                 }
             case "documents":
-                configuration.documents = try Self.selection(value, key: key, file: file, at: at)
+                var selection = value.objectValue ?? [:]
+                let indexes = selection.removeValue(forKey: "indexes")
+                if selection["engine"] == nil { selection["engine"] = "sqlite" }  // the embedded default
+                configuration.documents = try Self.selection(
+                    value.objectValue == nil ? value : .object(selection), key: key, file: file, at: at)
+                if let indexes {
+                    configuration.documentIndexes = try Self.indexes(indexes, file: file, at: at)
+                }
             case "log-level":
                 guard let level = value.stringValue else { throw wrongType("a string") }
                 try Self.checkLogLevel(level, source: "key 'log-level' in \(file)\(at)")
@@ -229,6 +236,39 @@ public struct ConfigurationLoader: Sendable {
                 "key '\(key).options' in \(file)\(at) must be a map, not \(options.typeDescription)")
         }
         return EngineSelection(engine: engine, options: options)
+    }
+
+    /// Checks `documents.indexes`: a list of `{collection: ID, fields: [FIELD[:asc|desc|contains], …], group: BOOL}`.
+    static func indexes(_ value: JSONValue, file: String, at: String) throws -> [JSONValue] {
+        let hint = "e.g. indexes: [{collection: users, fields: [city, \"points:desc\"]}]"
+        guard let items = value.arrayValue else {
+            throw SuiteError(
+                .invalidConfiguration,
+                "key 'documents.indexes' in \(file)\(at) must be a list, not \(value.typeDescription)", hint: hint)
+        }
+        for (index, item) in items.enumerated() {
+            let key = "documents.indexes[\(index)]"
+            guard let object = item.objectValue else {
+                throw SuiteError(.invalidConfiguration, "key '\(key)' in \(file)\(at) must be a map", hint: hint)
+            }
+            for member in object.keys where !["collection", "fields", "group"].contains(member) {
+                throw SuiteError(
+                    .invalidConfiguration, "unknown key '\(key).\(member)' in \(file)\(at)",
+                    hint: "an index has collection, fields and group")
+            }
+            guard object["collection"]?.stringValue != nil, let fields = object["fields"].flatMap(strings),
+                !fields.isEmpty
+            else {
+                throw SuiteError(
+                    .invalidConfiguration,
+                    "key '\(key)' in \(file)\(at) needs a 'collection' string and a non-empty 'fields' list of strings",
+                    hint: hint)
+            }
+            if let group = object["group"], group.boolValue == nil {
+                throw SuiteError(.invalidConfiguration, "key '\(key).group' in \(file)\(at) must be true or false")
+            }
+        }
+        return items
     }
 
     // MARK: - Environment

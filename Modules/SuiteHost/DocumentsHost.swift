@@ -10,12 +10,13 @@ extension SuiteContext {
 
     /// Opens the Documents store on the configured engine: `sqlite` (default; one file in the data directory),
     /// `memory`, or a `documents` engine provided by a loaded plugin. Commits and costs are published on the bus.
+    /// Composite indexes listed under `documents.indexes` are declared (and backfilled) if missing.
     ///
     /// `sqlite` options: `path` (default `documents.sqlite`, relative to the data directory), `durability`
     /// (`normal`, the default: no acknowledged write is lost when the process dies, and after a power loss the file
     /// opens consistent but may miss the last whole commits; `full`: every commit is synced to disk, 5–10× slower
     /// for single-document writes), `max-document-size` (bytes, default 1 MiB).
-    public func openDocumentStore() throws -> DocumentStore {
+    public func openDocumentStore() async throws -> DocumentStore {
         let selection = configuration.documents
         let options = selection.options.objectValue ?? [:]
         var limits = DocumentLimits()
@@ -61,6 +62,22 @@ extension SuiteContext {
             }
             engine = try PluginDocumentEngine(plugin: plugin, name: name, options: selection.options)
         }
-        return DocumentStore(engine: engine, bus: bus, clock: clock, limits: limits, logger: logger)
+        let store = DocumentStore(engine: engine, bus: bus, clock: clock, limits: limits, logger: logger)
+        try await declareConfiguredIndexes(in: store)
+        return store
+    }
+
+    /// Declares the configuration's `documents.indexes` that the store does not have yet (declaring backfills).
+    func declareConfiguredIndexes(in store: DocumentStore) async throws {
+        guard !configuration.documentIndexes.isEmpty else { return }
+        let existing = Set(try await store.indexes())
+        for item in configuration.documentIndexes {
+            let fields = (item["fields"]?.arrayValue ?? []).compactMap(\.stringValue)
+            let definition = IndexDefinition(
+                collectionID: item["collection"]?.stringValue ?? "",
+                scope: item["group"]?.boolValue == true ? .collectionGroup : .collection,
+                fields: try fields.map(IndexDefinition.Field.init(parsing:)))
+            if !existing.contains(definition) { try await store.declareIndex(definition) }
+        }
     }
 }

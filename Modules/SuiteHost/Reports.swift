@@ -174,7 +174,14 @@ public enum ConfigurationReport {
             ),
             (
                 "documents",
-                .object(["engine": .string(configuration.documents.engine), "options": configuration.documents.options])
+                .object(
+                    [
+                        "engine": .string(configuration.documents.engine), "options": configuration.documents.options,
+                    ].merging(
+                        configuration.documentIndexes.isEmpty ? [:] : ["indexes": .array(configuration.documentIndexes)]
+                    ) {
+                        $1
+                    })
             ),
             ("log-level", .string(configuration.logLevel)),
         ]

@@ -321,7 +321,7 @@ struct DocsCommand: AsyncParsableCommand {
 
 /// Opens the configured store, runs `body`, and always closes the store (flushing cost counters).
 func withStore(_ context: SuiteContext, _ body: (DocumentStore) async throws -> Void) async throws {
-    let store = try context.openDocumentStore()
+    let store = try await context.openDocumentStore()
     do {
         try await body(store)
     } catch {

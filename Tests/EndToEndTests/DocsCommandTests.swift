@@ -205,4 +205,22 @@ struct DocsCommandTests {
         #expect(changed?["payload"]?.jsonString.contains("users/u1") == true)
         #expect(lines.contains { $0["name"] == "documents.cost" })
     }
+
+    @Test("composite indexes listed in the configuration are declared when the store opens")
+    func configuredIndexes() throws {
+        let suite = try runner()
+        try """
+        documents:
+          engine: sqlite
+          indexes:
+            - {collection: users, fields: [city, "points:desc"]}
+        """.write(to: suite.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        _ = try json(suite, ["docs", "set", "users/u1", #"{"city":"Hue","points":5}"#])
+        _ = try json(suite, ["docs", "set", "users/u2", #"{"city":"Hue","points":9}"#])
+        let result = try json(
+            suite, ["docs", "query", "users", "--where", #"city == "Hue""#, "--order-by", "points:desc"])
+        #expect(result.arrayValue?.map { $0["path"] } == ["users/u2", "users/u1"])
+        let indexes = try json(suite, ["docs", "index", "list"])
+        #expect(indexes.arrayValue?.count == 1)
+    }
 }

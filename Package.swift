@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
+        .executable(name: "documents-crash-writer", targets: ["CrashWriter"]),
         // Runtime plugins that `suite` loads with dlopen (not SwiftPM build plugins).
         .library(name: "EventLog", type: .dynamic, targets: ["EventLog"]),
         .library(name: "CTally", type: .dynamic, targets: ["CTally"]),
@@ -80,7 +81,9 @@ let package = Package(
             dependencies: ["SuiteHost", "SuiteCore", "SuitePluginKit", "SuiteTestSupport"],
             path: "Tests/SuiteHostTests"
         ),
-        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "SuiteCore"], path: "Tests/DocumentsTests"),
+        .testTarget(
+            name: "DocumentsTests", dependencies: ["Documents", "SuiteCore", "SuiteTestSupport", grdb, logging],
+            path: "Tests/DocumentsTests"),
         .testTarget(
             name: "DocumentsPluginSupportTests",
             dependencies: ["DocumentsPluginSupport", "Documents", "SuitePluginKit", "SuiteCore", "SuiteTestSupport"],
@@ -90,6 +93,8 @@ let package = Package(
             name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport"], path: "Tests/EndToEndTests"),
 
         // MARK: - Tools
+        // A child process for the kill -9 durability test.
+        .executableTarget(name: "CrashWriter", dependencies: ["Documents"], path: "Tools/CrashWriter"),
         .executableTarget(
             name: "Benchmarks",
             dependencies: ["SuiteCore", "SuitePluginKit", "Documents", "EventLog", grdb, argumentParser],

@@ -22,6 +22,17 @@ enum IndexPolicy {
     static func entries(
         for data: DocumentData, path: DocumentPath, collectionPath: String, declared: [IndexDefinition]
     ) -> [IndexEntry] {
+        entries(
+            for: data, path: path.string, collectionPath: collectionPath, collectionID: path.collection.collectionID,
+            declared: declared)
+    }
+
+    /// Every index entry of `data` stored at `path` (a valid document path in `collectionPath`, whose last segment is
+    /// `collectionID`).
+    static func entries(
+        for data: DocumentData, path: String, collectionPath: String, collectionID: String,
+        declared: [IndexDefinition]
+    ) -> [IndexEntry] {
         var entries: [IndexEntry] = []
         entries.reserveCapacity(data.count + 2)
         var segments: [String] = []
@@ -29,7 +40,6 @@ enum IndexPolicy {
             data, segments: &segments, collectionPath: collectionPath, canonicalPrefix: collectionPath + "|",
             simplePrefix: true, into: &entries)
         if !declared.isEmpty {
-            let collectionID = path.collection.collectionID
             for definition in declared where definition.collectionID == collectionID {
                 addDeclaredEntries(definition, data: data, path: path, collectionPath: collectionPath, into: &entries)
             }
@@ -93,7 +103,7 @@ enum IndexPolicy {
 
     /// The entries of one declared index for one document (none when a field is missing).
     static func addDeclaredEntries(
-        _ definition: IndexDefinition, data: DocumentData, path: DocumentPath, collectionPath: String,
+        _ definition: IndexDefinition, data: DocumentData, path: String, collectionPath: String,
         into entries: inout [IndexEntry]
     ) {
         var keys: [[UInt8]] = [[]]
@@ -117,7 +127,7 @@ enum IndexPolicy {
         let descending = definition.fields.last?.order == .descending
         let name = definition.indexName(collectionPath: collectionPath)
         for var key in keys {
-            IndexKey.appendDocumentPath(path.string, descending: descending, to: &key)
+            IndexKey.appendDocumentPath(path, descending: descending, to: &key)
             entries.append(IndexEntry(index: name, key: key))
         }
     }

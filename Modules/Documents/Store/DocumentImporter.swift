@@ -45,6 +45,8 @@ public final class DocumentImporter: Sendable {
         var finished = false
     }
     private let state = Mutex(State())
+    /// Index names shared by every document of the import (see ``IndexPolicy/IndexNames``).
+    private let names = Mutex(IndexPolicy.IndexNames())
 
     init(store: DocumentStore, collection: CollectionReference, chunkSize: Int, onCommit: (@Sendable (Int) -> Void)?) {
         self.store = store
@@ -146,8 +148,11 @@ public final class DocumentImporter: Sendable {
         let path = pathPrefix + documentID
         let body = ValueCodec.encode(data)
         try store.limits.validate(data, encodedSize: body.count)
-        let entries = IndexPolicy.entries(
-            for: data, path: path, collectionPath: collectionPath, collectionID: collectionID, declared: declared)
+        let entries = names.withLock { names in
+            IndexPolicy.entries(
+                for: data, path: path, collectionPath: collectionPath, collectionID: collectionID, declared: declared,
+                names: names)
+        }
         return DocumentMutation(path: path, kind: .put(body: body, indexEntries: entries))
     }
 

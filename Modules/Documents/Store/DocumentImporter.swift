@@ -167,6 +167,10 @@ public final class DocumentImporter: Sendable {
 
     /// Waits for the chunk in flight, then starts committing `chunk` (one chunk is prepared while another commits).
     private func launch(_ chunk: [DocumentMutation]) async throws {
+        // Path order: the engine's document inserts walk its b-tree in order instead of jumping around. The sort is
+        // stable, so repeated ids keep their order (the last one wins).
+        var chunk = chunk
+        if !chunk.isEmpty { chunk.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
         try await drainInFlight()
         let task = Task { [self] in
             let count = try await store.commitImportChunk(chunk, collectionID: collectionID)

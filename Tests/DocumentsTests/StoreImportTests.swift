@@ -107,6 +107,23 @@ import Testing
         #expect(badID?.message.hasPrefix("document 3 ('a/b')") == true)
     }
 
+    @Test(arguments: DocumentEngineFactory.all)
+    func concurrentProducersLoseNothing(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        let orders = try store.collection("orders")
+        let importer = store.importer(into: orders, chunkSize: 7)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for producer in 0..<4 {
+                group.addTask {
+                    for i in 0..<25 { try await importer.add(id: "p\(producer)-\(i)", data: Self.order(i)) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await importer.finish() == 100)
+        #expect(try await orders.getDocuments().documents.count == 100)
+    }
+
     @Test func importCostsCountAsWrites() async throws {
         let store = try await T.store(.inMemory)
         try await store.importDocuments(

@@ -43,8 +43,12 @@ public final class DocumentImporter: Sendable {
         var committed = 0
         var inFlight: Task<Void, any Error>?
         var finished = false
+        /// A chunk's commit failure: every later call fails with it.
+        var failure: (any Error)?
     }
     private let state = Mutex(State())
+    /// Serializes chunk launches so that chunks commit one after the other, in order.
+    private let launchGate = AsyncGate()
     /// Index names shared by every document of the import (see ``IndexPolicy/IndexNames``).
     private let names = Mutex(IndexPolicy.IndexNames())
 
@@ -94,6 +98,7 @@ public final class DocumentImporter: Sendable {
     /// Commits the pending documents and waits for every chunk; returns the number of documents imported.
     @discardableResult
     public func finish() async throws -> Int {
+        if let failure = state.withLock({ $0.failure }) { throw failure }
         let rest = state.withLock { state -> [DocumentMutation] in
             let chunk = state.pending
             state.pending = []
@@ -123,6 +128,7 @@ public final class DocumentImporter: Sendable {
             state.added += 1
             return (state.added, state.declared)
         }
+        if let failure = state.withLock({ $0.failure }) { throw failure }
         if state.withLock({ $0.finished }) {
             throw DocumentsError(.invalidValue, "the import is finished", hint: "create a new importer")
         }
@@ -158,11 +164,16 @@ public final class DocumentImporter: Sendable {
 
     /// Waits for the chunk being committed, if any.
     private func drainInFlight() async throws {
-        let previous = state.withLock { state -> Task<Void, any Error>? in
+        await launchGate.lock()
+        defer { launchGate.unlock() }
+        try await takeInFlight()?.value
+    }
+
+    private func takeInFlight() -> Task<Void, any Error>? {
+        state.withLock { state in
             defer { state.inFlight = nil }
             return state.inFlight
         }
-        try await previous?.value
     }
 
     /// Waits for the chunk in flight, then starts committing `chunk` (one chunk is prepared while another commits).
@@ -171,7 +182,16 @@ public final class DocumentImporter: Sendable {
         // stable, so repeated ids keep their order (the last one wins).
         var chunk = chunk
         if !chunk.isEmpty { chunk.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
-        try await drainInFlight()
+        // One launch at a time (producers may add concurrently): wait for the chunk in flight, then start this one.
+        // At most two chunks are in memory: one committing, one being prepared.
+        await launchGate.lock()
+        defer { launchGate.unlock() }
+        do {
+            try await takeInFlight()?.value
+        } catch {
+            state.withLock { $0.failure = error }
+            throw error
+        }
         let task = Task { [self] in
             let count = try await store.commitImportChunk(chunk, collectionID: collectionID)
             let total = state.withLock { state -> Int in

@@ -18,9 +18,11 @@ import Synchronization
 /// - Every document is validated against ``DocumentStore/limits`` when added; a bad document throws at once (its
 ///   chunk is not committed) with its 1-based position in the import, and the original error as `underlying`.
 /// - Costs count one write per document (operation kind `import`); `documents.changed` is published once per
-///   chunk; listeners see the changes like any other commit's.
+///   chunk; listeners see the changes like any other commit's. Within a chunk, documents are written (and listed
+///   in the change log) in path order; a repeated id keeps its last data.
 /// - While one chunk commits, the next one is prepared (encoding and index entries overlap with the engine's
-///   write). A commit failure surfaces from the next ``add(id:data:)`` or from ``finish()``.
+///   write); chunks commit one after the other, in order. A commit failure surfaces from the next
+///   ``add(id:data:)`` or from ``finish()``, and every later call fails with it.
 ///
 /// No snapshots are built: the import returns only counts.
 public final class DocumentImporter: Sendable {
@@ -59,7 +61,7 @@ public final class DocumentImporter: Sendable {
         self.collectionPath = collection.path.string
         self.collectionID = collection.path.collectionID
         self.pathPrefix = collection.path.string + "/"
-        self.nestingAllowed = collection.path.segments.count + 1 <= 100
+        self.nestingAllowed = collection.path.segments.count + 1 <= PathSegments.maximumSegments
         self.onCommit = onCommit
     }
 

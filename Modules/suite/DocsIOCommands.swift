@@ -9,13 +9,21 @@ extension DocsCommand {
         static let configuration = CommandConfiguration(
             abstract: "Import documents from a JSON Lines file ({\"id\":…,\"data\":{…}} per line), streaming.",
             discussion: """
-                Writes go in atomic batches of 500; a progress bar shows on stderr. A bad line stops the import \
-                with its line number; the batches before it stay imported.
+                Documents are set (replaced) in atomic chunks of --chunk-size (5,000 by default); the import as a \
+                whole is not atomic. A progress bar shows on stderr. A bad line stops the import with its line \
+                number; the chunks before it stay imported.
                 """)
 
         @Argument(help: "The collection path to import into.") var collection: String
         @Argument(help: "The .jsonl file, or - for standard input.") var file: String
+        @Option(help: "Documents per atomic commit (larger is faster and uses more memory).") var chunkSize: Int = 5000
         @OptionGroup var globals: GlobalOptions
+
+        func validate() throws {
+            guard chunkSize >= 1 else {
+                throw ValidationError("--chunk-size must be at least 1")
+            }
+        }
 
         func run(_ context: SuiteContext) async throws {
             let handle: FileHandle
@@ -33,29 +41,36 @@ extension DocsCommand {
                 let target = try store.collection(collection)
                 let progress = Progress(total: total, label: "import")
                 var reader = LineReader(handle: handle)
-                var batch = store.batch()
-                var pending = 0
-                var imported = 0
+                let importer = store.importer(into: target, chunkSize: chunkSize)
                 var lineNumber = 0
                 while let line = try reader.next() {
                     lineNumber += 1
                     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-                    let (id, data) = try Self.parse(line, lineNumber: lineNumber, imported: imported)
-                    let document = try id.map { try target.document($0) } ?? target.document()
-                    batch.setData(data, forDocument: document)
-                    pending += 1
-                    if pending == store.limits.maximumBatchSize {
-                        _ = try await batch.commit()
-                        imported += pending
-                        pending = 0
-                        batch = store.batch()
-                        progress.update(bytes: reader.bytesRead, items: imported)
+                    let id: String?
+                    let data: DocumentData
+                    do {
+                        (id, data) = try Self.parse(line, lineNumber: lineNumber, imported: importer.committedCount)
+                    } catch {
+                        await importer.abandon()
+                        throw error
+                    }
+                    do {
+                        try await importer.add(id: id, data: data)
+                    } catch let error as DocumentsError {
+                        await importer.abandon()
+                        // A rejected document (its position is the importer's; the line number is ours).
+                        guard let cause = error.underlying as? DocumentsError, error.message.hasPrefix("document ")
+                        else { throw error }
+                        throw SuiteError(
+                            .invalidArgument, "line \(lineNumber): \(cause.message)",
+                            hint: cause.hint
+                                ?? "\(importer.committedCount) document(s) were imported before this line")
+                    }
+                    if lineNumber & 255 == 0 {
+                        progress.update(bytes: reader.bytesRead, items: importer.committedCount)
                     }
                 }
-                if pending > 0 {
-                    _ = try await batch.commit()
-                    imported += pending
-                }
+                let imported = try await importer.finish()
                 progress.finish(bytes: reader.bytesRead, items: imported)
                 if globals.json {
                     Output.print(JSONValue.object(["imported": .int(Int64(imported))]).jsonString)

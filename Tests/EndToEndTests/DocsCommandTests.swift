@@ -115,6 +115,30 @@ struct DocsCommandTests {
         #expect(exported.stdout.split(separator: "\n").count == 2000)
     }
 
+    @Test("import commits chunks of --chunk-size; a bad document stops it with its line number, earlier chunks stay")
+    func importChunksAndBadLine() throws {
+        let suite = try runner()
+        var lines = ""
+        for i in 0..<25 { lines += #"{"id":"o\#(i)","data":{"n":\#(i)}}"# + "\n" }
+        lines += "\n"  // blank lines are skipped but counted
+        lines += #"{"id":"bad","data":{"__name__":1}}"# + "\n"
+        lines += #"{"id":"after","data":{"n":99}}"# + "\n"
+        let file = suite.directory.appendingPathComponent("orders.jsonl")
+        try lines.write(to: file, atomically: true, encoding: .utf8)
+        let result = try suite.run(["docs", "import", "orders", file.path, "--chunk-size", "10"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("line 27:"), "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("hint:"), "stderr: \(result.stderr)")
+        // Chunks of 10: o0…o19 committed; o20…o24 were pending in the failed chunk.
+        let count = try json(suite, ["docs", "query", "orders", "--count"])
+        #expect(count["count"] == 20)
+
+        let good = suite.directory.appendingPathComponent("good.jsonl")
+        try lines.split(separator: "\n").prefix(25).joined(separator: "\n").write(
+            to: good, atomically: true, encoding: .utf8)
+        #expect(try json(suite, ["docs", "import", "other", good.path, "--chunk-size", "7"])["imported"] == 25)
+    }
+
     @Test("watch in one process sees writes made by another")
     func watchAcrossProcesses() throws {
         let suite = try runner()

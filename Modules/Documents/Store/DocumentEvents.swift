@@ -10,7 +10,7 @@ public struct DocumentsChanged: BusEvent {
         public var paths: [String]
         /// The subset of `paths` that was deleted.
         public var deletedPaths: [String]
-        /// The operation: `set`, `update`, `delete`, `batch` or `transaction`.
+        /// The operation: `set`, `update`, `delete`, `batch`, `transaction` or `import` (one event per imported chunk).
         public var kind: String
 
         /// Creates a payload.
@@ -37,7 +37,7 @@ public struct DocumentsCost: BusEvent {
     /// One operation's cost.
     public struct Payload: Codable, Sendable, Hashable {
         /// The operation kind (`get`, `query`, `aggregation`, `listen`, `set`, `update`, `delete`, `batch`,
-        /// `transaction`).
+        /// `transaction`, `import`).
         public var kind: String
         /// The collection id billed (the last collection segment, e.g. `orders` for `users/u1/orders/o1`).
         public var collection: String

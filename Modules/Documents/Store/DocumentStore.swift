@@ -240,7 +240,7 @@ public final class DocumentStore: Sendable {
             let data = try ValueCodec.decode(stored.body)
             var entries: [IndexEntry] = []
             IndexPolicy.addDeclaredEntries(
-                definition, data: data, path: path, collectionPath: path.collection.string, into: &entries)
+                definition, data: data, path: path.string, collectionPath: path.collection.string, into: &entries)
             if !entries.isEmpty { additions[stored.path] = entries }
         }
         if !additions.isEmpty { try await engine.addIndexEntries(additions) }

@@ -22,14 +22,27 @@ enum IndexPolicy {
     static func entries(
         for data: DocumentData, path: DocumentPath, collectionPath: String, declared: [IndexDefinition]
     ) -> [IndexEntry] {
+        entries(
+            for: data, path: path.string, collectionPath: collectionPath, collectionID: path.collection.collectionID,
+            declared: declared)
+    }
+
+    /// Every index entry of `data` stored at `path` (a valid document path in `collectionPath`, whose last segment is
+    /// `collectionID`).
+    ///
+    /// With `names`, index names are interned: documents of one collection share their index-name strings instead
+    /// of each holding copies (bulk imports keep thousands of documents' entries in memory at once).
+    static func entries(
+        for data: DocumentData, path: String, collectionPath: String, collectionID: String,
+        declared: [IndexDefinition], names: IndexNames? = nil
+    ) -> [IndexEntry] {
         var entries: [IndexEntry] = []
         entries.reserveCapacity(data.count + 2)
         var segments: [String] = []
         addFieldEntries(
             data, segments: &segments, collectionPath: collectionPath, canonicalPrefix: collectionPath + "|",
-            simplePrefix: true, into: &entries)
+            simplePrefix: true, names: names, into: &entries)
         if !declared.isEmpty {
-            let collectionID = path.collection.collectionID
             for definition in declared where definition.collectionID == collectionID {
                 addDeclaredEntries(definition, data: data, path: path, collectionPath: collectionPath, into: &entries)
             }
@@ -41,12 +54,12 @@ enum IndexPolicy {
     /// `users|address.`); when a segment needs quoting, names are built from ``FieldPath/canonicalString``.
     private static func addFieldEntries(
         _ map: [String: DocumentValue], segments: inout [String], collectionPath: String, canonicalPrefix: String,
-        simplePrefix: Bool, into entries: inout [IndexEntry]
+        simplePrefix: Bool, names: IndexNames?, into entries: inout [IndexEntry]
     ) {
         for (name, value) in map {
             segments.append(name)
             defer { segments.removeLast() }
-            let indexName: String
+            var indexName: String
             let simple = simplePrefix && isSimple(name)
             if simple {
                 indexName = canonicalPrefix + name
@@ -54,10 +67,12 @@ enum IndexPolicy {
                 guard let field = try? FieldPath(segments: segments) else { continue }
                 indexName = collectionPath + "|" + field.canonicalString
             }
+            if let names { indexName = names.intern(indexName) }
             entries.append(IndexEntry(index: indexName, key: IndexKey.encode(value)))
             switch value {
             case .array(let elements):
-                let contains = indexName + "|contains"
+                var contains = indexName + "|contains"
+                if let names { contains = names.intern(contains) }
                 if elements.count == 1 {
                     entries.append(IndexEntry(index: contains, key: IndexKey.encode(elements[0])))
                 } else if !elements.isEmpty {
@@ -70,10 +85,24 @@ enum IndexPolicy {
             case .map(let nested):
                 addFieldEntries(
                     nested, segments: &segments, collectionPath: collectionPath, canonicalPrefix: indexName + ".",
-                    simplePrefix: simple, into: &entries)
+                    simplePrefix: simple, names: names, into: &entries)
             default:
                 break
             }
+        }
+    }
+
+    /// A bounded set of index names shared by the documents of one import.
+    final class IndexNames {
+        private var names = Set<String>()
+        /// Names beyond this many are not remembered (documents with ever-new field names).
+        static let capacity = 4096
+
+        /// The shared instance equal to `name` (remembering it while there is room).
+        func intern(_ name: String) -> String {
+            if names.count < Self.capacity { return names.insert(name).memberAfterInsert }
+            if let index = names.firstIndex(of: name) { return names[index] }
+            return name
         }
     }
 
@@ -93,7 +122,7 @@ enum IndexPolicy {
 
     /// The entries of one declared index for one document (none when a field is missing).
     static func addDeclaredEntries(
-        _ definition: IndexDefinition, data: DocumentData, path: DocumentPath, collectionPath: String,
+        _ definition: IndexDefinition, data: DocumentData, path: String, collectionPath: String,
         into entries: inout [IndexEntry]
     ) {
         var keys: [[UInt8]] = [[]]
@@ -117,7 +146,7 @@ enum IndexPolicy {
         let descending = definition.fields.last?.order == .descending
         let name = definition.indexName(collectionPath: collectionPath)
         for var key in keys {
-            IndexKey.appendDocumentPath(path.string, descending: descending, to: &key)
+            IndexKey.appendDocumentPath(path, descending: descending, to: &key)
             entries.append(IndexEntry(index: name, key: key))
         }
     }

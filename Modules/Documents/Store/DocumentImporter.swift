@@ -1,0 +1,261 @@
+import SuiteCore
+import Synchronization
+
+/// Bulk-loads documents into one collection in large atomic chunks, streaming: feed documents one at a time with
+/// ``add(id:data:)`` and call ``finish()`` at the end.
+///
+/// ```swift
+/// let importer = store.importer(into: try store.collection("orders"), chunkSize: 5000)
+/// for (id, data) in rows { try await importer.add(id: id, data: data) }
+/// let imported = try await importer.finish()
+/// ```
+///
+/// Semantics:
+/// - Each document is *set* (replacing any existing document with the same id); a `nil` id gets an ``AutoID``.
+/// - Each chunk (``chunkSize`` documents) is one atomic engine commit; **the import as a whole is not atomic**: when
+///   it fails, the chunks committed before stay. Chunks are not subject to ``DocumentLimits/maximumBatchSize``
+///   (that limit is for user batches).
+/// - Every document is validated against ``DocumentStore/limits`` when added; a bad document throws at once (its
+///   chunk is not committed) with its 1-based position in the import, and the original error as `underlying`.
+/// - Costs count one write per document (operation kind `import`); `documents.changed` is published once per
+///   chunk; listeners see the changes like any other commit's. Within a chunk, documents are written (and listed
+///   in the change log) in path order; a repeated id keeps its last data.
+/// - While one chunk commits, the next one is prepared (encoding and index entries overlap with the engine's
+///   write); chunks commit one after the other, in order. A commit failure surfaces from the next
+///   ``add(id:data:)`` or from ``finish()``, and every later call fails with it.
+///
+/// No snapshots are built: the import returns only counts.
+public final class DocumentImporter: Sendable {
+    /// The collection documents go into.
+    public let collection: CollectionReference
+    /// Documents per atomic commit.
+    public let chunkSize: Int
+
+    private let store: DocumentStore
+    private let collectionPath: String
+    private let collectionID: String
+    private let pathPrefix: String
+    private let nestingAllowed: Bool
+    private let onCommit: (@Sendable (Int) -> Void)?
+
+    private struct State {
+        var pending: [DocumentMutation] = []
+        var declared: [IndexDefinition]?
+        var added = 0
+        var committed = 0
+        var inFlight: Task<Void, any Error>?
+        var finished = false
+        /// A chunk's commit failure: every later call fails with it.
+        var failure: (any Error)?
+    }
+    private let state = Mutex(State())
+    /// Serializes chunk launches so that chunks commit one after the other, in order.
+    private let launchGate = AsyncGate()
+    /// Index names shared by every document of the import (see ``IndexPolicy/IndexNames``).
+    private let names = Mutex(IndexPolicy.IndexNames())
+
+    init(store: DocumentStore, collection: CollectionReference, chunkSize: Int, onCommit: (@Sendable (Int) -> Void)?) {
+        self.store = store
+        self.collection = collection
+        self.chunkSize = max(1, chunkSize)
+        self.collectionPath = collection.path.string
+        self.collectionID = collection.path.collectionID
+        self.pathPrefix = collection.path.string + "/"
+        self.nestingAllowed = collection.path.segments.count + 1 <= PathSegments.maximumSegments
+        self.onCommit = onCommit
+    }
+
+    /// Documents added so far (including any not committed yet).
+    public var addedCount: Int { state.withLock { $0.added } }
+
+    /// Documents committed so far.
+    public var committedCount: Int { state.withLock { $0.committed } }
+
+    /// Adds one document; commits a chunk when ``chunkSize`` documents are pending.
+    ///
+    /// Throws when the document is invalid (bad id, limits), with its 1-based position in the import, or when an
+    /// earlier chunk's commit failed.
+    public func add(id: String?, data: DocumentData) async throws {
+        let (position, declared) = try await begin()
+        let mutation: DocumentMutation
+        do {
+            mutation = try prepare(id: id, data: data, declared: declared)
+        } catch {
+            // The chunks before the bad document stay imported: let the one in flight land first.
+            try? await drainInFlight()
+            throw Self.positioned(error, position: position, id: id)
+        }
+        let full = state.withLock { state -> [DocumentMutation]? in
+            state.pending.append(mutation)
+            guard state.pending.count >= chunkSize else { return nil }
+            let chunk = state.pending
+            state.pending = []
+            state.pending.reserveCapacity(chunkSize)
+            state.declared = nil
+            return chunk
+        }
+        if let full { try await launch(full) }
+    }
+
+    /// Commits the pending documents and waits for every chunk; returns the number of documents imported.
+    @discardableResult
+    public func finish() async throws -> Int {
+        if let failure = state.withLock({ $0.failure }) { throw failure }
+        let rest = state.withLock { state -> [DocumentMutation] in
+            let chunk = state.pending
+            state.pending = []
+            state.finished = true
+            return chunk
+        }
+        if !rest.isEmpty { try await launch(rest) }
+        try await drainInFlight()
+        return committedCount
+    }
+
+    /// Stops the import: drops the documents not committed yet and waits for the chunk being committed, if any
+    /// (its failure is ignored). Call it when the input turns out bad, before closing the store.
+    public func abandon() async {
+        state.withLock { state in
+            state.pending = []
+            state.finished = true
+        }
+        try? await drainInFlight()
+    }
+
+    // MARK: Internals
+
+    /// Counts the document and returns its position, plus the declared indexes (loaded once per chunk).
+    private func begin() async throws -> (Int, [IndexDefinition]) {
+        let (position, declared) = state.withLock { state -> (Int, [IndexDefinition]?) in
+            state.added += 1
+            return (state.added, state.declared)
+        }
+        if let failure = state.withLock({ $0.failure }) { throw failure }
+        if state.withLock({ $0.finished }) {
+            throw DocumentsError(.invalidValue, "the import is finished", hint: "create a new importer")
+        }
+        if let declared { return (position, declared) }
+        let loaded = try await store.indexes()
+        state.withLock { $0.declared = loaded }
+        return (position, loaded)
+    }
+
+    private func prepare(id: String?, data: DocumentData, declared: [IndexDefinition]) throws -> DocumentMutation {
+        let documentID: String
+        if let id {
+            try PathSegments.validate(id: id, kind: "document")
+            documentID = id
+        } else {
+            documentID = AutoID.generate()
+        }
+        guard nestingAllowed else {
+            throw DocumentsError(
+                .invalidPath, "the path would have more than \(PathSegments.maximumSegments) segments",
+                hint: "nest collections less deeply")
+        }
+        let path = pathPrefix + documentID
+        let body = ValueCodec.encode(data)
+        try store.limits.validate(data, encodedSize: body.count)
+        let entries = names.withLock { names in
+            IndexPolicy.entries(
+                for: data, path: path, collectionPath: collectionPath, collectionID: collectionID, declared: declared,
+                names: names)
+        }
+        return DocumentMutation(path: path, kind: .put(body: body, indexEntries: entries))
+    }
+
+    /// Waits for the chunk being committed, if any.
+    private func drainInFlight() async throws {
+        await launchGate.lock()
+        defer { launchGate.unlock() }
+        try await takeInFlight()?.value
+    }
+
+    private func takeInFlight() -> Task<Void, any Error>? {
+        state.withLock { state in
+            defer { state.inFlight = nil }
+            return state.inFlight
+        }
+    }
+
+    /// Waits for the chunk in flight, then starts committing `chunk` (one chunk is prepared while another commits).
+    private func launch(_ chunk: [DocumentMutation]) async throws {
+        // Path order: the engine's document inserts walk its b-tree in order instead of jumping around. The sort is
+        // stable, so repeated ids keep their order (the last one wins).
+        var chunk = chunk
+        if !chunk.isEmpty { chunk.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
+        // One launch at a time (producers may add concurrently): wait for the chunk in flight, then start this one.
+        // At most two chunks are in memory: one committing, one being prepared.
+        await launchGate.lock()
+        defer { launchGate.unlock() }
+        do {
+            try await takeInFlight()?.value
+        } catch {
+            state.withLock { $0.failure = error }
+            throw error
+        }
+        let task = Task { [self] in
+            let count = try await store.commitImportChunk(chunk, collectionID: collectionID)
+            let total = state.withLock { state -> Int in
+                state.committed += count
+                return state.committed
+            }
+            onCommit?(total)
+        }
+        state.withLock { $0.inFlight = task }
+    }
+
+    private static func positioned(_ error: any Error, position: Int, id: String?) -> any Error {
+        let which = id.map { "document \(position) ('\($0)')" } ?? "document \(position)"
+        if let error = error as? DocumentsError {
+            return DocumentsError(error.code, "\(which): \(error.message)", hint: error.hint, underlying: error)
+        }
+        return DocumentsError(.invalidValue, "\(which): \(error)", underlying: error)
+    }
+}
+
+extension DocumentStore {
+    /// A streaming bulk importer into `collection`: ``DocumentImporter/add(id:data:)`` each document, then
+    /// ``DocumentImporter/finish()``. See ``DocumentImporter`` for the semantics (chunks are atomic, the import is
+    /// not).
+    /// - Parameters:
+    ///   - chunkSize: documents per atomic commit (5,000 by default; larger chunks write faster, use more memory).
+    ///   - onCommit: called after each chunk commits, with the total number of documents committed so far.
+    public func importer(
+        into collection: CollectionReference, chunkSize: Int = 5000, onCommit: (@Sendable (Int) -> Void)? = nil
+    ) -> DocumentImporter {
+        DocumentImporter(store: self, collection: collection, chunkSize: chunkSize, onCommit: onCommit)
+    }
+
+    /// Imports `documents` into `collection` (set semantics, `nil` id = automatic id) in atomic chunks of
+    /// `chunkSize`; returns the number imported. The import as a whole is not atomic (see ``DocumentImporter``).
+    @discardableResult
+    public func importDocuments(
+        into collection: CollectionReference, _ documents: some Sequence<(id: String?, data: DocumentData)>,
+        chunkSize: Int = 5000, onCommit: (@Sendable (Int) -> Void)? = nil
+    ) async throws -> Int {
+        let importer = importer(into: collection, chunkSize: chunkSize, onCommit: onCommit)
+        for document in documents {
+            try await importer.add(id: document.id, data: document.data)
+        }
+        return try await importer.finish()
+    }
+
+    /// Commits one import chunk: blind puts, costs, bus event, listeners. Returns the number of documents.
+    func commitImportChunk(_ mutations: [DocumentMutation], collectionID: String) async throws -> Int {
+        let result = try await engine.commit(mutations, commitTime: nowMicroseconds)
+        recordCost(kind: "import", collection: collectionID, CostCounts(writes: Int64(mutations.count)))
+        if let bus {
+            var seen = Set<String>(minimumCapacity: mutations.count)
+            var paths: [String] = []
+            paths.reserveCapacity(mutations.count)
+            for mutation in mutations where seen.insert(mutation.path).inserted { paths.append(mutation.path) }
+            bus.publish(
+                DocumentsChanged(
+                    payload: .init(sequence: result.sequence, paths: paths, deletedPaths: [], kind: "import")))
+        }
+        knownSequence.max(result.sequence, ordering: .relaxed)
+        feed.notifyCommit()
+        return mutations.count
+    }
+}

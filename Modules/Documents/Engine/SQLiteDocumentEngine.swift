@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 public import Logging
 import Synchronization
@@ -337,6 +338,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
                 "UPDATE documents SET index_keys = ?3 WHERE parent = ?1 AND doc_id = ?2"
             )
             let insert = try SQLiteStatement(db, Self.insertEntrySQL)
+            var entryChanges = IndexEntryChanges()
             for (path, parts, added) in work {
                 select.bind(parts.parent, at: 1)
                 select.bind(parts.id, at: 2)
@@ -349,12 +351,13 @@ extension SQLiteDocumentEngine: DocumentEngine {
                 let merged = IndexEntryList.canonical(old + added)
                 let (_, new) = IndexEntryList.difference(old: old, new: merged)
                 if new.isEmpty { continue }
-                for entry in new { try Self.insertEntry(entry, path: path, insert) }
+                entryChanges.add(new, path: path, insert: true)
                 update.bind(parts.parent, at: 1)
                 update.bind(parts.id, at: 2)
                 update.bind(IndexEntryList.encode(merged), at: 3)
                 try update.run()
             }
+            try entryChanges.run(insert: insert, delete: nil)
         }
     }
 
@@ -443,6 +446,99 @@ extension SQLiteDocumentEngine {
         try statement.run()
     }
 
+    /// The index-entry insertions and deletions of one write transaction, run at its end in `(idx, entry_key, path)`
+    /// order — the primary key's order — so each leaf page of the `index_entries` b-tree is visited once per commit,
+    /// instead of once per entry at random places (a bulk commit's entries come in document order, spread over the
+    /// whole tree). Where one entry is changed several times (a path written twice in one commit), its last change
+    /// wins, as if they had run in mutation order.
+    ///
+    /// The changes are kept flat — keys and paths in one byte arena, index names as ranks — so sorting tens of
+    /// thousands of them moves plain integers instead of retaining and releasing strings and arrays.
+    struct IndexEntryChanges {
+        private struct Change {
+            var rank: Int  // the index name's slot in `names` while adding, its rank in UTF-8 order when running
+            var keyStart: Int
+            var keyCount: Int
+            var pathStart: Int
+            var pathCount: Int
+            var order: Int
+            var insert: Bool
+        }
+        private var changes: [Change] = []
+        private var arena: [UInt8] = []
+        private var names: [String] = []
+        private var nameSlots: [String: Int] = [:]
+
+        mutating func add(_ entries: [IndexEntry], path: String, insert: Bool) {
+            if entries.isEmpty { return }
+            let pathStart = arena.count
+            arena.append(contentsOf: path.utf8)
+            let pathCount = arena.count - pathStart
+            for entry in entries {
+                let slot: Int
+                if let known = nameSlots[entry.index] {
+                    slot = known
+                } else {
+                    slot = names.count
+                    names.append(entry.index)
+                    nameSlots[entry.index] = slot
+                }
+                let keyStart = arena.count
+                arena.append(contentsOf: entry.key)
+                changes.append(
+                    Change(
+                        rank: slot, keyStart: keyStart, keyCount: entry.key.count, pathStart: pathStart,
+                        pathCount: pathCount, order: changes.count, insert: insert))
+            }
+        }
+
+        /// Runs the changes in key order; `delete` may be `nil` when every change inserts.
+        mutating func run(insert: SQLiteStatement, delete: SQLiteStatement?) throws {
+            if changes.isEmpty { return }
+            // Rank the index names in UTF-8 byte order (SQLite's BINARY collation).
+            let byName = names.indices.sorted { compareUTF8(names[$0], names[$1]) < 0 }
+            var rankOfSlot = [Int](repeating: 0, count: names.count)
+            for (rank, slot) in byName.enumerated() { rankOfSlot[slot] = rank }
+            for i in changes.indices { changes[i].rank = rankOfSlot[changes[i].rank] }
+            let rankedNames = byName.map { names[$0] }
+
+            try arena.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
+                func compareSlices(_ aStart: Int, _ aCount: Int, _ bStart: Int, _ bCount: Int) -> Int {
+                    let n = min(aCount, bCount)
+                    if n > 0 {
+                        let r = memcmp(base + aStart, base + bStart, n)
+                        if r != 0 { return Int(r) }
+                    }
+                    return aCount - bCount
+                }
+                func compareTarget(_ a: Change, _ b: Change) -> Int {
+                    if a.rank != b.rank { return a.rank < b.rank ? -1 : 1 }
+                    let byKey = compareSlices(a.keyStart, a.keyCount, b.keyStart, b.keyCount)
+                    if byKey != 0 { return byKey }
+                    return compareSlices(a.pathStart, a.pathCount, b.pathStart, b.pathCount)
+                }
+                changes.sort { a, b in
+                    let c = compareTarget(a, b)
+                    return c != 0 ? c < 0 : a.order < b.order
+                }
+                var i = 0
+                while i < changes.count {
+                    var last = i
+                    while last + 1 < changes.count, compareTarget(changes[last + 1], changes[i]) == 0 { last += 1 }
+                    let change = changes[last]
+                    i = last + 1
+                    guard let statement = change.insert ? insert : delete else { continue }
+                    statement.bind(rankedNames[change.rank], at: 1)
+                    statement.bind(UnsafeRawBufferPointer(start: base + change.keyStart, count: change.keyCount), at: 2)
+                    statement.bindText(
+                        UnsafeRawBufferPointer(start: base + change.pathStart, count: change.pathCount), at: 3)
+                    try statement.run()
+                }
+            }
+        }
+    }
+
     static func lastSequence(_ db: Database) throws -> Int64 {
         let select = try SQLiteStatement(db, "SELECT max(id) FROM changes")
         defer { select.reset() }
@@ -484,6 +580,7 @@ extension SQLiteDocumentEngine {
 
         var results: [StoredDocument?] = []
         results.reserveCapacity(mutations.count)
+        var entryChanges = IndexEntryChanges()
         for (index, (mutation, prep)) in zip(mutations, prepared).enumerated() {
             let path = mutation.path
             select.bind(prep.parts.parent, at: 1)
@@ -512,8 +609,8 @@ extension SQLiteDocumentEngine {
                     updateDocument.bind(encodedEntries, at: 6)
                     try updateDocument.run()
                     let (removed, added) = IndexEntryList.difference(old: existing.entries, new: prep.entries)
-                    for entry in removed { try Self.insertEntry(entry, path: path, deleteEntry) }
-                    for entry in added { try Self.insertEntry(entry, path: path, insertEntry) }
+                    entryChanges.add(removed, path: path, insert: false)
+                    entryChanges.add(added, path: path, insert: true)
                 } else {
                     insertDocument.bind(prep.parts.parent, at: 1)
                     insertDocument.bind(prep.parts.id, at: 2)
@@ -524,7 +621,7 @@ extension SQLiteDocumentEngine {
                     insertDocument.bind(encodedEntries, at: 7)
                     insertDocument.bind(EnginePath.nameKey(path), at: 8)
                     try insertDocument.run()
-                    for entry in prep.entries { try Self.insertEntry(entry, path: path, insertEntry) }
+                    entryChanges.add(prep.entries, path: path, insert: true)
                 }
                 results.append(
                     StoredDocument(
@@ -540,11 +637,13 @@ extension SQLiteDocumentEngine {
                     deleteDocument.bind(prep.parts.parent, at: 1)
                     deleteDocument.bind(prep.parts.id, at: 2)
                     try deleteDocument.run()
-                    for entry in existing.entries { try Self.insertEntry(entry, path: path, deleteEntry) }
+                    entryChanges.add(existing.entries, path: path, insert: false)
                 }
                 results.append(nil)
             }
         }
+
+        try entryChanges.run(insert: insertEntry, delete: deleteEntry)
 
         let insertChange = try SQLiteStatement(
             db,

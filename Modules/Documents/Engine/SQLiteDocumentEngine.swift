@@ -36,7 +36,8 @@ import Synchronization
 ///   name_key)` is indexed for collection-group listings, where `name_key` orders paths segment by segment
 ///   (Firestore's document-name order). Each row also keeps its own index entries (`index_keys`), so an update
 ///   removes exactly the old entries it replaces — no index on path needed.
-/// - `index_entries(idx, entry_key, path)`, `WITHOUT ROWID`, primary key in scan order.
+/// - `index_entries(idx, entry_key, path)`, `WITHOUT ROWID`, primary key in scan order; `idx` is the index name's
+///   integer id in `index_names(id, name)` (schema v2), which the engine caches: ids are never deleted or reused.
 /// - `changes`: the change log, and where bodies live: each row holds the document as that commit left it, and a
 ///   document's row points at the change row of its last write, so a body is written once per write (not once for
 ///   the document and again for the log). Its integer key is `sequence << 20 | n`, so reading from a sequence is a
@@ -67,6 +68,7 @@ public final class SQLiteDocumentEngine: Sendable {
     let pool: DatabasePool
     let logger: Logger
     let isClosed = Atomic<Bool>(false)
+    let indexIDs = IndexIDs()
 
     /// Opens (creating if needed) the documents database at `path` and migrates it to the current schema.
     ///
@@ -160,8 +162,10 @@ extension SQLiteDocumentEngine: DocumentEngine {
                 hint: "split the import into several commits"
             )
         }
+        let indexIDs = indexIDs
         return try await write { db in
-            try Self.apply(mutations, prepared: prepared, changes: changes, commitTime: commitTime, db: db)
+            try Self.apply(
+                mutations, prepared: prepared, changes: changes, commitTime: commitTime, indexIDs: indexIDs, db: db)
         }
     }
 
@@ -209,9 +213,10 @@ extension SQLiteDocumentEngine: DocumentEngine {
         sql += scan.reverse ? " ORDER BY entry_key DESC, path DESC" : " ORDER BY entry_key, path"
         sql += " LIMIT ?4"
         return try read { [sql] db in
+            guard let id = try indexIDs.id(of: scan.index, db) else { return [] }
             let select = try SQLiteStatement(db, sql)
             defer { select.reset() }
-            select.bind(scan.index, at: 1)
+            select.bind(id, at: 1)
             if let lower = scan.lower { select.bind(lower.key, at: 2) }
             if let upper = scan.upper { select.bind(upper.key, at: 3) }
             select.bind(Int64(scan.limit ?? -1), at: 4)
@@ -337,6 +342,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
     /// Adds index entries to existing documents without changing their version or the change log. Atomic.
     public func addIndexEntries(_ entries: [String: [IndexEntry]]) async throws {
         let work = try entries.map { path, added in (path, try EnginePath.split(document: path), added) }
+        let indexIDs = indexIDs
         try await write { db in
             let select = try SQLiteStatement(
                 db,
@@ -366,15 +372,18 @@ extension SQLiteDocumentEngine: DocumentEngine {
                 update.bind(IndexEntryList.encode(merged), at: 3)
                 try update.run()
             }
-            try entryChanges.run(insert: insert, delete: nil)
+            try entryChanges.run(db, indexIDs: indexIDs, insert: insert, delete: nil)
         }
     }
 
     /// Removes every entry of `index`, and the index from each document's own entry list. Atomic.
     public func removeIndex(_ index: String) async throws {
+        let indexIDs = indexIDs
         try await write { db in
+            // The name keeps its id (ids are never reused); without one, the index has no entries.
+            guard let id = try indexIDs.id(of: index, db) else { return }
             let paths = try SQLiteStatement(db, "SELECT DISTINCT path FROM index_entries WHERE idx = ?1")
-            paths.bind(index, at: 1)
+            paths.bind(id, at: 1)
             var affected: [String] = []
             while try paths.step() { affected.append(paths.text(0)) }
             paths.reset()
@@ -402,7 +411,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
                 try update.run()
             }
             let delete = try SQLiteStatement(db, "DELETE FROM index_entries WHERE idx = ?1")
-            delete.bind(index, at: 1)
+            delete.bind(id, at: 1)
             try delete.run()
         }
     }
@@ -448,11 +457,35 @@ extension SQLiteDocumentEngine {
     static let insertEntrySQL = "INSERT OR IGNORE INTO index_entries (idx, entry_key, path) VALUES (?1, ?2, ?3)"
     static let deleteEntrySQL = "DELETE FROM index_entries WHERE idx = ?1 AND entry_key = ?2 AND path = ?3"
 
-    static func insertEntry(_ entry: IndexEntry, path: String, _ statement: SQLiteStatement) throws {
-        statement.bind(entry.index, at: 1)
-        statement.bind(entry.key, at: 2)
-        statement.bind(path, at: 3)
-        try statement.run()
+    /// Index names and their integer ids (table `index_names`).
+    ///
+    /// Ids are never deleted or reused, so an id once read from the committed database stays valid for the file's
+    /// life and is cached, whichever process created it. An id this process creates inside a write transaction is
+    /// not cached (the transaction could still roll back, and another process then take the id); a later lookup
+    /// reads and caches it.
+    final class IndexIDs: Sendable {
+        private let cache = Mutex<[String: Int64]>([:])
+
+        /// The id of `name`, or `nil` when no entry of that index was ever stored.
+        func id(of name: String, _ db: Database) throws -> Int64? {
+            if let id = cache.withLock({ $0[name] }) { return id }
+            let select = try SQLiteStatement(db, "SELECT id FROM index_names WHERE name = ?1")
+            defer { select.reset() }
+            select.bind(name, at: 1)
+            guard try select.step() else { return nil }
+            let id = select.int64(0)
+            cache.withLock { $0[name] = id }
+            return id
+        }
+
+        /// The id of `name`, created if needed; only inside a write transaction, once per name and transaction.
+        func idCreating(_ name: String, _ db: Database) throws -> Int64 {
+            if let id = try id(of: name, db) { return id }
+            let insert = try SQLiteStatement(db, "INSERT INTO index_names (name) VALUES (?1)")
+            insert.bind(name, at: 1)
+            try insert.run()
+            return db.lastInsertedRowID
+        }
     }
 
     /// The index-entry insertions and deletions of one write transaction, run at its end in `(idx, entry_key, path)`
@@ -461,11 +494,11 @@ extension SQLiteDocumentEngine {
     /// whole tree). Where one entry is changed several times (a path written twice in one commit), its last change
     /// wins, as if they had run in mutation order.
     ///
-    /// The changes are kept flat — keys and paths in one byte arena, index names as ranks — so sorting tens of
+    /// The changes are kept flat — keys and paths in one byte arena, index names as ids — so sorting tens of
     /// thousands of them moves plain integers instead of retaining and releasing strings and arrays.
     struct IndexEntryChanges {
         private struct Change {
-            var rank: Int  // the index name's slot in `names` while adding, its rank in UTF-8 order when running
+            var index: Int64  // the index name's slot in `names` while adding, its id in `index_names` when running
             var keyStart: Int
             var keyCount: Int
             var pathStart: Int
@@ -496,20 +529,19 @@ extension SQLiteDocumentEngine {
                 arena.append(contentsOf: entry.key)
                 changes.append(
                     Change(
-                        rank: slot, keyStart: keyStart, keyCount: entry.key.count, pathStart: pathStart,
+                        index: Int64(slot), keyStart: keyStart, keyCount: entry.key.count, pathStart: pathStart,
                         pathCount: pathCount, order: changes.count, insert: insert))
             }
         }
 
         /// Runs the changes in key order; `delete` may be `nil` when every change inserts.
-        mutating func run(insert: SQLiteStatement, delete: SQLiteStatement?) throws {
+        mutating func run(
+            _ db: Database, indexIDs: IndexIDs, insert: SQLiteStatement, delete: SQLiteStatement?
+        ) throws {
             if changes.isEmpty { return }
-            // Rank the index names in UTF-8 byte order (SQLite's BINARY collation).
-            let byName = names.indices.sorted { compareUTF8(names[$0], names[$1]) < 0 }
-            var rankOfSlot = [Int](repeating: 0, count: names.count)
-            for (rank, slot) in byName.enumerated() { rankOfSlot[slot] = rank }
-            for i in changes.indices { changes[i].rank = rankOfSlot[changes[i].rank] }
-            let rankedNames = byName.map { names[$0] }
+            // A deletion implies the name has an id already; creating one for it is harmless either way.
+            let idOfSlot = try names.map { try indexIDs.idCreating($0, db) }
+            for i in changes.indices { changes[i].index = idOfSlot[Int(changes[i].index)] }
 
             try arena.withUnsafeBytes { bytes in
                 guard let base = bytes.baseAddress else { return }
@@ -522,7 +554,7 @@ extension SQLiteDocumentEngine {
                     return aCount - bCount
                 }
                 func compareTarget(_ a: Change, _ b: Change) -> Int {
-                    if a.rank != b.rank { return a.rank < b.rank ? -1 : 1 }
+                    if a.index != b.index { return a.index < b.index ? -1 : 1 }
                     let byKey = compareSlices(a.keyStart, a.keyCount, b.keyStart, b.keyCount)
                     if byKey != 0 { return byKey }
                     return compareSlices(a.pathStart, a.pathCount, b.pathStart, b.pathCount)
@@ -538,7 +570,7 @@ extension SQLiteDocumentEngine {
                     let change = changes[last]
                     i = last + 1
                     guard let statement = change.insert ? insert : delete else { continue }
-                    statement.bind(rankedNames[change.rank], at: 1)
+                    statement.bind(change.index, at: 1)
                     statement.bind(UnsafeRawBufferPointer(start: base + change.keyStart, count: change.keyCount), at: 2)
                     statement.bindText(
                         UnsafeRawBufferPointer(start: base + change.pathStart, count: change.pathCount), at: 3)
@@ -561,6 +593,7 @@ extension SQLiteDocumentEngine {
         prepared: [Prepared],
         changes: ChangeSlots,
         commitTime: Int64,
+        indexIDs: IndexIDs,
         db: Database
     ) throws -> CommitResult {
         let sequence = try lastSequence(db) + 1
@@ -652,7 +685,7 @@ extension SQLiteDocumentEngine {
             }
         }
 
-        try entryChanges.run(insert: insertEntry, delete: deleteEntry)
+        try entryChanges.run(db, indexIDs: indexIDs, insert: insertEntry, delete: deleteEntry)
 
         let insertChange = try SQLiteStatement(
             db,

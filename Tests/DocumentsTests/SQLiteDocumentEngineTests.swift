@@ -54,6 +54,74 @@ struct SQLiteDocumentEngineTests {
         expectOpenFails(path, code: .unsupported)
     }
 
+    @Test func migratesAVersion1FileToIntegerIndexIDs() async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteDocumentEngine.migrator.migrate(queue, upTo: "v1")
+        let old = [IndexEntry(index: "i", key: [1]), IndexEntry(index: "j", key: [2])]
+        try await queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO documents (parent, doc_id, collection_id, version, create_time, update_time, change_id,
+                    index_keys, name_key) VALUES ('c', 'd', 'c', 1, 1, 1, ?, ?, ?)
+                    """,
+                arguments: [Int64(1) << 20, Data(IndexEntryList.encode(old)), Data(EnginePath.nameKey("c/d"))])
+            try db.execute(
+                sql:
+                    "INSERT INTO changes (id, path, version, create_time, update_time, body) VALUES (?, 'c/d', 1, 1, 1, ?)",
+                arguments: [Int64(1) << 20, Data("body".utf8)])
+            try db.execute(
+                sql: "INSERT INTO index_entries (idx, entry_key, path) VALUES ('i', x'01', 'c/d'), ('j', x'02', 'c/d')")
+        }
+        try queue.close()
+
+        let engine = try SQLiteDocumentEngine(path: path)
+        #expect(try await engine.document(at: "c/d")?.body == Array("body".utf8))
+        #expect(try await engine.scan(IndexScan(index: "i")) == [IndexHit(key: [1], path: "c/d")])
+        #expect(try await engine.scan(IndexScan(index: "j")) == [IndexHit(key: [2], path: "c/d")])
+        // An update replaces exactly the migrated entries; a new index gets an id of its own.
+        _ = try await engine.commit(
+            [put("c/d", entries: [IndexEntry(index: "i", key: [3]), IndexEntry(index: "k", key: [4])])], commitTime: 2)
+        #expect(try await engine.scan(IndexScan(index: "i")) == [IndexHit(key: [3], path: "c/d")])
+        #expect(try await engine.scan(IndexScan(index: "j")).isEmpty)
+        #expect(try await engine.scan(IndexScan(index: "k")) == [IndexHit(key: [4], path: "c/d")])
+        try await engine.removeIndex("i")
+        #expect(try await engine.scan(IndexScan(index: "i")).isEmpty)
+        #expect(try await engine.scan(IndexScan(index: "k")) == [IndexHit(key: [4], path: "c/d")])
+        try engine.close()
+
+        let check = try DatabaseQueue(path: path)
+        let names = try await check.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM index_names ORDER BY id")
+        }
+        #expect(names == ["i", "j", "k"])
+        try check.close()
+    }
+
+    @Test func anIndexIDCreatedByARolledBackCommitIsNotKept() async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let engine = try SQLiteDocumentEngine(path: path)
+        // A failing commit leaves nothing behind, no index id either; another writer then takes the next id.
+        await #expect(throws: DocumentsError.self) {
+            _ = try await engine.commit(
+                [
+                    put("c/a", entries: [IndexEntry(index: "x", key: [1])]),
+                    DocumentMutation(path: "c/b", kind: .delete, precondition: .exists(true)),
+                ],
+                commitTime: 1)
+        }
+        // Another writer (a second engine on the same file) takes the next id for another name.
+        let other = try SQLiteDocumentEngine(path: path)
+        _ = try await other.commit([put("c/y", entries: [IndexEntry(index: "y", key: [2])])], commitTime: 2)
+        #expect(try await engine.scan(IndexScan(index: "x")).isEmpty)
+        #expect(try await engine.scan(IndexScan(index: "y")) == [IndexHit(key: [2], path: "c/y")])
+        _ = try await engine.commit([put("c/a", entries: [IndexEntry(index: "x", key: [1])])], commitTime: 3)
+        #expect(try await other.scan(IndexScan(index: "x")) == [IndexHit(key: [1], path: "c/a")])
+        #expect(try await other.scan(IndexScan(index: "y")) == [IndexHit(key: [2], path: "c/y")])
+        try other.close()
+        try engine.close()
+    }
+
     @Test func reportsAnUnwritableLocation() throws {
         expectOpenFails("/nonexistent-directory/\(UUID().uuidString)/documents.sqlite", code: .storage)
     }

@@ -41,6 +41,31 @@ extension SQLiteDocumentEngine {
                     """
             )
         }
+        // v2: index names are stored once, in `index_names`; entries carry the name's integer id instead of the
+        // name's text, which makes every entry (and the b-tree) smaller. Ids are never deleted or reused, so a
+        // process may cache them.
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE index_names (
+                        id INTEGER PRIMARY KEY,
+                        name TEXT NOT NULL UNIQUE
+                    );
+                    INSERT INTO index_names (name) SELECT DISTINCT idx FROM index_entries ORDER BY idx;
+                    CREATE TABLE index_entries_v2 (
+                        idx INTEGER NOT NULL,
+                        entry_key BLOB NOT NULL,
+                        path TEXT NOT NULL,
+                        PRIMARY KEY (idx, entry_key, path)
+                    ) WITHOUT ROWID;
+                    INSERT INTO index_entries_v2 (idx, entry_key, path)
+                        SELECT n.id, e.entry_key, e.path FROM index_entries e JOIN index_names n ON n.name = e.idx
+                        ORDER BY n.id, e.entry_key, e.path;
+                    DROP TABLE index_entries;
+                    ALTER TABLE index_entries_v2 RENAME TO index_entries;
+                    """
+            )
+        }
         return migrator
     }
 

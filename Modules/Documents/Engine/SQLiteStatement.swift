@@ -48,6 +48,16 @@ struct SQLiteStatement {
         }
     }
 
+    /// Binds UTF-8 bytes as TEXT.
+    func bindText(_ utf8: UnsafeRawBufferPointer, at index: Int32) {
+        if let base = utf8.baseAddress, utf8.count > 0 {
+            _ = sqlite3_bind_text(
+                handle, index, base.assumingMemoryBound(to: CChar.self), Int32(utf8.count), sqliteTransient)
+        } else {
+            _ = sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+        }
+    }
+
     func bind(_ value: [UInt8], at index: Int32) {
         value.withUnsafeBytes { buffer in bind(buffer, at: index) }
     }

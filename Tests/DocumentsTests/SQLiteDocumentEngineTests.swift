@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import SuiteTestSupport
 import Testing
 
 @testable import Documents
@@ -171,37 +172,14 @@ struct SQLiteDocumentEngineTests {
 
     // MARK: Crash safety
 
-    static let crashChildVariable = "SUITE_DOCUMENTS_CRASH_CHILD_DATABASE"
-
-    /// Run only as the child of ``killedWriterLosesNoAcknowledgedCommit()``: commits in a loop, printing `ACK <seq>`
-    /// after each acknowledged commit, until it is killed (or, as a safety net, after 60 s).
-    @Test(.enabled(if: ProcessInfo.processInfo.environment[SQLiteDocumentEngineTests.crashChildVariable] != nil))
-    func crashChildCommitsUntilKilled() async throws {
-        let path = try #require(ProcessInfo.processInfo.environment[Self.crashChildVariable])
-        let engine = try SQLiteDocumentEngine(path: path)
-        let deadline = Date().addingTimeInterval(60)
-        var n = 0
-        while Date() < deadline {
-            n += 1
-            // Alternate one-document commits with bigger ones, so the kill can land inside a long transaction.
-            let count = n % 5 == 0 ? 200 : 1
-            let mutations = (0..<count).map { i in
-                put("crash/d\(n)-\(i)", entries: [IndexEntry(index: "n", key: [UInt8(n & 0xFF), UInt8(i & 0xFF)])])
-            }
-            let result = try await engine.commit(mutations, commitTime: Int64(n))
-            FileHandle.standardOutput.write(Data("ACK \(result.sequence) \(n) \(count)\n".utf8))
-        }
-    }
-
-    @Test(.enabled(if: ProcessInfo.processInfo.environment[SQLiteDocumentEngineTests.crashChildVariable] == nil))
+    /// Runs the real `documents-crash-writer` executable (Tools/CrashWriter), which commits in a loop printing
+    /// `ACK <sequence> <n> <count>` after each acknowledged commit, and kills it with SIGKILL at a random moment.
+    @Test
     func killedWriterLosesNoAcknowledgedCommit() async throws {
         let path = try TemporaryFiles.newDatabasePath()
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "crashChildCommitsUntilKilled"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[Self.crashChildVariable] = path
-        process.environment = environment
+        process.executableURL = TestSupport.binDirectory.appendingPathComponent("documents-crash-writer")
+        process.arguments = [path]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

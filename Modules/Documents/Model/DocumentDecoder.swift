@@ -68,25 +68,9 @@ struct DocumentValueDecoder: Decoder {
     let documentID: String?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    static func typeName(_ value: DocumentValue) -> String {
-        switch value {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .int: "an integer"
-        case .double: "a double"
-        case .timestamp: "a timestamp"
-        case .string: "a string"
-        case .bytes: "bytes"
-        case .reference: "a reference"
-        case .geoPoint: "a geo point"
-        case .array: "an array"
-        case .map: "a map"
-        }
-    }
-
     static func mismatch(_ type: Any.Type, _ value: DocumentValue, _ codingPath: [any CodingKey]) -> DecodingError {
         .typeMismatch(
-            type, .init(codingPath: codingPath, debugDescription: "expected \(type), found \(typeName(value))"))
+            type, .init(codingPath: codingPath, debugDescription: "expected \(type), found \(value.typeName)"))
     }
 
     /// Decodes one value, handling the types documents store natively.

@@ -115,3 +115,22 @@ extension DocumentValue: Comparable {
     /// each other (they are the same number), although they are different cases.
     public static func < (a: DocumentValue, b: DocumentValue) -> Bool { compare(a, b) < 0 }
 }
+
+extension DocumentValue {
+    /// A short name of the value's type for messages ("a string", "a map").
+    var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .int: "an integer"
+        case .double: "a double"
+        case .timestamp: "a timestamp"
+        case .string: "a string"
+        case .bytes: "bytes"
+        case .reference: "a reference"
+        case .geoPoint: "a geo point"
+        case .array: "an array"
+        case .map: "a map"
+        }
+    }
+}

@@ -160,7 +160,7 @@ enum FieldTransform: Sendable, Hashable {
     {
         DocumentsError(
             .invalidValue,
-            "cannot apply \(transform) to field '\(field.canonicalString)': it holds \(ValueSemantics.typeName(found)), "
+            "cannot apply \(transform) to field '\(field.canonicalString)': it holds \(found.typeName), "
                 + "not \(expected)",
             hint: "set the field to \(expected) first, or delete it")
     }

@@ -60,7 +60,7 @@ enum IndexPolicy {
             segments.append(name)
             defer { segments.removeLast() }
             var indexName: String
-            let simple = simplePrefix && isSimple(name)
+            let simple = simplePrefix && FieldPath.isSimple(name)
             if simple {
                 indexName = canonicalPrefix + name
             } else {
@@ -104,20 +104,6 @@ enum IndexPolicy {
             if let index = names.firstIndex(of: name) { return names[index] }
             return name
         }
-    }
-
-    /// Mirrors ``FieldPath``'s rule for names written without backticks: `[A-Za-z_][A-Za-z0-9_]*`.
-    static func isSimple(_ name: String) -> Bool {
-        var first = true
-        for byte in name.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"): break
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): if first { return false }
-            default: return false
-            }
-            first = false
-        }
-        return !first
     }
 
     /// The entries of one declared index for one document (none when a field is missing).

@@ -13,13 +13,13 @@ struct ValueRange: Sendable {
 
     var isEmpty: Bool {
         guard let lower, let upper else { return false }
-        let c = ValueSemantics.compare(lower.value, upper.value)
+        let c = DocumentValue.compare(lower.value, upper.value)
         return c > 0 || (c == 0 && !(lower.inclusive && upper.inclusive))
     }
 
     mutating func raiseLower(_ value: DocumentValue, inclusive: Bool) {
         if let lower {
-            let c = ValueSemantics.compare(value, lower.value)
+            let c = DocumentValue.compare(value, lower.value)
             if c < 0 || (c == 0 && (inclusive || !lower.inclusive)) { return }
         }
         lower = ValueBound(value: value, inclusive: inclusive)
@@ -27,7 +27,7 @@ struct ValueRange: Sendable {
 
     mutating func lowerUpper(_ value: DocumentValue, inclusive: Bool) {
         if let upper {
-            let c = ValueSemantics.compare(value, upper.value)
+            let c = DocumentValue.compare(value, upper.value)
             if c > 0 || (c == 0 && (inclusive || !upper.inclusive)) { return }
         }
         upper = ValueBound(value: value, inclusive: inclusive)

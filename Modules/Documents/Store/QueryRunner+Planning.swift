@@ -173,7 +173,7 @@ extension QueryRunner {
             return .reference(path.string)
         default:
             throw invalid(
-                "a document id is compared with a string id or a path, not \(ValueSemantics.typeName(value))")
+                "a document id is compared with a string id or a path, not \(value.typeName)")
         }
     }
 

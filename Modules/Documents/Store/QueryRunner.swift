@@ -55,7 +55,7 @@ struct NormalizedQuery: Sendable {
     func compare(_ path: DocumentPath, _ data: DocumentData, to values: [DocumentValue]) -> Int {
         for (order, value) in zip(orders, values) {
             let own = QueryRunner.fieldValue(order.field, path, data) ?? .null
-            var c = ValueSemantics.compare(own, value)
+            var c = DocumentValue.compare(own, value)
             if order.descending { c = -c }
             if c != 0 { return c }
         }
@@ -67,7 +67,7 @@ struct NormalizedQuery: Sendable {
         for order in orders {
             let x = QueryRunner.fieldValue(order.field, a.0, a.1) ?? .null
             let y = QueryRunner.fieldValue(order.field, b.0, b.1) ?? .null
-            var c = ValueSemantics.compare(x, y)
+            var c = DocumentValue.compare(x, y)
             if order.descending { c = -c }
             if c != 0 { return c < 0 }
         }
@@ -372,7 +372,7 @@ struct QueryRunner: Sendable {
         case .notEqual: return !ValueSemantics.equal(value, target)
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             guard value.typeOrder == target.typeOrder, !ValueSemantics.isNaN(value) else { return false }
-            let c = ValueSemantics.compare(value, target)
+            let c = DocumentValue.compare(value, target)
             switch filter.op {
             case .less: return c < 0
             case .lessOrEqual: return c <= 0

@@ -7,30 +7,6 @@ enum ValueSemantics {
         return !(a < b) && !(b < a)
     }
 
-    /// -1, 0 or 1 in Firestore's value order.
-    static func compare(_ a: DocumentValue, _ b: DocumentValue) -> Int {
-        if a < b { return -1 }
-        if b < a { return 1 }
-        return 0
-    }
-
-    /// A short name of the value's type for messages.
-    static func typeName(_ value: DocumentValue) -> String {
-        switch value {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .int: "an integer"
-        case .double: "a double"
-        case .timestamp: "a timestamp"
-        case .string: "a string"
-        case .bytes: "bytes"
-        case .reference: "a reference"
-        case .geoPoint: "a geo point"
-        case .array: "an array"
-        case .map: "a map"
-        }
-    }
-
     /// Whether the value is NaN.
     static func isNaN(_ value: DocumentValue) -> Bool {
         if case .double(let d) = value { return d.isNaN }

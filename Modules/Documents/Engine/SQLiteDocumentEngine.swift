@@ -344,33 +344,16 @@ extension SQLiteDocumentEngine: DocumentEngine {
         let work = try entries.map { path, added in (path, try EnginePath.split(document: path), added) }
         let indexIDs = indexIDs
         try await write { db in
-            let select = try SQLiteStatement(
-                db,
-                "SELECT index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2"
-            )
-            let update = try SQLiteStatement(
-                db,
-                "UPDATE documents SET index_keys = ?3 WHERE parent = ?1 AND doc_id = ?2"
-            )
+            let ownKeys = try OwnIndexKeys(db)
             let insert = try SQLiteStatement(db, Self.insertEntrySQL)
             var entryChanges = IndexEntryChanges()
             for (path, parts, added) in work {
-                select.bind(parts.parent, at: 1)
-                select.bind(parts.id, at: 2)
-                guard try select.step() else {
-                    select.reset()
-                    continue
-                }
-                let old = try select.withBytes(0) { try IndexEntryList.decode($0, path: path) }
-                select.reset()
+                guard let old = try ownKeys.read(path: path, parts: parts) else { continue }
                 let merged = IndexEntryList.canonical(old + added)
                 let (_, new) = IndexEntryList.difference(old: old, new: merged)
                 if new.isEmpty { continue }
                 entryChanges.add(new, path: path, insert: true)
-                update.bind(parts.parent, at: 1)
-                update.bind(parts.id, at: 2)
-                update.bind(IndexEntryList.encode(merged), at: 3)
-                try update.run()
+                try ownKeys.write(merged, parts: parts)
             }
             try entryChanges.run(db, indexIDs: indexIDs, insert: insert, delete: nil)
         }
@@ -387,28 +370,12 @@ extension SQLiteDocumentEngine: DocumentEngine {
             var affected: [String] = []
             while try paths.step() { affected.append(paths.text(0)) }
             paths.reset()
-            let select = try SQLiteStatement(
-                db,
-                "SELECT index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2"
-            )
-            let update = try SQLiteStatement(
-                db,
-                "UPDATE documents SET index_keys = ?3 WHERE parent = ?1 AND doc_id = ?2"
-            )
+            let ownKeys = try OwnIndexKeys(db)
             for path in affected {
-                guard let parts = try? EnginePath.split(document: path) else { continue }
-                select.bind(parts.parent, at: 1)
-                select.bind(parts.id, at: 2)
-                guard try select.step() else {
-                    select.reset()
-                    continue
-                }
-                let old = try select.withBytes(0) { try IndexEntryList.decode($0, path: path) }
-                select.reset()
-                update.bind(parts.parent, at: 1)
-                update.bind(parts.id, at: 2)
-                update.bind(IndexEntryList.encode(old.filter { $0.index != index }), at: 3)
-                try update.run()
+                guard let parts = try? EnginePath.split(document: path),
+                    let old = try ownKeys.read(path: path, parts: parts)
+                else { continue }
+                try ownKeys.write(old.filter { $0.index != index }, parts: parts)
             }
             let delete = try SQLiteStatement(db, "DELETE FROM index_entries WHERE idx = ?1")
             delete.bind(id, at: 1)
@@ -804,5 +771,33 @@ extension SQLiteDocumentEngine {
             }
         }
         return DocumentsError(.storage, "the documents database\(file) failed: \(error)", underlying: error)
+    }
+}
+
+/// Reads and rewrites the list of index entries a document row keeps of its own (`documents.index_keys`).
+struct OwnIndexKeys {
+    let select: SQLiteStatement
+    let update: SQLiteStatement
+
+    init(_ db: Database) throws {
+        select = try SQLiteStatement(db, "SELECT index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2")
+        update = try SQLiteStatement(db, "UPDATE documents SET index_keys = ?3 WHERE parent = ?1 AND doc_id = ?2")
+    }
+
+    /// The document's own entries, or `nil` when no document is at `path`.
+    func read(path: String, parts: EnginePath.Parts) throws -> [IndexEntry]? {
+        select.bind(parts.parent, at: 1)
+        select.bind(parts.id, at: 2)
+        defer { select.reset() }
+        guard try select.step() else { return nil }
+        return try select.withBytes(0) { try IndexEntryList.decode($0, path: path) }
+    }
+
+    /// Replaces the document's own entries.
+    func write(_ entries: [IndexEntry], parts: EnginePath.Parts) throws {
+        update.bind(parts.parent, at: 1)
+        update.bind(parts.id, at: 2)
+        update.bind(IndexEntryList.encode(entries), at: 3)
+        try update.run()
     }
 }

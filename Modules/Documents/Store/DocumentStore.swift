@@ -158,7 +158,11 @@ public final class DocumentStore: Sendable {
     public func close() async {
         state.withLock { $0.closed = true }
         await feed.stop()
-        try? await flushCosts()
+        do {
+            try await flushCosts()
+        } catch {
+            logger.warning("cost counters not saved at close", metadata: ["error": "\(error)"])
+        }
     }
 
     // MARK: Indexes

@@ -209,14 +209,12 @@ extension DocsCommand {
             commandName: "add",
             abstract: "Declare a composite index and backfill it: suite docs index add users city:asc points:desc")
 
-        @Argument(help: "The collection id (e.g. users, or orders for users/*/orders).") var collection: String
-        @Argument(help: "Fields in order: FIELD, FIELD:asc, FIELD:desc or FIELD:contains.") var fields: [String]
-        @Flag(help: "Collection-group scope (for --group queries).") var group = false
+        @OptionGroup var index: IndexArguments
         @OptionGroup var globals: GlobalOptions
 
         func run(_ context: SuiteContext) async throws {
             try await withStore(context) { store in
-                let definition = try indexDefinition(collection, fields, group: group)
+                let definition = try index.definition()
                 try await store.declareIndex(definition)
                 if globals.json { Output.json(definition.json) } else { Output.print("index ready: \(definition)") }
             }
@@ -251,26 +249,30 @@ extension DocsCommand {
 
     struct IndexDrop: SuiteSubcommand {
         static let configuration = CommandConfiguration(commandName: "drop", abstract: "Drop a declared index.")
-        @Argument(help: "The collection id.") var collection: String
-        @Argument(help: "Fields as given to `index add`.") var fields: [String]
-        @Flag(help: "Collection-group scope.") var group = false
+        @OptionGroup var index: IndexArguments
         @OptionGroup var globals: GlobalOptions
 
         func run(_ context: SuiteContext) async throws {
             try await withStore(context) { store in
-                let definition = try indexDefinition(collection, fields, group: group)
+                let definition = try index.definition()
                 try await store.dropIndex(definition)
-                Output.print("index dropped: \(definition)")
+                if globals.json { Output.json(definition.json) } else { Output.print("index dropped: \(definition)") }
             }
         }
     }
 }
 
-/// The index named on the command line: a collection id, `FIELD[:asc|desc|contains]`s, and `--group`.
-func indexDefinition(_ collection: String, _ fields: [String], group: Bool) throws -> IndexDefinition {
-    IndexDefinition(
-        collectionID: collection, scope: group ? .collectionGroup : .collection,
-        fields: try fields.map(IndexDefinition.Field.init(parsing:)))
+/// The index named on the command line, shared by `index add` and `index drop`.
+struct IndexArguments: ParsableArguments {
+    @Argument(help: "The collection id (e.g. users, or orders for users/*/orders).") var collection: String
+    @Argument(help: "Fields in order: FIELD, FIELD:asc, FIELD:desc or FIELD:contains.") var fields: [String]
+    @Flag(help: "Collection-group scope (for --group queries).") var group = false
+
+    func definition() throws -> IndexDefinition {
+        IndexDefinition(
+            collectionID: collection, scope: group ? .collectionGroup : .collection,
+            fields: try fields.map(IndexDefinition.Field.init(parsing:)))
+    }
 }
 
 /// Reads a file line by line in 1 MiB chunks, so huge imports stream in constant memory.

@@ -48,6 +48,7 @@ struct BenchGroup: Sendable {
     static let all: [BenchGroup] = [
         BenchGroup(name: "bus", run: { try await BusBenchmarks.run(scale: $0) }),
         BenchGroup(name: "documents", run: { try await DocumentsBenchmarks.run(scale: $0) }),
+        BenchGroup(name: "documents-writes", run: { try await DocumentsBenchmarks.run(scale: $0, queries: false) }),
     ]
 }
 

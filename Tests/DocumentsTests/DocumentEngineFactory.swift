@@ -34,7 +34,7 @@ public struct DocumentEngineFactory: Sendable, CustomTestStringConvertible {
     public var testDescription: String { name }
 
     /// Every engine the contract suite covers.
-    public static let all: [DocumentEngineFactory] = [.inMemory, .sqlite]
+    public static let all: [DocumentEngineFactory] = [.inMemory, .sqlite, .sqliteTinyRuns]
 
     /// ``InMemoryDocumentEngine``.
     public static let inMemory = DocumentEngineFactory(name: "memory") {

@@ -66,6 +66,52 @@ extension SQLiteDocumentEngine {
                     """
             )
         }
+        // v3: index entries move from one row each (`index_entries`) to a log-structured merge tree: immutable
+        // sorted runs of blocks (`index_runs`, `index_blocks`) plus pending operations in the change rows
+        // (`changes.index_ops`) after `index_state.flushed_through`. Existing entries become the first run.
+        migrator.registerMigration("v3") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE index_runs (
+                        id INTEGER PRIMARY KEY,
+                        seq INTEGER NOT NULL,
+                        tier INTEGER NOT NULL,
+                        entries INTEGER NOT NULL
+                    );
+                    CREATE TABLE index_blocks (
+                        run INTEGER NOT NULL,
+                        idx INTEGER NOT NULL,
+                        last_key BLOB NOT NULL,
+                        last_path TEXT NOT NULL,
+                        data BLOB NOT NULL,
+                        PRIMARY KEY (run, idx, last_key, last_path)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE index_state (
+                        id INTEGER PRIMARY KEY CHECK (id = 0),
+                        flushed_through INTEGER NOT NULL
+                    );
+                    ALTER TABLE changes ADD COLUMN index_ops BLOB;
+                    """
+            )
+            let through = try SQLiteIndexRuns.maxChangeID(db)
+            var writer = try RunWriter(db, seq: through, tuning: .standard)
+            let select = try SQLiteStatement(
+                db, "SELECT idx, entry_key, path FROM index_entries ORDER BY idx, entry_key, path")
+            while try select.step() {
+                let index = select.int64(0)
+                let key = select.bytes(1)
+                let path = select.bytes(2)
+                try key.withUnsafeBytes { key in
+                    try path.withUnsafeBytes { path in
+                        try writer.append(index: index, key: key, path: path, isPut: true)
+                    }
+                }
+            }
+            select.reset()
+            try writer.finish(db)
+            try SQLiteIndexRuns.setFlushedThrough(db, through)
+            try db.execute(sql: "DROP TABLE index_entries")
+        }
         return migrator
     }
 

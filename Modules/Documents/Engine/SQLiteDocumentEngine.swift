@@ -69,16 +69,25 @@ public final class SQLiteDocumentEngine: Sendable {
     let logger: Logger
     let isClosed = Atomic<Bool>(false)
     let indexIDs = IndexIDs()
+    let pendingIndex = PendingIndexCache()
+    let tuning: IndexTuning
+    let writerPending = WriterPending()
 
     /// Opens (creating if needed) the documents database at `path` and migrates it to the current schema.
     ///
     /// - Throws: ``DocumentsError`` — `.corrupted` when the file is not a SQLite database or belongs to another
     ///   application, `.unsupported` when a newer version of Suite wrote it, `.storage` for any other failure.
-    public init(
+    public convenience init(
         path: String,
         durability: Durability = .normal,
         logger: Logger = Logger(label: "suite.documents")
     ) throws {
+        try self.init(path: path, durability: durability, logger: logger, tuning: .standard)
+    }
+
+    /// Opens the database with the index shaped by `tuning` (tests use small sizes to flush and merge often).
+    init(path: String, durability: Durability, logger: Logger, tuning: IndexTuning) throws {
+        self.tuning = tuning
         self.path = path
         self.durability = durability
         self.logger = logger
@@ -163,9 +172,12 @@ extension SQLiteDocumentEngine: DocumentEngine {
             )
         }
         let indexIDs = indexIDs
+        let writerPending = writerPending
+        let tuning = tuning
         return try await write { db in
             try Self.apply(
-                mutations, prepared: prepared, changes: changes, commitTime: commitTime, indexIDs: indexIDs, db: db)
+                mutations, prepared: prepared, changes: changes, commitTime: commitTime, indexIDs: indexIDs,
+                writerPending: writerPending, tuning: tuning, db: db)
         }
     }
 
@@ -204,27 +216,14 @@ extension SQLiteDocumentEngine: DocumentEngine {
         }
     }
 
-    /// Entries of one index within bounds, in `(key, path)` order or reversed.
+    /// Entries of one index within bounds, in `(key, path)` order or reversed: the pending operations and every run
+    /// merged, in one read snapshot.
     public func scan(_ scan: IndexScan) async throws -> [IndexHit] {
         if let limit = scan.limit, limit <= 0 { return [] }
-        var sql = "SELECT entry_key, path FROM index_entries WHERE idx = ?1"
-        if let lower = scan.lower { sql += lower.inclusive ? " AND entry_key >= ?2" : " AND entry_key > ?2" }
-        if let upper = scan.upper { sql += upper.inclusive ? " AND entry_key <= ?3" : " AND entry_key < ?3" }
-        sql += scan.reverse ? " ORDER BY entry_key DESC, path DESC" : " ORDER BY entry_key, path"
-        sql += " LIMIT ?4"
-        return try read { [sql] db in
+        let pending = pendingIndex
+        return try read { db in
             guard let id = try indexIDs.id(of: scan.index, db) else { return [] }
-            let select = try SQLiteStatement(db, sql)
-            defer { select.reset() }
-            select.bind(id, at: 1)
-            if let lower = scan.lower { select.bind(lower.key, at: 2) }
-            if let upper = scan.upper { select.bind(upper.key, at: 3) }
-            select.bind(Int64(scan.limit ?? -1), at: 4)
-            var hits: [IndexHit] = []
-            while try select.step() {
-                hits.append(IndexHit(key: select.bytes(0), path: select.text(1)))
-            }
-            return hits
+            return try SQLiteIndexRuns.scan(db, index: id, scan, pending: pending)
         }
     }
 
@@ -340,47 +339,69 @@ extension SQLiteDocumentEngine: DocumentEngine {
     }
 
     /// Adds index entries to existing documents without changing their version or the change log. Atomic.
+    ///
+    /// The new entries go into a run of their own, together with the pending operations.
     public func addIndexEntries(_ entries: [String: [IndexEntry]]) async throws {
         let work = try entries.map { path, added in (path, try EnginePath.split(document: path), added) }
         let indexIDs = indexIDs
+        let writerPending = writerPending
+        let tuning = tuning
         try await write { db in
             let ownKeys = try OwnIndexKeys(db)
-            let insert = try SQLiteStatement(db, Self.insertEntrySQL)
-            var entryChanges = IndexEntryChanges()
+            var buffer = IndexOpBuffer()
+            var ids: [String: Int64] = [:]
             for (path, parts, added) in work {
                 guard let old = try ownKeys.read(path: path, parts: parts) else { continue }
                 let merged = IndexEntryList.canonical(old + added)
                 let (_, new) = IndexEntryList.difference(old: old, new: merged)
                 if new.isEmpty { continue }
-                entryChanges.add(new, path: path, insert: true)
+                let pathSlot = buffer.addPath(path.utf8)
+                for entry in new {
+                    let id = try ids[entry.index] ?? indexIDs.idCreating(entry.index, db)
+                    ids[entry.index] = id
+                    buffer.add(index: id, key: entry.key, path: pathSlot, isPut: true)
+                }
                 try ownKeys.write(merged, parts: parts)
             }
-            try entryChanges.run(db, indexIDs: indexIDs, insert: insert, delete: nil)
+            try Self.flushAll(db, extra: buffer, writerPending: writerPending, tuning: tuning)
         }
     }
 
     /// Removes every entry of `index`, and the index from each document's own entry list. Atomic.
     public func removeIndex(_ index: String) async throws {
         let indexIDs = indexIDs
+        let writerPending = writerPending
+        let pending = pendingIndex
+        let tuning = tuning
         try await write { db in
             // The name keeps its id (ids are never reused); without one, the index has no entries.
             guard let id = try indexIDs.id(of: index, db) else { return }
-            let paths = try SQLiteStatement(db, "SELECT DISTINCT path FROM index_entries WHERE idx = ?1")
-            paths.bind(id, at: 1)
-            var affected: [String] = []
-            while try paths.step() { affected.append(paths.text(0)) }
-            paths.reset()
+            try Self.flushAll(db, extra: nil, writerPending: writerPending, tuning: tuning)
+            let hits = try SQLiteIndexRuns.scan(db, index: id, IndexScan(index: index), pending: pending)
             let ownKeys = try OwnIndexKeys(db)
-            for path in affected {
+            for path in Set(hits.map(\.path)) {
                 guard let parts = try? EnginePath.split(document: path),
                     let old = try ownKeys.read(path: path, parts: parts)
                 else { continue }
                 try ownKeys.write(old.filter { $0.index != index }, parts: parts)
             }
-            let delete = try SQLiteStatement(db, "DELETE FROM index_entries WHERE idx = ?1")
-            delete.bind(id, at: 1)
-            try delete.run()
+            let delete = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1 AND idx = ?2")
+            for run in try RunInfo.all(db) {
+                delete.bind(run.id, at: 1)
+                delete.bind(id, at: 2)
+                try delete.run()
+            }
         }
+    }
+
+    /// Flushes every pending operation, plus `extra`, into a run; inside a write transaction.
+    static func flushAll(
+        _ db: Database, extra: IndexOpBuffer?, writerPending: WriterPending, tuning: IndexTuning
+    ) throws {
+        let flushed = try SQLiteIndexRuns.flushedThrough(db)
+        let through = max(flushed, try SQLiteIndexRuns.maxChangeID(db))
+        try SQLiteIndexRuns.flush(db, pendingAfter: flushed, through: through, extra: extra, tuning: tuning)
+        writerPending.set(flushedThrough: through, count: 0)
     }
 
     /// The metadata value stored under `key`, or `nil`.
@@ -421,9 +442,6 @@ extension SQLiteDocumentEngine {
         var entries: [IndexEntry]
     }
 
-    static let insertEntrySQL = "INSERT OR IGNORE INTO index_entries (idx, entry_key, path) VALUES (?1, ?2, ?3)"
-    static let deleteEntrySQL = "DELETE FROM index_entries WHERE idx = ?1 AND entry_key = ?2 AND path = ?3"
-
     /// Index names and their integer ids (table `index_names`).
     ///
     /// Ids are never deleted or reused, so an id once read from the committed database stays valid for the file's
@@ -455,95 +473,31 @@ extension SQLiteDocumentEngine {
         }
     }
 
-    /// The index-entry insertions and deletions of one write transaction, run at its end in `(idx, entry_key, path)`
-    /// order — the primary key's order — so each leaf page of the `index_entries` b-tree is visited once per commit,
-    /// instead of once per entry at random places (a bulk commit's entries come in document order, spread over the
-    /// whole tree). Where one entry is changed several times (a path written twice in one commit), its last change
-    /// wins, as if they had run in mutation order.
-    ///
-    /// The changes are kept flat — keys and paths in one byte arena, index names as ids — so sorting tens of
-    /// thousands of them moves plain integers instead of retaining and releasing strings and arrays.
-    struct IndexEntryChanges {
-        private struct Change {
-            var index: Int64  // the index name's slot in `names` while adding, its id in `index_names` when running
-            var keyStart: Int
-            var keyCount: Int
-            var pathStart: Int
-            var pathCount: Int
-            var order: Int
-            var insert: Bool
+    /// This process's count of the pending index operations after a flush point, so a commit knows when to flush
+    /// without counting the change log each time. Recounted when the flush point moved (another process flushed).
+    /// Other processes' pending operations are not seen until then, so with several writing processes a flush can
+    /// come later than the threshold; it still comes.
+    final class WriterPending: Sendable {
+        private struct State {
+            var flushedThrough: Int64 = -1
+            var count = 0
         }
-        private var changes: [Change] = []
-        private var arena: [UInt8] = []
-        private var names: [String] = []
-        private var nameSlots: [String: Int] = [:]
+        private let state = Mutex(State())
 
-        mutating func add(_ entries: [IndexEntry], path: String, insert: Bool) {
-            if entries.isEmpty { return }
-            let pathStart = arena.count
-            arena.append(contentsOf: path.utf8)
-            let pathCount = arena.count - pathStart
-            for entry in entries {
-                let slot: Int
-                if let known = nameSlots[entry.index] {
-                    slot = known
-                } else {
-                    slot = names.count
-                    names.append(entry.index)
-                    nameSlots[entry.index] = slot
-                }
-                let keyStart = arena.count
-                arena.append(contentsOf: entry.key)
-                changes.append(
-                    Change(
-                        index: Int64(slot), keyStart: keyStart, keyCount: entry.key.count, pathStart: pathStart,
-                        pathCount: pathCount, order: changes.count, insert: insert))
-            }
+        func count(_ db: Database, flushedThrough: Int64) throws -> Int {
+            if let count = state.withLock({ $0.flushedThrough == flushedThrough ? $0.count : nil }) { return count }
+            let select = try SQLiteStatement(
+                db, "SELECT index_ops FROM changes WHERE id > ?1 AND index_ops IS NOT NULL")
+            defer { select.reset() }
+            select.bind(flushedThrough, at: 1)
+            var total = 0
+            while try select.step() { total += select.withBytes(0) { IndexOpCodec.changeOpCount($0) } }
+            set(flushedThrough: flushedThrough, count: total)
+            return total
         }
 
-        /// Runs the changes in key order; `delete` may be `nil` when every change inserts.
-        mutating func run(
-            _ db: Database, indexIDs: IndexIDs, insert: SQLiteStatement, delete: SQLiteStatement?
-        ) throws {
-            if changes.isEmpty { return }
-            // A deletion implies the name has an id already; creating one for it is harmless either way.
-            let idOfSlot = try names.map { try indexIDs.idCreating($0, db) }
-            for i in changes.indices { changes[i].index = idOfSlot[Int(changes[i].index)] }
-
-            try arena.withUnsafeBytes { bytes in
-                guard let base = bytes.baseAddress else { return }
-                func compareSlices(_ aStart: Int, _ aCount: Int, _ bStart: Int, _ bCount: Int) -> Int {
-                    let n = min(aCount, bCount)
-                    if n > 0 {
-                        let r = memcmp(base + aStart, base + bStart, n)
-                        if r != 0 { return Int(r) }
-                    }
-                    return aCount - bCount
-                }
-                func compareTarget(_ a: Change, _ b: Change) -> Int {
-                    if a.index != b.index { return a.index < b.index ? -1 : 1 }
-                    let byKey = compareSlices(a.keyStart, a.keyCount, b.keyStart, b.keyCount)
-                    if byKey != 0 { return byKey }
-                    return compareSlices(a.pathStart, a.pathCount, b.pathStart, b.pathCount)
-                }
-                changes.sort { a, b in
-                    let c = compareTarget(a, b)
-                    return c != 0 ? c < 0 : a.order < b.order
-                }
-                var i = 0
-                while i < changes.count {
-                    var last = i
-                    while last + 1 < changes.count, compareTarget(changes[last + 1], changes[i]) == 0 { last += 1 }
-                    let change = changes[last]
-                    i = last + 1
-                    guard let statement = change.insert ? insert : delete else { continue }
-                    statement.bind(change.index, at: 1)
-                    statement.bind(UnsafeRawBufferPointer(start: base + change.keyStart, count: change.keyCount), at: 2)
-                    statement.bindText(
-                        UnsafeRawBufferPointer(start: base + change.pathStart, count: change.pathCount), at: 3)
-                    try statement.run()
-                }
-            }
+        func set(flushedThrough: Int64, count: Int) {
+            state.withLock { $0 = State(flushedThrough: flushedThrough, count: count) }
         }
     }
 
@@ -555,12 +509,18 @@ extension SQLiteDocumentEngine {
     }
 
     /// The body of a commit, inside the write transaction. Throwing rolls everything back.
+    ///
+    /// Each distinct path's index changes (its entries before the commit against its entries after) go into its
+    /// change row as pending operations, or — when the pending operations reach the flush threshold, as a bulk
+    /// commit's do at once — straight into a new run with everything pending.
     static func apply(
         _ mutations: [DocumentMutation],
         prepared: [Prepared],
         changes: ChangeSlots,
         commitTime: Int64,
         indexIDs: IndexIDs,
+        writerPending: WriterPending,
+        tuning: IndexTuning,
         db: Database
     ) throws -> CommitResult {
         let sequence = try lastSequence(db) + 1
@@ -584,12 +544,12 @@ extension SQLiteDocumentEngine {
             """
         )
         let deleteDocument = try SQLiteStatement(db, "DELETE FROM documents WHERE parent = ?1 AND doc_id = ?2")
-        let insertEntry = try SQLiteStatement(db, insertEntrySQL)
-        let deleteEntry = try SQLiteStatement(db, deleteEntrySQL)
 
         var results: [StoredDocument?] = []
         results.reserveCapacity(mutations.count)
-        var entryChanges = IndexEntryChanges()
+        // Per change-log slot: the path's entries before the commit (from its first mutation) and after.
+        var before: [[IndexEntry]?] = Array(repeating: nil, count: changes.last.count)
+        var after: [[IndexEntry]] = Array(repeating: [], count: changes.last.count)
         for (index, (mutation, prep)) in zip(mutations, prepared).enumerated() {
             let path = mutation.path
             select.bind(prep.parts.parent, at: 1)
@@ -603,13 +563,15 @@ extension SQLiteDocumentEngine {
             }
             select.reset()
             try mutation.precondition.check(path: path, currentVersion: existing?.version)
+            let slot = slots[index]
+            if before[slot] == nil { before[slot] = existing?.entries ?? [] }
 
             switch mutation.kind {
             case .put(let body, _):
                 // The body is stored once, in this commit's change-log row for the path.
-                let changeID = sequence << 20 | Int64(slots[index])
+                let changeID = sequence << 20 | Int64(slot)
                 let encodedEntries = IndexEntryList.encode(prep.entries)
-                if let existing {
+                if existing != nil {
                     updateDocument.bind(prep.parts.parent, at: 1)
                     updateDocument.bind(prep.parts.id, at: 2)
                     updateDocument.bind(sequence, at: 3)
@@ -617,9 +579,6 @@ extension SQLiteDocumentEngine {
                     updateDocument.bind(changeID, at: 5)
                     updateDocument.bind(encodedEntries, at: 6)
                     try updateDocument.run()
-                    let (removed, added) = IndexEntryList.difference(old: existing.entries, new: prep.entries)
-                    entryChanges.add(removed, path: path, insert: false)
-                    entryChanges.add(added, path: path, insert: true)
                 } else {
                     insertDocument.bind(prep.parts.parent, at: 1)
                     insertDocument.bind(prep.parts.id, at: 2)
@@ -630,8 +589,8 @@ extension SQLiteDocumentEngine {
                     insertDocument.bind(encodedEntries, at: 7)
                     insertDocument.bind(EnginePath.nameKey(path), at: 8)
                     try insertDocument.run()
-                    entryChanges.add(prep.entries, path: path, insert: true)
                 }
+                after[slot] = prep.entries
                 results.append(
                     StoredDocument(
                         path: path,
@@ -642,25 +601,49 @@ extension SQLiteDocumentEngine {
                     )
                 )
             case .delete:
-                if let existing {
+                if existing != nil {
                     deleteDocument.bind(prep.parts.parent, at: 1)
                     deleteDocument.bind(prep.parts.id, at: 2)
                     try deleteDocument.run()
-                    entryChanges.add(existing.entries, path: path, insert: false)
                 }
+                after[slot] = []
                 results.append(nil)
             }
         }
 
-        try entryChanges.run(db, indexIDs: indexIDs, insert: insertEntry, delete: deleteEntry)
+        // Index operations per slot, index names resolved to ids.
+        var ids: [String: Int64] = [:]
+        func id(_ name: String) throws -> Int64 {
+            if let known = ids[name] { return known }
+            let id = try indexIDs.idCreating(name, db)
+            ids[name] = id
+            return id
+        }
+        var slotOps: [(removed: [IndexEntry], added: [IndexEntry])] = []
+        slotOps.reserveCapacity(changes.last.count)
+        var operationCount = 0
+        for slot in changes.last.indices {
+            let difference = IndexEntryList.difference(old: before[slot] ?? [], new: after[slot])
+            operationCount += difference.removed.count + difference.added.count
+            slotOps.append(difference)
+        }
+        let flushed = try SQLiteIndexRuns.flushedThrough(db)
+        let pendingCount = operationCount == 0 ? 0 : try writerPending.count(db, flushedThrough: flushed)
+        let flushNow = operationCount > 0 && pendingCount + operationCount >= tuning.flushThreshold
+        var flushBuffer = IndexOpBuffer()
 
         let insertChange = try SQLiteStatement(
             db,
-            "INSERT INTO changes (id, path, version, create_time, update_time, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+            """
+            INSERT INTO changes (id, path, version, create_time, update_time, body, index_ops) \
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            """
         )
+        var opsBlob: [UInt8] = []
         for (n, i) in changes.last.enumerated() {
+            let path = mutations[i].path
             insertChange.bind(sequence << 20 | Int64(n), at: 1)
-            insertChange.bind(mutations[i].path, at: 2)
+            insertChange.bind(path, at: 2)
             if let document = results[i] {
                 insertChange.bind(document.version, at: 3)
                 insertChange.bind(document.createTime, at: 4)
@@ -672,7 +655,40 @@ extension SQLiteDocumentEngine {
                 insertChange.bindNull(at: 5)
                 insertChange.bindNull(at: 6)
             }
+            let (removed, added) = slotOps[n]
+            if removed.isEmpty && added.isEmpty {
+                insertChange.bindNull(at: 7)
+            } else if flushNow {
+                insertChange.bindNull(at: 7)
+                let pathSlot = flushBuffer.addPath(path.utf8)
+                for entry in removed {
+                    flushBuffer.add(index: try id(entry.index), key: entry.key, path: pathSlot, isPut: false)
+                }
+                for entry in added {
+                    flushBuffer.add(index: try id(entry.index), key: entry.key, path: pathSlot, isPut: true)
+                }
+            } else {
+                opsBlob.removeAll(keepingCapacity: true)
+                IndexOpCodec.appendVarint(UInt64(removed.count + added.count), to: &opsBlob)
+                for (list, isPut) in [(removed, false), (added, true)] {
+                    for entry in list {
+                        opsBlob.append(isPut ? 1 : 0)
+                        IndexOpCodec.appendVarint(UInt64(try id(entry.index)), to: &opsBlob)
+                        IndexOpCodec.appendVarint(UInt64(entry.key.count), to: &opsBlob)
+                        opsBlob.append(contentsOf: entry.key)
+                    }
+                }
+                insertChange.bind(opsBlob, at: 7)
+            }
             try insertChange.run()
+        }
+        if flushNow {
+            let through = sequence << 20 | Int64(changes.last.count - 1)
+            try SQLiteIndexRuns.flush(
+                db, pendingAfter: flushed, through: through, extra: flushBuffer, tuning: tuning)
+            writerPending.set(flushedThrough: through, count: 0)
+        } else if operationCount > 0 {
+            writerPending.set(flushedThrough: flushed, count: pendingCount + operationCount)
         }
         return CommitResult(sequence: sequence, documents: results)
     }

@@ -1,0 +1,978 @@
+import Foundation
+import GRDB
+import Synchronization
+
+// The SQLite engine's secondary indexes, stored as a log-structured merge tree inside the database file.
+//
+// An index entry is `(idx, key, path)`: the index name's integer id, the order-preserving key and the document path.
+// Entries live in two places, both inside SQLite transactions (so a crash never loses or half-writes one):
+//
+// - **Pending operations.** A small commit stores its entry changes (puts and removals) in its own change-log rows
+//   (`changes.index_ops`), which it writes anyway: a commit dirties no index page at all. Rows after
+//   `index_state.flushed_through` are pending. Each process keeps the pending operations it has read in memory
+//   (``PendingIndexCache``), sorted per index, and merges them into every scan.
+// - **Runs.** When the pending operations pass ``IndexTuning/flushThreshold`` (or one commit brings that many,
+//   as a bulk import does), they are sorted and written as a new immutable *run*: rows of `index_blocks`, each block
+//   a few KiB of consecutive entries of one index, keyed by its last entry, so a scan finds its first block with one
+//   b-tree seek and reads entries in order. Runs are merged in the background of commits (in the same transaction
+//   that created a run) by size tiers, so their number stays logarithmic in the number of entries.
+//
+// Why not one SQLite row per entry: an order document has 17 entries at random places in a large b-tree, so a
+// single-document commit dirtied ~17 pages (68 KiB of log per commit) and a bulk import of 5,000 documents rewrote
+// nearly every page of the index; SQLite's own sorted insert costs ~1.2 µs per entry, over 20 µs per document. Runs
+// write each entry a few times, sequentially, at tens of nanoseconds each.
+//
+// Newer data wins: pending operations over runs, and a run with a larger `seq` (the last change-log id it covers)
+// over an older one. A removal is a tombstone until a merge that includes the oldest run drops it.
+
+/// The sizes that shape the SQLite engine's index (see the comment at the top of this file). Tests shrink them to
+/// make every commit flush and merge.
+struct IndexTuning: Sendable {
+    /// Pending operations that trigger a flush into a run; also the size of the smallest run tier.
+    var flushThreshold = 32_768
+    /// How many runs of one size tier are merged into one of the next.
+    var fanIn = 4
+    /// A block is closed once its data reaches this many bytes.
+    var blockBytes = 4_000
+
+    static let standard = IndexTuning()
+
+    /// The size tier of a run of `entries` entries: 0 below `fanIn × flushThreshold`, then one more per factor of
+    /// `fanIn`.
+    func tier(_ entries: Int64) -> Int {
+        var tier = 0
+        var limit = Int64(flushThreshold) * Int64(fanIn)
+        while entries >= limit, tier < 30 {
+            tier += 1
+            limit *= Int64(fanIn)
+        }
+        return tier
+    }
+}
+
+/// The run operations of the SQLite engine's index: flushing, merging, scanning.
+enum SQLiteIndexRuns {}
+
+// MARK: - Flat operation buffer
+
+/// Index operations in one flat byte arena (keys and paths), so sorting tens of thousands of them moves plain
+/// integers instead of retaining and releasing arrays.
+struct IndexOpBuffer {
+    struct Op {
+        var index: Int64
+        /// The key's first 8 bytes, big-endian, zero-padded: most comparisons end here.
+        var prefix: UInt64
+        var keyStart: Int
+        var keyCount: Int
+        var pathStart: Int
+        var pathCount: Int
+        var order: Int
+        var isPut: Bool
+    }
+
+    private(set) var ops: [Op] = []
+    private(set) var arena: [UInt8] = []
+
+    var count: Int { ops.count }
+    var isEmpty: Bool { ops.isEmpty }
+
+    /// Stores a path's UTF-8 once; pass the result to ``add(index:key:path:isPut:)``.
+    mutating func addPath<S: Sequence>(_ utf8: S) -> (start: Int, count: Int) where S.Element == UInt8 {
+        let start = arena.count
+        arena.append(contentsOf: utf8)
+        return (start, arena.count - start)
+    }
+
+    mutating func add(index: Int64, key: UnsafeRawBufferPointer, path: (start: Int, count: Int), isPut: Bool) {
+        let keyStart = arena.count
+        arena.append(contentsOf: key)
+        ops.append(
+            Op(
+                index: index, prefix: Self.prefix(key), keyStart: keyStart, keyCount: key.count,
+                pathStart: path.start, pathCount: path.count, order: ops.count, isPut: isPut))
+    }
+
+    mutating func add(index: Int64, key: [UInt8], path: (start: Int, count: Int), isPut: Bool) {
+        key.withUnsafeBytes { add(index: index, key: $0, path: path, isPut: isPut) }
+    }
+
+    static func prefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
+        var value: UInt64 = 0
+        let n = min(8, key.count)
+        for i in 0..<8 { value = value << 8 | UInt64(i < n ? key[i] : 0) }
+        return value
+    }
+
+    /// Sorts by `(index, key, path)` and keeps, of several operations on one entry, the one added last.
+    mutating func sortAndCollapse() {
+        if ops.count <= 1 { return }
+        arena.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            func compareEntry(_ a: Op, _ b: Op) -> Int {
+                if a.index != b.index { return a.index < b.index ? -1 : 1 }
+                if a.prefix != b.prefix { return a.prefix < b.prefix ? -1 : 1 }
+                let byKey = memcmpSlices(base, a.keyStart, a.keyCount, b.keyStart, b.keyCount)
+                if byKey != 0 { return byKey }
+                return memcmpSlices(base, a.pathStart, a.pathCount, b.pathStart, b.pathCount)
+            }
+            ops.sort { a, b in
+                let c = compareEntry(a, b)
+                return c != 0 ? c < 0 : a.order < b.order
+            }
+            var write = 0
+            for read in ops.indices {
+                if write > 0, compareEntry(ops[write - 1], ops[read]) == 0 {
+                    ops[write - 1] = ops[read]
+                } else {
+                    ops[write] = ops[read]
+                    write += 1
+                }
+            }
+            ops.removeLast(ops.count - write)
+        }
+    }
+
+    /// Calls `body` with each operation's index, key, path and kind, in the buffer's order.
+    func forEach(
+        _ body: (Int64, UnsafeRawBufferPointer, UnsafeRawBufferPointer, Bool) throws -> Void
+    ) rethrows {
+        try arena.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else {
+                for op in ops {
+                    try body(
+                        op.index, UnsafeRawBufferPointer(start: nil, count: 0), .init(start: nil, count: 0), op.isPut)
+                }
+                return
+            }
+            for op in ops {
+                try body(
+                    op.index, UnsafeRawBufferPointer(start: base + op.keyStart, count: op.keyCount),
+                    UnsafeRawBufferPointer(start: base + op.pathStart, count: op.pathCount), op.isPut)
+            }
+        }
+    }
+}
+
+@inline(__always)
+private func memcmpSlices(_ base: UnsafeRawPointer, _ aStart: Int, _ aCount: Int, _ bStart: Int, _ bCount: Int) -> Int {
+    let n = min(aCount, bCount)
+    if n > 0 {
+        let r = memcmp(base + aStart, base + bStart, n)
+        if r != 0 { return Int(r) }
+    }
+    return aCount - bCount
+}
+
+/// Bytewise comparison of two buffers, a prefix before its extensions.
+@inline(__always)
+func compareRaw(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    let n = min(a.count, b.count)
+    if n > 0, let pa = a.baseAddress, let pb = b.baseAddress {
+        let r = memcmp(pa, pb, n)
+        if r != 0 { return Int(r) }
+    }
+    return a.count - b.count
+}
+
+// MARK: - Encodings
+
+/// Varints and the two encodings of index operations: a change row's `index_ops` and a block's `data`.
+enum IndexOpCodec {
+    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        out.append(UInt8(value))
+    }
+
+    /// Reads a varint at `offset` (advancing it); `nil` when the bytes end first or it overflows.
+    @inline(__always)
+    static func varint(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < bytes.count, shift < 64 {
+            let byte = bytes[offset]
+            offset += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+        return nil
+    }
+
+    static func corrupted(_ what: String) -> DocumentsError {
+        DocumentsError(
+            .corrupted, "the documents database's index data is corrupted (\(what))",
+            hint: "restore the database from a backup")
+    }
+
+    /// A change row's operations: a varint count, then per operation a kind byte (1 put, 0 removal), the index id
+    /// (varint), the key's length (varint) and the key. The path is the row's.
+    static func decodeChangeOps(
+        _ bytes: UnsafeRawBufferPointer, _ body: (_ index: Int64, _ key: UnsafeRawBufferPointer, _ isPut: Bool) -> Void
+    ) throws {
+        var offset = 0
+        guard let count = varint(bytes, &offset) else { throw corrupted("operation count") }
+        for _ in 0..<count {
+            guard offset < bytes.count else { throw corrupted("operation") }
+            let isPut = bytes[offset] == 1
+            offset += 1
+            guard let index = varint(bytes, &offset), index <= UInt64(Int64.max),
+                let keyCount = varint(bytes, &offset), keyCount <= UInt64(bytes.count - offset)
+            else { throw corrupted("operation") }
+            body(Int64(index), UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(keyCount)]), isPut)
+            offset += Int(keyCount)
+        }
+    }
+
+    /// The number of operations in a change row's `index_ops`.
+    static func changeOpCount(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var offset = 0
+        return varint(bytes, &offset).map { Int(min($0, UInt64(Int.max))) } ?? 0
+    }
+}
+
+/// One decoded block: its data and where each entry's key and path lie in it.
+struct IndexBlock {
+    struct Entry {
+        var keyStart: Int32
+        var keyCount: Int32
+        var pathStart: Int32
+        var pathCount: Int32
+        var isPut: Bool
+    }
+    var index: Int64
+    var data: [UInt8]
+    var entries: [Entry]
+
+    /// Decodes block data: per entry a kind byte (1 put, 0 tombstone), the key's length (varint) and the key, the
+    /// path's length (varint) and the path's UTF-8.
+    init(index: Int64, data: [UInt8]) throws {
+        self.index = index
+        self.data = data
+        var entries: [Entry] = []
+        try data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let isPut = bytes[offset] == 1
+                offset += 1
+                guard let keyCount = IndexOpCodec.varint(bytes, &offset), keyCount <= UInt64(bytes.count - offset)
+                else { throw IndexOpCodec.corrupted("block key") }
+                let keyStart = offset
+                offset += Int(keyCount)
+                guard let pathCount = IndexOpCodec.varint(bytes, &offset), pathCount <= UInt64(bytes.count - offset)
+                else { throw IndexOpCodec.corrupted("block path") }
+                entries.append(
+                    Entry(
+                        keyStart: Int32(keyStart), keyCount: Int32(keyCount), pathStart: Int32(offset),
+                        pathCount: Int32(pathCount), isPut: isPut))
+                offset += Int(pathCount)
+            }
+        }
+        self.entries = entries
+    }
+}
+
+// MARK: - Writing runs
+
+/// Writes one run: entries must arrive in `(index, key, path)` order.
+struct RunWriter {
+    let run: Int64
+    let tuning: IndexTuning
+    private let insertBlock: SQLiteStatement
+    private var block: [UInt8] = []
+    private var blockIndex: Int64 = -1
+    private var lastKey: [UInt8] = []
+    private var lastPath: [UInt8] = []
+    private(set) var entries: Int64 = 0
+
+    /// Creates the run's row (`seq` is the last change-log id its data covers).
+    init(_ db: Database, seq: Int64, tuning: IndexTuning) throws {
+        self.tuning = tuning
+        let insertRun = try SQLiteStatement(db, "INSERT INTO index_runs (seq, tier, entries) VALUES (?1, 0, 0)")
+        insertRun.bind(seq, at: 1)
+        try insertRun.run()
+        run = db.lastInsertedRowID
+        insertBlock = try SQLiteStatement(
+            db, "INSERT INTO index_blocks (run, idx, last_key, last_path, data) VALUES (?1, ?2, ?3, ?4, ?5)")
+        block.reserveCapacity(tuning.blockBytes + 256)
+    }
+
+    mutating func append(
+        index: Int64, key: UnsafeRawBufferPointer, path: UnsafeRawBufferPointer, isPut: Bool
+    ) throws {
+        if index != blockIndex || block.count >= tuning.blockBytes {
+            try closeBlock()
+            blockIndex = index
+        }
+        block.append(isPut ? 1 : 0)
+        IndexOpCodec.appendVarint(UInt64(key.count), to: &block)
+        block.append(contentsOf: key)
+        IndexOpCodec.appendVarint(UInt64(path.count), to: &block)
+        block.append(contentsOf: path)
+        lastKey.removeAll(keepingCapacity: true)
+        lastKey.append(contentsOf: key)
+        lastPath.removeAll(keepingCapacity: true)
+        lastPath.append(contentsOf: path)
+        entries += 1
+    }
+
+    private mutating func closeBlock() throws {
+        if block.isEmpty { return }
+        insertBlock.bind(run, at: 1)
+        insertBlock.bind(blockIndex, at: 2)
+        insertBlock.bind(lastKey, at: 3)
+        lastPath.withUnsafeBytes { insertBlock.bindText($0, at: 4) }
+        insertBlock.bind(block, at: 5)
+        try insertBlock.run()
+        block.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes the last block and the run's entry count; removes the run's row when it holds nothing.
+    mutating func finish(_ db: Database) throws {
+        try closeBlock()
+        if entries == 0 {
+            let delete = try SQLiteStatement(db, "DELETE FROM index_runs WHERE id = ?1")
+            delete.bind(run, at: 1)
+            try delete.run()
+            return
+        }
+        let update = try SQLiteStatement(
+            db, "UPDATE index_runs SET entries = ?2, tier = ?3 WHERE id = ?1")
+        update.bind(run, at: 1)
+        update.bind(entries, at: 2)
+        update.bind(Int64(tuning.tier(entries)), at: 3)
+        try update.run()
+    }
+}
+
+// MARK: - Reading runs
+
+/// A run's row.
+struct RunInfo {
+    var id: Int64
+    var seq: Int64
+    var tier: Int
+    var entries: Int64
+
+    /// Every run, oldest first (the order of precedence, newest winning, is the reverse).
+    static func all(_ db: Database) throws -> [RunInfo] {
+        let select = try SQLiteStatement(db, "SELECT id, seq, tier, entries FROM index_runs ORDER BY seq, id")
+        defer { select.reset() }
+        var runs: [RunInfo] = []
+        while try select.step() {
+            runs.append(
+                RunInfo(id: select.int64(0), seq: select.int64(1), tier: Int(select.int64(2)), entries: select.int64(3))
+            )
+        }
+        return runs
+    }
+}
+
+/// Reads one run's entries in order — of one index within bounds (scans), or of every index (merges) — one block at
+/// a time, each block found by one seek of the `index_blocks` primary key.
+struct RunCursor {
+    enum Bound {
+        case none
+        case inclusive([UInt8])
+        case exclusive([UInt8])
+    }
+
+    let run: Int64
+    /// `nil`: every index (merges read whole runs forward).
+    let index: Int64?
+    let reverse: Bool
+    let lower: Bound
+    let upper: Bound
+
+    private(set) var block: IndexBlock?
+    private(set) var position = 0
+    private var fenceKey: [UInt8] = []
+    private var fencePath: [UInt8] = []
+
+    init(run: Int64, index: Int64?, reverse: Bool = false, lower: Bound = .none, upper: Bound = .none) {
+        self.run = run
+        self.index = index
+        self.reverse = reverse
+        self.lower = lower
+        self.upper = upper
+    }
+
+    /// A cursor over one block held in memory (the pending operations of a scan), already in bounds.
+    init(memory: IndexBlock, reverse: Bool) {
+        run = -1
+        index = memory.index
+        self.reverse = reverse
+        lower = .none
+        upper = .none
+        memoryBlock = memory
+    }
+
+    private var memoryBlock: IndexBlock?
+
+    var isValid: Bool { block != nil }
+
+    /// The current entry (valid while ``isValid``).
+    @inline(__always)
+    func withCurrent<T>(
+        _ body: (_ index: Int64, _ key: UnsafeRawBufferPointer, _ path: UnsafeRawBufferPointer, _ isPut: Bool) throws
+            -> T
+    ) rethrows -> T {
+        let block = block.unsafelyUnwrapped
+        let entry = block.entries[position]
+        return try block.data.withUnsafeBytes { bytes in
+            let base = bytes.baseAddress.unsafelyUnwrapped
+            return try body(
+                block.index, UnsafeRawBufferPointer(start: base + Int(entry.keyStart), count: Int(entry.keyCount)),
+                UnsafeRawBufferPointer(start: base + Int(entry.pathStart), count: Int(entry.pathCount)), entry.isPut)
+        }
+    }
+
+    /// Positions on the first entry in bounds (the last, when reversed).
+    mutating func start(_ db: Database) throws {
+        if let memoryBlock {
+            self.memoryBlock = nil
+            if !memoryBlock.entries.isEmpty {
+                position = reverse ? memoryBlock.entries.count - 1 : 0
+                block = memoryBlock
+            }
+            return
+        }
+        try fetch(db, first: true)
+        try settle(db)
+    }
+
+    mutating func advance(_ db: Database) throws {
+        guard let current = block else { return }
+        if reverse {
+            if position > 0 {
+                position -= 1
+            } else {
+                try fetch(db, first: false)
+            }
+        } else {
+            if position + 1 < current.entries.count {
+                position += 1
+            } else {
+                try fetch(db, first: false)
+            }
+        }
+        try settle(db)
+    }
+
+    /// Skips entries before the starting bound; ends the cursor past the closing bound.
+    private mutating func settle(_ db: Database) throws {
+        while let current = block {
+            let entry = current.entries[position]
+            let (beforeStart, pastEnd) = current.data.withUnsafeBytes { bytes -> (Bool, Bool) in
+                let key = UnsafeRawBufferPointer(
+                    start: bytes.baseAddress.unsafelyUnwrapped + Int(entry.keyStart), count: Int(entry.keyCount))
+                let (startBound, endBound) = reverse ? (upper, lower) : (lower, upper)
+                return (
+                    Self.outside(key, startBound, below: !reverse), Self.outside(key, endBound, below: reverse)
+                )
+            }
+            if pastEnd {
+                block = nil
+                return
+            }
+            if !beforeStart { return }
+            if reverse {
+                if position > 0 { position -= 1 } else { try fetch(db, first: false) }
+            } else {
+                if position + 1 < current.entries.count { position += 1 } else { try fetch(db, first: false) }
+            }
+        }
+    }
+
+    /// Whether `key` lies beyond `bound` on the side given: `below` — less than a lower bound; otherwise greater
+    /// than an upper bound.
+    @inline(__always)
+    private static func outside(_ key: UnsafeRawBufferPointer, _ bound: Bound, below: Bool) -> Bool {
+        switch bound {
+        case .none: return false
+        case .inclusive(let b):
+            let c = b.withUnsafeBytes { compareRaw(key, $0) }
+            return below ? c < 0 : c > 0
+        case .exclusive(let b):
+            let c = b.withUnsafeBytes { compareRaw(key, $0) }
+            return below ? c <= 0 : c >= 0
+        }
+    }
+
+    private mutating func fetch(_ db: Database, first: Bool) throws {
+        if run < 0 {
+            block = nil
+            return
+        }
+        let select: SQLiteStatement
+        if let index {
+            if first {
+                if reverse {
+                    // The block where keys cross the upper bound, or the last block.
+                    switch upper {
+                    case .none:
+                        select = try SQLiteStatement(
+                            db,
+                            "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
+                                + "ORDER BY last_key DESC, last_path DESC LIMIT 1")
+                    case .inclusive(let key), .exclusive(let key):
+                        let op: String
+                        if case .inclusive = upper { op = ">" } else { op = ">=" }
+                        select = try SQLiteStatement(
+                            db,
+                            "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
+                                + "AND last_key \(op) ?3 ORDER BY last_key, last_path LIMIT 1")
+                        select.bind(key, at: 3)
+                        select.bind(run, at: 1)
+                        select.bind(index, at: 2)
+                        if try load(select) { return }
+                        let last = try SQLiteStatement(
+                            db,
+                            "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
+                                + "ORDER BY last_key DESC, last_path DESC LIMIT 1")
+                        last.bind(run, at: 1)
+                        last.bind(index, at: 2)
+                        _ = try load(last)
+                        return
+                    }
+                } else {
+                    switch lower {
+                    case .none:
+                        select = try SQLiteStatement(
+                            db,
+                            "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
+                                + "ORDER BY last_key, last_path LIMIT 1")
+                    case .inclusive(let key), .exclusive(let key):
+                        let op: String
+                        if case .inclusive = lower { op = ">=" } else { op = ">" }
+                        select = try SQLiteStatement(
+                            db,
+                            "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
+                                + "AND last_key \(op) ?3 ORDER BY last_key, last_path LIMIT 1")
+                        select.bind(key, at: 3)
+                    }
+                }
+            } else {
+                select = try SQLiteStatement(
+                    db,
+                    reverse
+                        ? "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
+                            + "AND (last_key, last_path) < (?3, ?4) ORDER BY last_key DESC, last_path DESC LIMIT 1"
+                        : "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
+                            + "AND (last_key, last_path) > (?3, ?4) ORDER BY last_key, last_path LIMIT 1")
+                select.bind(fenceKey, at: 3)
+                fencePath.withUnsafeBytes { select.bindText($0, at: 4) }
+            }
+            select.bind(index, at: 2)
+        } else {
+            if first {
+                select = try SQLiteStatement(
+                    db,
+                    "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 "
+                        + "ORDER BY idx, last_key, last_path LIMIT 1")
+            } else {
+                select = try SQLiteStatement(
+                    db,
+                    "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 "
+                        + "AND (idx, last_key, last_path) > (?2, ?3, ?4) ORDER BY idx, last_key, last_path LIMIT 1")
+                select.bind(block?.index ?? 0, at: 2)
+                select.bind(fenceKey, at: 3)
+                fencePath.withUnsafeBytes { select.bindText($0, at: 4) }
+            }
+        }
+        select.bind(run, at: 1)
+        _ = try load(select)
+    }
+
+    /// Steps `select` once and takes its row as the current block; `false` (and no block) when there is none.
+    private mutating func load(_ select: SQLiteStatement) throws -> Bool {
+        defer { select.reset() }
+        guard try select.step() else {
+            block = nil
+            return false
+        }
+        let loaded = try IndexBlock(index: select.int64(0), data: select.bytes(3))
+        guard !loaded.entries.isEmpty else { throw IndexOpCodec.corrupted("empty block") }
+        fenceKey = select.bytes(1)
+        fencePath = select.bytes(2)
+        position = reverse ? loaded.entries.count - 1 : 0
+        block = loaded
+        return true
+    }
+}
+
+// MARK: - Merging runs
+
+extension SQLiteIndexRuns {
+    /// Flushes the pending operations (change rows after `flushed_through`) plus `extra` into a new run covering
+    /// up to `through`, records `through` as flushed, then merges runs by tier. Inside a write transaction.
+    static func flush(
+        _ db: Database, pendingAfter flushedThrough: Int64, through: Int64, extra: IndexOpBuffer?, tuning: IndexTuning
+    ) throws {
+        var buffer = IndexOpBuffer()
+        let select = try SQLiteStatement(
+            db, "SELECT path, index_ops FROM changes WHERE id > ?1 AND index_ops IS NOT NULL ORDER BY id")
+        select.bind(flushedThrough, at: 1)
+        while try select.step() {
+            let path = buffer.addPath(select.text(0).utf8)
+            try select.withBytes(1) { bytes in
+                try IndexOpCodec.decodeChangeOps(bytes) { index, key, isPut in
+                    buffer.add(index: index, key: key, path: path, isPut: isPut)
+                }
+            }
+        }
+        select.reset()
+        if let extra {
+            extra.forEach { index, key, path, isPut in
+                let p = buffer.addPath(path)
+                buffer.add(index: index, key: key, path: p, isPut: isPut)
+            }
+        }
+        buffer.sortAndCollapse()
+        if !buffer.isEmpty {
+            var writer = try RunWriter(db, seq: through, tuning: tuning)
+            try buffer.forEach { index, key, path, isPut in
+                try writer.append(index: index, key: key, path: path, isPut: isPut)
+            }
+            try writer.finish(db)
+        }
+        try setFlushedThrough(db, through)
+        try compact(db, tuning: tuning)
+    }
+
+    static func flushedThrough(_ db: Database) throws -> Int64 {
+        let select = try SQLiteStatement(db, "SELECT flushed_through FROM index_state WHERE id = 0")
+        defer { select.reset() }
+        return try select.step() ? select.int64(0) : 0
+    }
+
+    static func setFlushedThrough(_ db: Database, _ value: Int64) throws {
+        let update = try SQLiteStatement(
+            db, "INSERT OR REPLACE INTO index_state (id, flushed_through) VALUES (0, ?1)")
+        update.bind(value, at: 1)
+        try update.run()
+    }
+
+    /// Merges runs until no rule applies: a run older than a bigger-tier newer run is merged into it, and the
+    /// newest ``IndexTuning/fanIn`` runs of one tier become one run. Merges take the newest runs only, so the time order of
+    /// runs (their precedence) is kept.
+    static func compact(_ db: Database, tuning: IndexTuning) throws {
+        let fanIn = tuning.fanIn
+        while true {
+            let runs = try RunInfo.all(db)
+            let n = runs.count
+            if n < 2 { return }
+            if runs[n - 2].tier < runs[n - 1].tier {
+                try merge(db, runs: Array(runs[(n - 2)...]), includesOldest: n == 2, tuning: tuning)
+                continue
+            }
+            if n >= fanIn {
+                let newest = runs[(n - fanIn)...]
+                if newest.allSatisfy({ $0.tier == runs[n - 1].tier }) {
+                    try merge(db, runs: Array(newest), includesOldest: n == fanIn, tuning: tuning)
+                    continue
+                }
+            }
+            return
+        }
+    }
+
+    /// Merges `runs` (consecutive, oldest first) into one; tombstones go when no older run is left.
+    static func merge(_ db: Database, runs: [RunInfo], includesOldest: Bool, tuning: IndexTuning) throws {
+        var cursors = runs.reversed().map { RunCursor(run: $0.id, index: nil) }  // newest first: precedence order
+        for i in cursors.indices { try cursors[i].start(db) }
+        var writer = try RunWriter(db, seq: runs.map(\.seq).max() ?? 0, tuning: tuning)
+        try mergeEntries(db, &cursors) { index, key, path, isPut in
+            if !isPut, includesOldest { return true }
+            try writer.append(index: index, key: key, path: path, isPut: isPut)
+            return true
+        }
+        try writer.finish(db)
+        let deleteBlocks = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1")
+        let deleteRun = try SQLiteStatement(db, "DELETE FROM index_runs WHERE id = ?1")
+        for run in runs {
+            deleteBlocks.bind(run.id, at: 1)
+            try deleteBlocks.run()
+            deleteRun.bind(run.id, at: 1)
+            try deleteRun.run()
+        }
+    }
+
+    /// Merges started cursors (in precedence order, the first winning) entry by entry, in `(index, key, path)` order
+    /// (or reversed, when the cursors are), calling `body` with each distinct entry's winning operation until it
+    /// returns `false`.
+    static func mergeEntries(
+        _ db: Database, _ cursors: inout [RunCursor],
+        _ body: (Int64, UnsafeRawBufferPointer, UnsafeRawBufferPointer, Bool) throws -> Bool
+    ) throws {
+        let reverse = cursors.first?.reverse ?? false
+        while true {
+            // The smallest (largest, reversed) entry; on ties the first cursor's, which has precedence.
+            var best = -1
+            for i in cursors.indices where cursors[i].isValid {
+                if best < 0 {
+                    best = i
+                    continue
+                }
+                let c = cursors[i].withCurrent { ia, ka, pa, _ in
+                    cursors[best].withCurrent { ib, kb, pb, _ in
+                        Self.compare(ia, ka, pa, ib, kb, pb)
+                    }
+                }
+                if reverse ? c > 0 : c < 0 { best = i }
+            }
+            if best < 0 { return }
+            let keepGoing = try cursors[best].withCurrent { index, key, path, isPut in
+                try body(index, key, path, isPut)
+            }
+            if !keepGoing { return }
+            // Advance every cursor sitting on the same entry.
+            for i in cursors.indices where i != best && cursors[i].isValid {
+                let same = cursors[i].withCurrent { ia, ka, pa, _ in
+                    cursors[best].withCurrent { ib, kb, pb, _ in Self.compare(ia, ka, pa, ib, kb, pb) == 0 }
+                }
+                if same { try cursors[i].advance(db) }
+            }
+            try cursors[best].advance(db)
+        }
+    }
+
+    @inline(__always)
+    static func compare(
+        _ ia: Int64, _ ka: UnsafeRawBufferPointer, _ pa: UnsafeRawBufferPointer,
+        _ ib: Int64, _ kb: UnsafeRawBufferPointer, _ pb: UnsafeRawBufferPointer
+    ) -> Int {
+        if ia != ib { return ia < ib ? -1 : 1 }
+        let byKey = compareRaw(ka, kb)
+        return byKey != 0 ? byKey : compareRaw(pa, pb)
+    }
+}
+
+// MARK: - Pending operations
+
+/// This process's copy of the pending index operations (change rows after `index_state.flushed_through`), read
+/// incrementally inside read transactions and kept sorted per index, so a scan merges them without touching the
+/// change log again. Every scan passes its snapshot's `flushed_through` and last change id; operations newer than
+/// the snapshot are ignored, and a snapshot older than the copy's flush point reads its own.
+final class PendingIndexCache: Sendable {
+    struct Op {
+        var key: [UInt8]
+        var path: [UInt8]
+        var changeID: Int64
+        var isPut: Bool
+    }
+
+    /// One index's operations: a sorted part and a small unsorted tail folded in when it grows.
+    struct Ops {
+        var sorted: [Op] = []
+        var recent: [Op] = []
+    }
+
+    struct State {
+        var flushedThrough: Int64 = -1
+        var loadedThrough: Int64 = -1
+        var byIndex: [Int64: Ops] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Pending operations folded into the sorted part once the tail holds this many.
+    static let tailLimit = 256
+
+    /// The pending operations of `index` within bounds as of the snapshot, the latest per entry, as a block in
+    /// `(key, path)` order; `nil` when there are none.
+    func block(
+        index: Int64, _ db: Database, flushedThrough: Int64, snapshotMax: Int64, lower: RunCursor.Bound,
+        upper: RunCursor.Bound
+    ) throws -> IndexBlock? {
+        if snapshotMax <= flushedThrough { return nil }
+        let candidates: [Op] = try state.withLock { state in
+            if state.flushedThrough > flushedThrough {
+                // This snapshot predates a flush this process has already seen: read its own pending operations.
+                var own: [Int64: Ops] = [:]
+                try Self.load(db, after: flushedThrough, through: snapshotMax, into: &own)
+                return Self.select(own[index], lower: lower, upper: upper, snapshotMax: snapshotMax)
+            }
+            if state.flushedThrough < flushedThrough {
+                state = State(flushedThrough: flushedThrough, loadedThrough: flushedThrough, byIndex: [:])
+            }
+            if state.loadedThrough < snapshotMax {
+                try Self.load(db, after: state.loadedThrough, through: snapshotMax, into: &state.byIndex)
+                state.loadedThrough = snapshotMax
+            }
+            return Self.select(state.byIndex[index], lower: lower, upper: upper, snapshotMax: snapshotMax)
+        }
+        if candidates.isEmpty { return nil }
+        var data: [UInt8] = []
+        for op in candidates {
+            data.append(op.isPut ? 1 : 0)
+            IndexOpCodec.appendVarint(UInt64(op.key.count), to: &data)
+            data.append(contentsOf: op.key)
+            IndexOpCodec.appendVarint(UInt64(op.path.count), to: &data)
+            data.append(contentsOf: op.path)
+        }
+        return try IndexBlock(index: index, data: data)
+    }
+
+    /// Reads the operations of change rows in `(after, through]` into `byIndex`.
+    private static func load(_ db: Database, after: Int64, through: Int64, into byIndex: inout [Int64: Ops]) throws {
+        let select = try SQLiteStatement(
+            db,
+            "SELECT id, path, index_ops FROM changes WHERE id > ?1 AND id <= ?2 AND index_ops IS NOT NULL ORDER BY id")
+        defer { select.reset() }
+        select.bind(after, at: 1)
+        select.bind(through, at: 2)
+        var touched: Set<Int64> = []
+        while try select.step() {
+            let changeID = select.int64(0)
+            let path = Array(select.text(1).utf8)
+            try select.withBytes(2) { bytes in
+                try IndexOpCodec.decodeChangeOps(bytes) { index, key, isPut in
+                    byIndex[index, default: Ops()].recent.append(
+                        Op(key: [UInt8](key), path: path, changeID: changeID, isPut: isPut))
+                    touched.insert(index)
+                }
+            }
+        }
+        for index in touched where byIndex[index]?.recent.count ?? 0 > tailLimit {
+            byIndex[index]?.foldTail()
+        }
+    }
+
+    /// The operations within bounds and not newer than the snapshot, the latest per `(key, path)`, sorted.
+    private static func select(_ ops: Ops?, lower: RunCursor.Bound, upper: RunCursor.Bound, snapshotMax: Int64)
+        -> [Op]
+    {
+        guard let ops else { return [] }
+        func inBounds(_ key: [UInt8]) -> Bool {
+            switch lower {
+            case .none: break
+            case .inclusive(let b): if compareBytes(key, b) < 0 { return false }
+            case .exclusive(let b): if compareBytes(key, b) <= 0 { return false }
+            }
+            switch upper {
+            case .none: break
+            case .inclusive(let b): if compareBytes(key, b) > 0 { return false }
+            case .exclusive(let b): if compareBytes(key, b) >= 0 { return false }
+            }
+            return true
+        }
+        func beyondUpper(_ key: [UInt8]) -> Bool {
+            switch upper {
+            case .none: return false
+            case .inclusive(let b): return compareBytes(key, b) > 0
+            case .exclusive(let b): return compareBytes(key, b) >= 0
+            }
+        }
+        var found: [Op] = []
+        // The sorted part: from the first key not below the lower bound's key, until past the upper bound.
+        var i = 0
+        switch lower {
+        case .none: break
+        case .inclusive(let b), .exclusive(let b):
+            var high = ops.sorted.count
+            while i < high {
+                let mid = (i + high) / 2
+                if compareBytes(ops.sorted[mid].key, b) < 0 { i = mid + 1 } else { high = mid }
+            }
+        }
+        while i < ops.sorted.count, !beyondUpper(ops.sorted[i].key) {
+            let op = ops.sorted[i]
+            if op.changeID <= snapshotMax, inBounds(op.key) { found.append(op) }
+            i += 1
+        }
+        for op in ops.recent where op.changeID <= snapshotMax && inBounds(op.key) { found.append(op) }
+        found.sort(by: Op.precedes)
+        var write = 0
+        for read in found.indices {
+            if write > 0, Op.sameEntry(found[write - 1], found[read]) {
+                found[write - 1] = found[read]
+            } else {
+                found[write] = found[read]
+                write += 1
+            }
+        }
+        found.removeLast(found.count - write)
+        return found
+    }
+}
+
+extension PendingIndexCache.Op {
+    /// `(key, path, changeID)` order.
+    static func precedes(_ a: Self, _ b: Self) -> Bool {
+        let byKey = compareBytes(a.key, b.key)
+        if byKey != 0 { return byKey < 0 }
+        let byPath = compareBytes(a.path, b.path)
+        if byPath != 0 { return byPath < 0 }
+        return a.changeID < b.changeID
+    }
+
+    static func sameEntry(_ a: Self, _ b: Self) -> Bool { a.key == b.key && a.path == b.path }
+}
+
+extension PendingIndexCache.Ops {
+    /// Sorts the tail and merges it into the sorted part.
+    mutating func foldTail() {
+        recent.sort(by: PendingIndexCache.Op.precedes)
+        var merged: [PendingIndexCache.Op] = []
+        merged.reserveCapacity(sorted.count + recent.count)
+        var i = 0
+        var j = 0
+        while i < sorted.count, j < recent.count {
+            if PendingIndexCache.Op.precedes(recent[j], sorted[i]) {
+                merged.append(recent[j])
+                j += 1
+            } else {
+                merged.append(sorted[i])
+                i += 1
+            }
+        }
+        merged.append(contentsOf: sorted[i...])
+        merged.append(contentsOf: recent[j...])
+        sorted = merged
+        recent = []
+    }
+}
+
+// MARK: - Scans
+
+extension SQLiteIndexRuns {
+    /// The last change-log id, 0 when the log is empty.
+    static func maxChangeID(_ db: Database) throws -> Int64 {
+        let select = try SQLiteStatement(db, "SELECT max(id) FROM changes")
+        defer { select.reset() }
+        guard try select.step(), !select.isNull(0) else { return 0 }
+        return select.int64(0)
+    }
+
+    /// The entries of index `index` within the scan's bounds, pending operations and runs merged, in a read
+    /// transaction (one snapshot).
+    static func scan(_ db: Database, index: Int64, _ scan: IndexScan, pending: PendingIndexCache) throws -> [IndexHit] {
+        let lower: RunCursor.Bound = scan.lower.map { $0.inclusive ? .inclusive($0.key) : .exclusive($0.key) } ?? .none
+        let upper: RunCursor.Bound = scan.upper.map { $0.inclusive ? .inclusive($0.key) : .exclusive($0.key) } ?? .none
+        let flushed = try flushedThrough(db)
+        let snapshotMax = try maxChangeID(db)
+        var cursors: [RunCursor] = []
+        if let block = try pending.block(
+            index: index, db, flushedThrough: flushed, snapshotMax: snapshotMax, lower: lower, upper: upper)
+        {
+            cursors.append(RunCursor(memory: block, reverse: scan.reverse))
+        }
+        for run in try RunInfo.all(db).reversed() {
+            cursors.append(RunCursor(run: run.id, index: index, reverse: scan.reverse, lower: lower, upper: upper))
+        }
+        for i in cursors.indices { try cursors[i].start(db) }
+        var hits: [IndexHit] = []
+        let limit = scan.limit ?? Int.max
+        try mergeEntries(db, &cursors) { _, key, path, isPut in
+            if isPut {
+                hits.append(IndexHit(key: [UInt8](key), path: String(decoding: path, as: UTF8.self)))
+            }
+            return hits.count < limit
+        }
+        return hits
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import GRDB
+import Logging
+import Testing
+
+@testable import Documents
+
+extension DocumentEngineFactory {
+    /// ``SQLiteDocumentEngine`` with its index shrunk (flush after 3 operations, merge pairs of runs, blocks of one or
+    /// two entries), so the contract suite runs through flushes, merges and multi-block scans on every commit.
+    static let sqliteTinyRuns = DocumentEngineFactory(name: "sqlite, tiny index runs") {
+        let path = try TemporaryFiles.newDatabasePath()
+        return DocumentEngineUnderTest(
+            engine: try SQLiteDocumentEngine.tiny(path),
+            reopen: { try SQLiteDocumentEngine.tiny(path) }
+        )
+    }
+}
+
+extension SQLiteDocumentEngine {
+    static func tiny(_ path: String, flushThreshold: Int = 3) throws -> SQLiteDocumentEngine {
+        try SQLiteDocumentEngine(
+            path: path, durability: .normal, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+            tuning: IndexTuning(flushThreshold: flushThreshold, fanIn: 2, blockBytes: 16))
+    }
+}
+
+/// The SQLite engine's log-structured index (pending operations in change rows, sorted runs of blocks, merges) against
+/// the in-memory engine as the model: random commits, then random scans, which must answer identically — also from a
+/// second engine on the same file (another process's view) and after reopening.
+@Suite("SQLite index runs")
+struct SQLiteIndexRunsTests {
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let indexes = ["a", "b", "c"]
+
+    static func randomKey(_ random: inout Generator) -> [UInt8] {
+        (0..<Int(random.next() % 3)).map { _ in UInt8(random.next() % 4) }
+    }
+
+    static func randomCommit(_ random: inout Generator) -> [DocumentMutation] {
+        (0..<Int(1 + random.next() % 4)).map { _ in
+            let path = "c/d\(random.next() % 12)"
+            if random.next() % 5 == 0 { return DocumentMutation(path: path, kind: .delete) }
+            let entries = (0..<Int(random.next() % 5)).map { _ in
+                IndexEntry(index: indexes[Int(random.next() % 3)], key: randomKey(&random))
+            }
+            return DocumentMutation(path: path, kind: .put(body: [1], indexEntries: entries))
+        }
+    }
+
+    static func randomScan(_ random: inout Generator) -> IndexScan {
+        func bound() -> IndexBound? {
+            random.next() % 3 == 0 ? nil : IndexBound(key: randomKey(&random), inclusive: random.next() % 2 == 0)
+        }
+        return IndexScan(
+            index: indexes[Int(random.next() % 3)], lower: bound(), upper: bound(), reverse: random.next() % 2 == 0,
+            limit: random.next() % 3 == 0 ? Int(1 + random.next() % 5) : nil)
+    }
+
+    func expectSameScans(
+        _ engines: [any DocumentEngine], model: InMemoryDocumentEngine, random: inout Generator, count: Int
+    ) async throws {
+        for _ in 0..<count {
+            let scan = Self.randomScan(&random)
+            let expected = try await model.scan(scan)
+            for engine in engines {
+                let actual = try await engine.scan(scan)
+                #expect(actual == expected, "\(scan)")
+                if actual != expected { return }
+            }
+        }
+    }
+
+    @Test(arguments: [1, 3, 50])
+    func randomCommitsScanLikeTheModel(flushThreshold: Int) async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let engine = try SQLiteDocumentEngine.tiny(path, flushThreshold: flushThreshold)
+        let other = try SQLiteDocumentEngine.tiny(path, flushThreshold: flushThreshold)
+        let model = InMemoryDocumentEngine()
+        var random = Generator(state: UInt64(flushThreshold))
+        for round in 0..<150 {
+            let commit = Self.randomCommit(&random)
+            // Alternate the writing engine, as two processes sharing the file would.
+            let writer = round % 3 == 0 ? other : engine
+            _ = try await writer.commit(commit, commitTime: Int64(round))
+            _ = try await model.commit(commit, commitTime: Int64(round))
+            try await expectSameScans([engine, other], model: model, random: &random, count: 4)
+        }
+        try engine.close()
+        try other.close()
+        let reopened = try SQLiteDocumentEngine.tiny(path, flushThreshold: flushThreshold)
+        try await expectSameScans([reopened], model: model, random: &random, count: 100)
+        try reopened.close()
+    }
+
+    @Test func bulkCommitsBecomeRunsAndMerge() async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let engine = try SQLiteDocumentEngine.tiny(path, flushThreshold: 10)
+        let model = InMemoryDocumentEngine()
+        var random = Generator(state: 99)
+        for round in 0..<12 {
+            // 40 documents with 1–2 entries each: over the threshold, so each commit writes a run directly.
+            let commit = (0..<40).map { i in
+                DocumentMutation(
+                    path: "c/d\(round % 3)-\(i)",
+                    kind: .put(
+                        body: [1],
+                        indexEntries: (0..<Int(1 + random.next() % 2)).map { _ in
+                            IndexEntry(index: Self.indexes[Int(random.next() % 3)], key: Self.randomKey(&random))
+                        }))
+            }
+            _ = try await engine.commit(commit, commitTime: Int64(round))
+            _ = try await model.commit(commit, commitTime: Int64(round))
+        }
+        try await expectSameScans([engine], model: model, random: &random, count: 200)
+        // Merges kept the number of runs logarithmic, and nothing is pending after bulk commits.
+        let (runs, pending) = try await engine.pool.read { db in
+            (
+                try RunInfo.all(db).count,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM changes WHERE index_ops IS NOT NULL") ?? -1
+            )
+        }
+        #expect(runs <= 6, "\(runs) runs")
+        #expect(pending == 0)
+        try engine.close()
+    }
+
+    @Test func smallCommitsStayPendingUntilTheThreshold() async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let engine = try SQLiteDocumentEngine.tiny(path, flushThreshold: 10)
+        func counts() async throws -> (runs: Int, pendingRows: Int) {
+            try await engine.pool.read { db in
+                (
+                    try RunInfo.all(db).count,
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM changes WHERE index_ops IS NOT NULL") ?? -1
+                )
+            }
+        }
+        for i in 0..<3 {
+            _ = try await engine.commit(
+                [
+                    DocumentMutation(
+                        path: "c/d\(i)",
+                        kind: .put(
+                            body: [1],
+                            indexEntries: [
+                                IndexEntry(index: "a", key: [UInt8(i)]),
+                                IndexEntry(index: "b", key: [UInt8(i)]),
+                            ]))
+                ], commitTime: 1)
+        }
+        #expect(try await counts() == (0, 3))
+        #expect(try await engine.scan(IndexScan(index: "a")).map(\.path) == ["c/d0", "c/d1", "c/d2"])
+        // Two more commits (4 operations) pass the threshold of 10: one run, nothing pending.
+        for i in 3..<5 {
+            _ = try await engine.commit(
+                [
+                    DocumentMutation(
+                        path: "c/d\(i)",
+                        kind: .put(
+                            body: [1],
+                            indexEntries: [
+                                IndexEntry(index: "a", key: [UInt8(i)]),
+                                IndexEntry(index: "b", key: [UInt8(i)]),
+                            ]))
+                ], commitTime: 1)
+        }
+        #expect(try await counts() == (1, 4))
+        _ = try await engine.commit(
+            [
+                DocumentMutation(
+                    path: "c/d5",
+                    kind: .put(
+                        body: [1], indexEntries: [IndexEntry(index: "a", key: [5]), IndexEntry(index: "b", key: [5])]))
+            ], commitTime: 1)
+        #expect(try await counts().runs == 1)
+        #expect(try await engine.scan(IndexScan(index: "a")).map(\.path) == (0..<6).map { "c/d\($0)" })
+        try engine.close()
+    }
+}

@@ -149,7 +149,7 @@ struct SQLiteDocumentEngineTests {
             path: path, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         _ = try await engine.commit([put("c/d", entries: [IndexEntry(index: "i", key: [1])])], commitTime: 1)
         let queue = try DatabaseQueue(path: path)
-        try await queue.write { db in try db.execute(sql: "UPDATE documents SET index_keys = x'05FFFF'") }
+        try await queue.write { db in try db.execute(sql: "UPDATE changes SET index_keys = x'05FFFF'") }
         try queue.close()
         let error = await #expect(throws: DocumentsError.self) {
             _ = try await engine.commit([put("c/d")], commitTime: 2)

@@ -68,7 +68,8 @@ extension SQLiteDocumentEngine {
         }
         // v3: index entries move from one row each (`index_entries`) to a log-structured merge tree: immutable
         // sorted runs of blocks (`index_runs`, `index_blocks`) plus pending operations in the change rows
-        // (`changes.index_ops`) after `index_state.flushed_through`. Existing entries become the first run.
+        // (`changes.index_ops`) after `index_state.flushed_through`. Existing entries become the first run. Each
+        // document's own entry list moves from its `documents` row to its change row (`changes.index_keys`).
         migrator.registerMigration("v3") { db in
             try db.execute(
                 sql: """
@@ -91,8 +92,19 @@ extension SQLiteDocumentEngine {
                         flushed_through INTEGER NOT NULL
                     );
                     ALTER TABLE changes ADD COLUMN index_ops BLOB;
+                    ALTER TABLE changes ADD COLUMN index_keys BLOB;
                     """
             )
+            // Each document's own entry list moves to the change row its document row points at.
+            let own = try SQLiteStatement(db, "SELECT change_id, index_keys FROM documents")
+            let move = try SQLiteStatement(db, "UPDATE changes SET index_keys = ?2 WHERE id = ?1")
+            while try own.step() {
+                move.bind(own.int64(0), at: 1)
+                move.bind(own.bytes(1), at: 2)
+                try move.run()
+            }
+            own.reset()
+            try db.execute(sql: "ALTER TABLE documents DROP COLUMN index_keys")
             let through = try SQLiteIndexRuns.maxChangeID(db)
             var writer = try RunWriter(db, seq: through, tuning: .standard)
             let select = try SQLiteStatement(

@@ -351,7 +351,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
             var buffer = IndexOpBuffer()
             var ids: [String: Int64] = [:]
             for (path, parts, added) in work {
-                guard let old = try ownKeys.read(path: path, parts: parts) else { continue }
+                guard let (changeID, old) = try ownKeys.read(path: path, parts: parts) else { continue }
                 let merged = IndexEntryList.canonical(old + added)
                 let (_, new) = IndexEntryList.difference(old: old, new: merged)
                 if new.isEmpty { continue }
@@ -361,7 +361,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
                     ids[entry.index] = id
                     buffer.add(index: id, key: entry.key, path: pathSlot, isPut: true)
                 }
-                try ownKeys.write(merged, parts: parts)
+                try ownKeys.write(merged, changeID: changeID)
             }
             try Self.flushAll(db, extra: buffer, writerPending: writerPending, tuning: tuning)
         }
@@ -381,9 +381,9 @@ extension SQLiteDocumentEngine: DocumentEngine {
             let ownKeys = try OwnIndexKeys(db)
             for path in Set(hits.map(\.path)) {
                 guard let parts = try? EnginePath.split(document: path),
-                    let old = try ownKeys.read(path: path, parts: parts)
+                    let (changeID, old) = try ownKeys.read(path: path, parts: parts)
                 else { continue }
-                try ownKeys.write(old.filter { $0.index != index }, parts: parts)
+                try ownKeys.write(old.filter { $0.index != index }, changeID: changeID)
             }
             let delete = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1 AND idx = ?2")
             for run in try RunInfo.all(db) {
@@ -527,57 +527,63 @@ extension SQLiteDocumentEngine {
         let slots = changes.slot
         let select = try SQLiteStatement(
             db,
-            "SELECT version, create_time, index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2"
+            """
+            SELECT d.version, d.create_time, c.index_keys FROM documents d CROSS JOIN changes c \
+            ON c.id = d.change_id WHERE d.parent = ?1 AND d.doc_id = ?2
+            """
         )
         let insertDocument = try SQLiteStatement(
             db,
             """
             INSERT INTO documents (parent, doc_id, collection_id, version, create_time, update_time, change_id, \
-            index_keys, name_key) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8)
+            name_key) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7)
             """
         )
         let updateDocument = try SQLiteStatement(
             db,
             """
-            UPDATE documents SET version = ?3, update_time = ?4, change_id = ?5, index_keys = ?6 \
-            WHERE parent = ?1 AND doc_id = ?2
+            UPDATE documents SET version = ?3, update_time = ?4, change_id = ?5 WHERE parent = ?1 AND doc_id = ?2
             """
         )
         let deleteDocument = try SQLiteStatement(db, "DELETE FROM documents WHERE parent = ?1 AND doc_id = ?2")
 
         var results: [StoredDocument?] = []
         results.reserveCapacity(mutations.count)
-        // Per change-log slot: the path's entries before the commit (from its first mutation) and after.
+        // Per change-log slot: the path's entries before the commit (from its first mutation) and after; and, once a
+        // mutation wrote the path, its state (its change row is only inserted at the end of the commit).
         var before: [[IndexEntry]?] = Array(repeating: nil, count: changes.last.count)
         var after: [[IndexEntry]] = Array(repeating: [], count: changes.last.count)
+        var written: [(createTime: Int64, entries: [IndexEntry])??] = Array(repeating: nil, count: changes.last.count)
         for (index, (mutation, prep)) in zip(mutations, prepared).enumerated() {
             let path = mutation.path
-            select.bind(prep.parts.parent, at: 1)
-            select.bind(prep.parts.id, at: 2)
-            var existing: (version: Int64, createTime: Int64, entries: [IndexEntry])?
-            if try select.step() {
-                existing = (
-                    select.int64(0), select.int64(1),
-                    try select.withBytes(2) { try IndexEntryList.decode($0, path: path) }
-                )
-            }
-            select.reset()
-            try mutation.precondition.check(path: path, currentVersion: existing?.version)
             let slot = slots[index]
+            var existing: (version: Int64, createTime: Int64, entries: [IndexEntry])?
+            if let state = written[slot] {
+                existing = state.map { (sequence, $0.createTime, $0.entries) }
+            } else {
+                select.bind(prep.parts.parent, at: 1)
+                select.bind(prep.parts.id, at: 2)
+                if try select.step() {
+                    existing = (
+                        select.int64(0), select.int64(1),
+                        select.isNull(2) ? [] : try select.withBytes(2) { try IndexEntryList.decode($0, path: path) }
+                    )
+                }
+                select.reset()
+            }
+            try mutation.precondition.check(path: path, currentVersion: existing?.version)
             if before[slot] == nil { before[slot] = existing?.entries ?? [] }
 
             switch mutation.kind {
             case .put(let body, _):
                 // The body is stored once, in this commit's change-log row for the path.
                 let changeID = sequence << 20 | Int64(slot)
-                let encodedEntries = IndexEntryList.encode(prep.entries)
                 if existing != nil {
                     updateDocument.bind(prep.parts.parent, at: 1)
                     updateDocument.bind(prep.parts.id, at: 2)
                     updateDocument.bind(sequence, at: 3)
                     updateDocument.bind(commitTime, at: 4)
                     updateDocument.bind(changeID, at: 5)
-                    updateDocument.bind(encodedEntries, at: 6)
                     try updateDocument.run()
                 } else {
                     insertDocument.bind(prep.parts.parent, at: 1)
@@ -586,17 +592,18 @@ extension SQLiteDocumentEngine {
                     insertDocument.bind(sequence, at: 4)
                     insertDocument.bind(commitTime, at: 5)
                     insertDocument.bind(changeID, at: 6)
-                    insertDocument.bind(encodedEntries, at: 7)
-                    insertDocument.bind(EnginePath.nameKey(path), at: 8)
+                    insertDocument.bind(EnginePath.nameKey(path), at: 7)
                     try insertDocument.run()
                 }
                 after[slot] = prep.entries
+                let createTime = existing?.createTime ?? commitTime
+                written[slot] = .some((createTime, prep.entries))
                 results.append(
                     StoredDocument(
                         path: path,
                         body: body,
                         version: sequence,
-                        createTime: existing?.createTime ?? commitTime,
+                        createTime: createTime,
                         updateTime: commitTime
                     )
                 )
@@ -607,6 +614,7 @@ extension SQLiteDocumentEngine {
                     try deleteDocument.run()
                 }
                 after[slot] = []
+                written[slot] = .some(nil)
                 results.append(nil)
             }
         }
@@ -635,8 +643,8 @@ extension SQLiteDocumentEngine {
         let insertChange = try SQLiteStatement(
             db,
             """
-            INSERT INTO changes (id, path, version, create_time, update_time, body, index_ops) \
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            INSERT INTO changes (id, path, version, create_time, update_time, body, index_ops, index_keys) \
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             """
         )
         var opsBlob: [UInt8] = []
@@ -649,11 +657,13 @@ extension SQLiteDocumentEngine {
                 insertChange.bind(document.createTime, at: 4)
                 insertChange.bind(document.updateTime, at: 5)
                 insertChange.bind(document.body, at: 6)
+                insertChange.bind(IndexEntryList.encode(after[n]), at: 8)
             } else {
                 insertChange.bindNull(at: 3)
                 insertChange.bindNull(at: 4)
                 insertChange.bindNull(at: 5)
                 insertChange.bindNull(at: 6)
+                insertChange.bindNull(at: 8)
             }
             let (removed, added) = slotOps[n]
             if removed.isEmpty && added.isEmpty {
@@ -790,30 +800,37 @@ extension SQLiteDocumentEngine {
     }
 }
 
-/// Reads and rewrites the list of index entries a document row keeps of its own (`documents.index_keys`).
+/// Reads and rewrites the list of index entries a document keeps of its own: `changes.index_keys` of the change row
+/// its `documents` row points at (schema v3; the `documents` rows stay small, so inserting one dirties less of the
+/// b-tree).
 struct OwnIndexKeys {
     let select: SQLiteStatement
     let update: SQLiteStatement
 
     init(_ db: Database) throws {
-        select = try SQLiteStatement(db, "SELECT index_keys FROM documents WHERE parent = ?1 AND doc_id = ?2")
-        update = try SQLiteStatement(db, "UPDATE documents SET index_keys = ?3 WHERE parent = ?1 AND doc_id = ?2")
+        select = try SQLiteStatement(
+            db,
+            """
+            SELECT d.change_id, c.index_keys FROM documents d CROSS JOIN changes c ON c.id = d.change_id \
+            WHERE d.parent = ?1 AND d.doc_id = ?2
+            """)
+        update = try SQLiteStatement(db, "UPDATE changes SET index_keys = ?2 WHERE id = ?1")
     }
 
-    /// The document's own entries, or `nil` when no document is at `path`.
-    func read(path: String, parts: EnginePath.Parts) throws -> [IndexEntry]? {
+    /// The document's change row and own entries, or `nil` when no document is at `path`.
+    func read(path: String, parts: EnginePath.Parts) throws -> (changeID: Int64, entries: [IndexEntry])? {
         select.bind(parts.parent, at: 1)
         select.bind(parts.id, at: 2)
         defer { select.reset() }
         guard try select.step() else { return nil }
-        return try select.withBytes(0) { try IndexEntryList.decode($0, path: path) }
+        let entries = select.isNull(1) ? [] : try select.withBytes(1) { try IndexEntryList.decode($0, path: path) }
+        return (select.int64(0), entries)
     }
 
     /// Replaces the document's own entries.
-    func write(_ entries: [IndexEntry], parts: EnginePath.Parts) throws {
-        update.bind(parts.parent, at: 1)
-        update.bind(parts.id, at: 2)
-        update.bind(IndexEntryList.encode(entries), at: 3)
+    func write(_ entries: [IndexEntry], changeID: Int64) throws {
+        update.bind(changeID, at: 1)
+        update.bind(IndexEntryList.encode(entries), at: 2)
         try update.run()
     }
 }

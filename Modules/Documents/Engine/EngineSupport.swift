@@ -25,6 +25,11 @@ func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
 /// Compares two strings by their UTF-8 bytes (SQLite's `BINARY` collation), not by Unicode canonical ordering.
 @inline(__always)
 func compareUTF8(_ a: String, _ b: String) -> Int {
+    if let result = a.utf8.withContiguousStorageIfAvailable({ pa in
+        b.utf8.withContiguousStorageIfAvailable { pb in compareBytes(pa, pb) }
+    }), let result {
+        return result
+    }
     var a = a
     var b = b
     return a.withUTF8 { pa in b.withUTF8 { pb in compareBytes(pa, pb) } }
@@ -192,7 +197,15 @@ enum IndexEntryList {
     /// `entries` sorted by `(index, key)` bytewise, duplicates removed.
     static func canonical(_ entries: [IndexEntry]) -> [IndexEntry] {
         if entries.count <= 1 { return entries }
-        var sorted = entries.sorted(by: precedes)
+        var inOrder = true
+        for i in 1..<entries.count where compare(entries[i - 1], entries[i]) >= 0 {
+            inOrder = false
+            break
+        }
+        if inOrder { return entries }
+        // Sort positions, not entries: moving an entry retains and releases its name and key.
+        let order = entries.indices.sorted { compare(entries[$0], entries[$1]) < 0 }
+        var sorted = order.map { entries[$0] }
         var write = 1
         for read in 1..<sorted.count where compare(sorted[read], sorted[write - 1]) != 0 {
             sorted[write] = sorted[read]

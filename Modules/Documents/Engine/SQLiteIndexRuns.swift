@@ -58,15 +58,16 @@ enum SQLiteIndexRuns {}
 /// Index operations in one flat byte arena (keys and paths), so sorting tens of thousands of them moves plain
 /// integers instead of retaining and releasing arrays.
 struct IndexOpBuffer {
+    /// 40 bytes, so sorting moves little. Arena offsets are 32-bit: a buffer holds at most 4 GiB of keys and paths.
     struct Op {
-        var index: Int64
         /// The key's first 8 bytes, big-endian, zero-padded: most comparisons end here.
         var prefix: UInt64
-        var keyStart: Int
-        var keyCount: Int
-        var pathStart: Int
-        var pathCount: Int
-        var order: Int
+        var index: Int64
+        var keyStart: UInt32
+        var keyCount: UInt32
+        var pathStart: UInt32
+        var pathCount: UInt32
+        var order: UInt32
         var isPut: Bool
     }
 
@@ -88,8 +89,10 @@ struct IndexOpBuffer {
         arena.append(contentsOf: key)
         ops.append(
             Op(
-                index: index, prefix: Self.prefix(key), keyStart: keyStart, keyCount: key.count,
-                pathStart: path.start, pathCount: path.count, order: ops.count, isPut: isPut))
+                prefix: Self.prefix(key), index: index, keyStart: UInt32(truncatingIfNeeded: keyStart),
+                keyCount: UInt32(truncatingIfNeeded: key.count), pathStart: UInt32(truncatingIfNeeded: path.start),
+                pathCount: UInt32(truncatingIfNeeded: path.count), order: UInt32(truncatingIfNeeded: ops.count),
+                isPut: isPut))
     }
 
     mutating func add(index: Int64, key: [UInt8], path: (start: Int, count: Int), isPut: Bool) {
@@ -111,9 +114,9 @@ struct IndexOpBuffer {
             func compareEntry(_ a: Op, _ b: Op) -> Int {
                 if a.index != b.index { return a.index < b.index ? -1 : 1 }
                 if a.prefix != b.prefix { return a.prefix < b.prefix ? -1 : 1 }
-                let byKey = memcmpSlices(base, a.keyStart, a.keyCount, b.keyStart, b.keyCount)
+                let byKey = memcmpSlices(base, Int(a.keyStart), Int(a.keyCount), Int(b.keyStart), Int(b.keyCount))
                 if byKey != 0 { return byKey }
-                return memcmpSlices(base, a.pathStart, a.pathCount, b.pathStart, b.pathCount)
+                return memcmpSlices(base, Int(a.pathStart), Int(a.pathCount), Int(b.pathStart), Int(b.pathCount))
             }
             ops.sort { a, b in
                 let c = compareEntry(a, b)
@@ -146,8 +149,8 @@ struct IndexOpBuffer {
             }
             for op in ops {
                 try body(
-                    op.index, UnsafeRawBufferPointer(start: base + op.keyStart, count: op.keyCount),
-                    UnsafeRawBufferPointer(start: base + op.pathStart, count: op.pathCount), op.isPut)
+                    op.index, UnsafeRawBufferPointer(start: base + Int(op.keyStart), count: Int(op.keyCount)),
+                    UnsafeRawBufferPointer(start: base + Int(op.pathStart), count: Int(op.pathCount)), op.isPut)
             }
         }
     }

@@ -34,15 +34,21 @@ import Synchronization
 /// - `documents` (`WITHOUT ROWID`): one small row per document (version, times, the change-log row holding its body)
 ///   keyed by `(parent, doc_id)`, so listing a collection is a range scan of the primary key. `(collection_id,
 ///   name_key)` is indexed for collection-group listings, where `name_key` orders paths segment by segment
-///   (Firestore's document-name order). Each row also keeps its own index entries (`index_keys`), so an update
-///   removes exactly the old entries it replaces — no index on path needed.
-/// - `index_entries(idx, entry_key, path)`, `WITHOUT ROWID`, primary key in scan order; `idx` is the index name's
-///   integer id in `index_names(id, name)` (schema v2), which the engine caches: ids are never deleted or reused.
+///   (Firestore's document-name order).
 /// - `changes`: the change log, and where bodies live: each row holds the document as that commit left it, and a
 ///   document's row points at the change row of its last write, so a body is written once per write (not once for
-///   the document and again for the log). Its integer key is `sequence << 20 | n`, so reading from a sequence is a
-///   range scan of the table's own b-tree; this caps a commit at 1,048,575 distinct paths
-///   (``maximumPathsPerCommit``). Pruning the log (not offered yet) must keep the rows documents point at.
+///   the document and again for the log). The row also keeps the document's own index entries (`index_keys`), so an
+///   update removes exactly the entries it replaces, and — for a small commit — its index changes as pending
+///   operations (`index_ops`). Its integer key is `sequence << 20 | n`, so reading from a sequence is a range scan of
+///   the table's own b-tree; this caps a commit at 1,048,575 distinct paths (``maximumPathsPerCommit``). Pruning
+///   the log (not offered yet) must keep the rows documents point at and the rows after the index's flush point.
+/// - The secondary indexes (schema v3), a log-structured merge tree inside the file (`SQLiteIndexRuns.swift` tells
+///   the design): pending operations in change rows after `index_state.flushed_through`, merged by every scan from
+///   a per-process cache; sorted, immutable runs (`index_runs`) of blocks (`index_blocks`, a few KiB of consecutive
+///   entries of one index, keyed by their last entry), written when the pending operations reach 32,768 or a
+///   commit brings that many, and merged by size tiers (four of a tier into one) inside the commit that created the
+///   run. A single-document commit so dirties no index page; a bulk commit writes its entries sequentially. Index
+///   names are integer ids in `index_names(id, name)`, cached: ids are never deleted or reused.
 /// - `metadata(meta_key, value)`.
 ///
 /// Schema changes go through GRDB's `DatabaseMigrator`; a file written by a newer schema, a file that is not a

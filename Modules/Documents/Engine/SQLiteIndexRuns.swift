@@ -237,7 +237,23 @@ enum IndexOpCodec {
     }
 }
 
-/// One decoded block: its data and where each entry's key and path lie in it.
+/// A block's bytes at a fixed address for the block's life, so cursors keep plain pointers to their current entry.
+final class BlockBytes {
+    let base: UnsafeMutableRawPointer
+    let count: Int
+
+    init(copying source: UnsafeRawBufferPointer) {
+        count = source.count
+        base = UnsafeMutableRawPointer.allocate(byteCount: max(1, source.count), alignment: 8)
+        if let from = source.baseAddress, source.count > 0 { base.copyMemory(from: from, byteCount: source.count) }
+    }
+
+    deinit { base.deallocate() }
+
+    var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+}
+
+/// One decoded block: its bytes and where each entry's key and path lie in them.
 struct IndexBlock {
     struct Entry {
         var keyStart: Int32
@@ -247,34 +263,38 @@ struct IndexBlock {
         var isPut: Bool
     }
     var index: Int64
-    var data: [UInt8]
+    var bytes: BlockBytes
     var entries: [Entry]
 
     /// Decodes block data: per entry a kind byte (1 put, 0 tombstone), the key's length (varint) and the key, the
     /// path's length (varint) and the path's UTF-8.
-    init(index: Int64, data: [UInt8]) throws {
+    init(index: Int64, data: UnsafeRawBufferPointer) throws {
         self.index = index
-        self.data = data
+        bytes = BlockBytes(copying: data)
+        let bytes = bytes.buffer
         var entries: [Entry] = []
-        try data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let isPut = bytes[offset] == 1
-                offset += 1
-                guard let keyCount = IndexOpCodec.varint(bytes, &offset), keyCount <= UInt64(bytes.count - offset)
-                else { throw IndexOpCodec.corrupted("block key") }
-                let keyStart = offset
-                offset += Int(keyCount)
-                guard let pathCount = IndexOpCodec.varint(bytes, &offset), pathCount <= UInt64(bytes.count - offset)
-                else { throw IndexOpCodec.corrupted("block path") }
-                entries.append(
-                    Entry(
-                        keyStart: Int32(keyStart), keyCount: Int32(keyCount), pathStart: Int32(offset),
-                        pathCount: Int32(pathCount), isPut: isPut))
-                offset += Int(pathCount)
-            }
+        entries.reserveCapacity(64)
+        var offset = 0
+        while offset < bytes.count {
+            let isPut = bytes[offset] == 1
+            offset += 1
+            guard let keyCount = IndexOpCodec.varint(bytes, &offset), keyCount <= UInt64(bytes.count - offset)
+            else { throw IndexOpCodec.corrupted("block key") }
+            let keyStart = offset
+            offset += Int(keyCount)
+            guard let pathCount = IndexOpCodec.varint(bytes, &offset), pathCount <= UInt64(bytes.count - offset)
+            else { throw IndexOpCodec.corrupted("block path") }
+            entries.append(
+                Entry(
+                    keyStart: Int32(keyStart), keyCount: Int32(keyCount), pathStart: Int32(offset),
+                    pathCount: Int32(pathCount), isPut: isPut))
+            offset += Int(pathCount)
         }
         self.entries = entries
+    }
+
+    init(index: Int64, data: [UInt8]) throws {
+        try self = data.withUnsafeBytes { try IndexBlock(index: index, data: $0) }
     }
 }
 
@@ -392,6 +412,12 @@ struct RunCursor {
 
     private(set) var block: IndexBlock?
     private(set) var position = 0
+    /// The current entry, kept as plain values and pointers into the block's bytes (valid while ``isValid``).
+    private(set) var isValid = false
+    private(set) var currentIndex: Int64 = 0
+    private(set) var currentKey = UnsafeRawBufferPointer(start: nil, count: 0)
+    private(set) var currentPath = UnsafeRawBufferPointer(start: nil, count: 0)
+    private(set) var currentIsPut = false
     private var fenceKey: [UInt8] = []
     private var fencePath: [UInt8] = []
 
@@ -415,22 +441,20 @@ struct RunCursor {
 
     private var memoryBlock: IndexBlock?
 
-    var isValid: Bool { block != nil }
-
-    /// The current entry (valid while ``isValid``).
+    /// Points the current-entry fields at `position` of `block`, or marks the cursor ended.
     @inline(__always)
-    func withCurrent<T>(
-        _ body: (_ index: Int64, _ key: UnsafeRawBufferPointer, _ path: UnsafeRawBufferPointer, _ isPut: Bool) throws
-            -> T
-    ) rethrows -> T {
-        let block = block.unsafelyUnwrapped
-        let entry = block.entries[position]
-        return try block.data.withUnsafeBytes { bytes in
-            let base = bytes.baseAddress.unsafelyUnwrapped
-            return try body(
-                block.index, UnsafeRawBufferPointer(start: base + Int(entry.keyStart), count: Int(entry.keyCount)),
-                UnsafeRawBufferPointer(start: base + Int(entry.pathStart), count: Int(entry.pathCount)), entry.isPut)
+    private mutating func refresh() {
+        guard let block else {
+            isValid = false
+            return
         }
+        let entry = block.entries[position]
+        let base = block.bytes.base
+        isValid = true
+        currentIndex = block.index
+        currentKey = UnsafeRawBufferPointer(start: base + Int(entry.keyStart), count: Int(entry.keyCount))
+        currentPath = UnsafeRawBufferPointer(start: base + Int(entry.pathStart), count: Int(entry.pathCount))
+        currentIsPut = entry.isPut
     }
 
     /// Positions on the first entry in bounds (the last, when reversed).
@@ -441,6 +465,7 @@ struct RunCursor {
                 position = reverse ? memoryBlock.entries.count - 1 : 0
                 block = memoryBlock
             }
+            refresh()
             return
         }
         try fetch(db, first: true)
@@ -448,16 +473,18 @@ struct RunCursor {
     }
 
     mutating func advance(_ db: Database) throws {
-        guard let current = block else { return }
+        guard isValid, let count = block?.entries.count else { return }
         if reverse {
             if position > 0 {
                 position -= 1
+                refresh()
             } else {
                 try fetch(db, first: false)
             }
         } else {
-            if position + 1 < current.entries.count {
+            if position + 1 < count {
                 position += 1
+                refresh()
             } else {
                 try fetch(db, first: false)
             }
@@ -467,25 +494,30 @@ struct RunCursor {
 
     /// Skips entries before the starting bound; ends the cursor past the closing bound.
     private mutating func settle(_ db: Database) throws {
-        while let current = block {
-            let entry = current.entries[position]
-            let (beforeStart, pastEnd) = current.data.withUnsafeBytes { bytes -> (Bool, Bool) in
-                let key = UnsafeRawBufferPointer(
-                    start: bytes.baseAddress.unsafelyUnwrapped + Int(entry.keyStart), count: Int(entry.keyCount))
-                let (startBound, endBound) = reverse ? (upper, lower) : (lower, upper)
-                return (
-                    Self.outside(key, startBound, below: !reverse), Self.outside(key, endBound, below: reverse)
-                )
-            }
-            if pastEnd {
+        let (startBound, endBound) = reverse ? (upper, lower) : (lower, upper)
+        if case .none = startBound, case .none = endBound { return }
+        while isValid {
+            if Self.outside(currentKey, endBound, below: reverse) {
                 block = nil
+                refresh()
                 return
             }
-            if !beforeStart { return }
+            if !Self.outside(currentKey, startBound, below: !reverse) { return }
+            guard let count = block?.entries.count else { return }
             if reverse {
-                if position > 0 { position -= 1 } else { try fetch(db, first: false) }
+                if position > 0 {
+                    position -= 1
+                    refresh()
+                } else {
+                    try fetch(db, first: false)
+                }
             } else {
-                if position + 1 < current.entries.count { position += 1 } else { try fetch(db, first: false) }
+                if position + 1 < count {
+                    position += 1
+                    refresh()
+                } else {
+                    try fetch(db, first: false)
+                }
             }
         }
     }
@@ -508,6 +540,7 @@ struct RunCursor {
     private mutating func fetch(_ db: Database, first: Bool) throws {
         if run < 0 {
             block = nil
+            refresh()
             return
         }
         let select: SQLiteStatement
@@ -581,7 +614,7 @@ struct RunCursor {
                     db,
                     "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 "
                         + "AND (idx, last_key, last_path) > (?2, ?3, ?4) ORDER BY idx, last_key, last_path LIMIT 1")
-                select.bind(block?.index ?? 0, at: 2)
+                select.bind(currentIndex, at: 2)
                 select.bind(fenceKey, at: 3)
                 fencePath.withUnsafeBytes { select.bindText($0, at: 4) }
             }
@@ -595,14 +628,17 @@ struct RunCursor {
         defer { select.reset() }
         guard try select.step() else {
             block = nil
+            refresh()
             return false
         }
-        let loaded = try IndexBlock(index: select.int64(0), data: select.bytes(3))
+        let index = select.int64(0)
+        let loaded = try select.withBytes(3) { try IndexBlock(index: index, data: $0) }
         guard !loaded.entries.isEmpty else { throw IndexOpCodec.corrupted("empty block") }
         fenceKey = select.bytes(1)
         fencePath = select.bytes(2)
         position = reverse ? loaded.entries.count - 1 : 0
         block = loaded
+        refresh()
         return true
     }
 }
@@ -720,24 +756,22 @@ extension SQLiteIndexRuns {
                     best = i
                     continue
                 }
-                let c = cursors[i].withCurrent { ia, ka, pa, _ in
-                    cursors[best].withCurrent { ib, kb, pb, _ in
-                        Self.compare(ia, ka, pa, ib, kb, pb)
-                    }
-                }
+                let c = Self.compare(
+                    cursors[i].currentIndex, cursors[i].currentKey, cursors[i].currentPath, cursors[best].currentIndex,
+                    cursors[best].currentKey, cursors[best].currentPath)
                 if reverse ? c > 0 : c < 0 { best = i }
             }
             if best < 0 { return }
-            let keepGoing = try cursors[best].withCurrent { index, key, path, isPut in
-                try body(index, key, path, isPut)
-            }
-            if !keepGoing { return }
-            // Advance every cursor sitting on the same entry.
+            let (index, key, path) = (cursors[best].currentIndex, cursors[best].currentKey, cursors[best].currentPath)
+            if !(try body(index, key, path, cursors[best].currentIsPut)) { return }
+            // Advance every cursor sitting on the same entry (the best one last: `key` and `path` point into it).
             for i in cursors.indices where i != best && cursors[i].isValid {
-                let same = cursors[i].withCurrent { ia, ka, pa, _ in
-                    cursors[best].withCurrent { ib, kb, pb, _ in Self.compare(ia, ka, pa, ib, kb, pb) == 0 }
+                if Self.compare(
+                    cursors[i].currentIndex, cursors[i].currentKey, cursors[i].currentPath, index, key, path)
+                    == 0
+                {
+                    try cursors[i].advance(db)
                 }
-                if same { try cursors[i].advance(db) }
             }
             try cursors[best].advance(db)
         }

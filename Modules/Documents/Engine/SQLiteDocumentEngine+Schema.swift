@@ -95,12 +95,16 @@ extension SQLiteDocumentEngine {
                     ALTER TABLE changes ADD COLUMN index_keys BLOB;
                     """
             )
-            // Each document's own entry list moves to the change row its document row points at.
-            let own = try SQLiteStatement(db, "SELECT change_id, index_keys FROM documents")
+            // Each document's own entry list moves to the change row its document row points at, its index names
+            // replaced by their ids.
+            var ids = IndexIDs.Local(IndexIDs())
+            let own = try SQLiteStatement(db, "SELECT parent || '/' || doc_id, change_id, index_keys FROM documents")
             let move = try SQLiteStatement(db, "UPDATE changes SET index_keys = ?2 WHERE id = ?1")
             while try own.step() {
-                move.bind(own.int64(0), at: 1)
-                move.bind(own.bytes(1), at: 2)
+                let path = own.text(0)
+                let entries = try own.withBytes(2) { try IndexEntryList.decode($0, path: path) }
+                move.bind(own.int64(1), at: 1)
+                move.bind(OwnEntryList.encode(try ids.entries(entries, db)), at: 2)
                 try move.run()
             }
             own.reset()

@@ -165,7 +165,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
         let prepared = try mutations.map { mutation -> Prepared in
             let parts = try EnginePath.split(document: mutation.path)
             if case .put(_, let entries) = mutation.kind {
-                return Prepared(parts: parts, entries: IndexEntryList.canonical(entries))
+                return Prepared(parts: parts, entries: entries)
             }
             return Prepared(parts: parts, entries: [])
         }
@@ -355,18 +355,14 @@ extension SQLiteDocumentEngine: DocumentEngine {
         try await write { db in
             let ownKeys = try OwnIndexKeys(db)
             var buffer = IndexOpBuffer()
-            var ids: [String: Int64] = [:]
+            var ids = IndexIDs.Local(indexIDs)
             for (path, parts, added) in work {
                 guard let (changeID, old) = try ownKeys.read(path: path, parts: parts) else { continue }
-                let merged = IndexEntryList.canonical(old + added)
-                let (_, new) = IndexEntryList.difference(old: old, new: merged)
+                let merged = OwnEntryList.canonical(old + (try ids.entries(added, db)))
+                let (_, new) = OwnEntryList.difference(old: old, new: merged)
                 if new.isEmpty { continue }
                 let pathSlot = buffer.addPath(path.utf8)
-                for entry in new {
-                    let id = try ids[entry.index] ?? indexIDs.idCreating(entry.index, db)
-                    ids[entry.index] = id
-                    buffer.add(index: id, key: entry.key, path: pathSlot, isPut: true)
-                }
+                for entry in new { buffer.add(index: entry.index, key: entry.key, path: pathSlot, isPut: true) }
                 try ownKeys.write(merged, changeID: changeID)
             }
             try Self.flushAll(db, extra: buffer, writerPending: writerPending, tuning: tuning)
@@ -389,7 +385,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
                 guard let parts = try? EnginePath.split(document: path),
                     let (changeID, old) = try ownKeys.read(path: path, parts: parts)
                 else { continue }
-                try ownKeys.write(old.filter { $0.index != index }, changeID: changeID)
+                try ownKeys.write(old.filter { $0.index != id }, changeID: changeID)
             }
             let delete = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1 AND idx = ?2")
             for run in try RunInfo.all(db) {
@@ -467,6 +463,25 @@ extension SQLiteDocumentEngine {
             let id = select.int64(0)
             cache.withLock { $0[name] = id }
             return id
+        }
+
+        /// Ids looked up (or created) within one write transaction, without taking the shared cache's lock each time.
+        struct Local {
+            let shared: IndexIDs
+            var ids: [String: Int64] = [:]
+            init(_ shared: IndexIDs) { self.shared = shared }
+
+            mutating func id(_ name: String, _ db: Database) throws -> Int64 {
+                if let known = ids[name] { return known }
+                let id = try shared.idCreating(name, db)
+                ids[name] = id
+                return id
+            }
+
+            /// `entries` with their indexes as ids, canonical.
+            mutating func entries(_ entries: [IndexEntry], _ db: Database) throws -> [OwnEntry] {
+                OwnEntryList.canonical(try entries.map { OwnEntry(index: try id($0.index, db), key: $0.key) })
+            }
         }
 
         /// The id of `name`, created if needed; only inside a write transaction, once per name and transaction.
@@ -557,13 +572,14 @@ extension SQLiteDocumentEngine {
         results.reserveCapacity(mutations.count)
         // Per change-log slot: the path's entries before the commit (from its first mutation) and after; and, once a
         // mutation wrote the path, its state (its change row is only inserted at the end of the commit).
-        var before: [[IndexEntry]?] = Array(repeating: nil, count: changes.last.count)
-        var after: [[IndexEntry]] = Array(repeating: [], count: changes.last.count)
-        var written: [(createTime: Int64, entries: [IndexEntry])??] = Array(repeating: nil, count: changes.last.count)
+        var before: [[OwnEntry]?] = Array(repeating: nil, count: changes.last.count)
+        var after: [[OwnEntry]] = Array(repeating: [], count: changes.last.count)
+        var written: [(createTime: Int64, entries: [OwnEntry])??] = Array(repeating: nil, count: changes.last.count)
+        var ids = IndexIDs.Local(indexIDs)
         for (index, (mutation, prep)) in zip(mutations, prepared).enumerated() {
             let path = mutation.path
             let slot = slots[index]
-            var existing: (version: Int64, createTime: Int64, entries: [IndexEntry])?
+            var existing: (version: Int64, createTime: Int64, entries: [OwnEntry])?
             if let state = written[slot] {
                 existing = state.map { (sequence, $0.createTime, $0.entries) }
             } else {
@@ -572,7 +588,7 @@ extension SQLiteDocumentEngine {
                 if try select.step() {
                     existing = (
                         select.int64(0), select.int64(1),
-                        select.isNull(2) ? [] : try select.withBytes(2) { try IndexEntryList.decode($0, path: path) }
+                        select.isNull(2) ? [] : try select.withBytes(2) { try OwnEntryList.decode($0, path: path) }
                     )
                 }
                 select.reset()
@@ -601,9 +617,10 @@ extension SQLiteDocumentEngine {
                     insertDocument.bind(EnginePath.nameKey(path), at: 7)
                     try insertDocument.run()
                 }
-                after[slot] = prep.entries
+                let entries = try ids.entries(prep.entries, db)
+                after[slot] = entries
                 let createTime = existing?.createTime ?? commitTime
-                written[slot] = .some((createTime, prep.entries))
+                written[slot] = .some((createTime, entries))
                 results.append(
                     StoredDocument(
                         path: path,
@@ -625,19 +642,12 @@ extension SQLiteDocumentEngine {
             }
         }
 
-        // Index operations per slot, index names resolved to ids.
-        var ids: [String: Int64] = [:]
-        func id(_ name: String) throws -> Int64 {
-            if let known = ids[name] { return known }
-            let id = try indexIDs.idCreating(name, db)
-            ids[name] = id
-            return id
-        }
-        var slotOps: [(removed: [IndexEntry], added: [IndexEntry])] = []
+        // Index operations per slot.
+        var slotOps: [(removed: [OwnEntry], added: [OwnEntry])] = []
         slotOps.reserveCapacity(changes.last.count)
         var operationCount = 0
         for slot in changes.last.indices {
-            let difference = IndexEntryList.difference(old: before[slot] ?? [], new: after[slot])
+            let difference = OwnEntryList.difference(old: before[slot] ?? [], new: after[slot])
             operationCount += difference.removed.count + difference.added.count
             slotOps.append(difference)
         }
@@ -663,7 +673,7 @@ extension SQLiteDocumentEngine {
                 insertChange.bind(document.createTime, at: 4)
                 insertChange.bind(document.updateTime, at: 5)
                 insertChange.bind(document.body, at: 6)
-                insertChange.bind(IndexEntryList.encode(after[n]), at: 8)
+                insertChange.bind(OwnEntryList.encode(after[n]), at: 8)
             } else {
                 insertChange.bindNull(at: 3)
                 insertChange.bindNull(at: 4)
@@ -678,10 +688,10 @@ extension SQLiteDocumentEngine {
                 insertChange.bindNull(at: 7)
                 let pathSlot = flushBuffer.addPath(path.utf8)
                 for entry in removed {
-                    flushBuffer.add(index: try id(entry.index), key: entry.key, path: pathSlot, isPut: false)
+                    flushBuffer.add(index: entry.index, key: entry.key, path: pathSlot, isPut: false)
                 }
                 for entry in added {
-                    flushBuffer.add(index: try id(entry.index), key: entry.key, path: pathSlot, isPut: true)
+                    flushBuffer.add(index: entry.index, key: entry.key, path: pathSlot, isPut: true)
                 }
             } else {
                 opsBlob.removeAll(keepingCapacity: true)
@@ -689,7 +699,7 @@ extension SQLiteDocumentEngine {
                 for (list, isPut) in [(removed, false), (added, true)] {
                     for entry in list {
                         opsBlob.append(isPut ? 1 : 0)
-                        IndexOpCodec.appendVarint(UInt64(try id(entry.index)), to: &opsBlob)
+                        IndexOpCodec.appendVarint(UInt64(entry.index), to: &opsBlob)
                         IndexOpCodec.appendVarint(UInt64(entry.key.count), to: &opsBlob)
                         opsBlob.append(contentsOf: entry.key)
                     }
@@ -824,19 +834,19 @@ struct OwnIndexKeys {
     }
 
     /// The document's change row and own entries, or `nil` when no document is at `path`.
-    func read(path: String, parts: EnginePath.Parts) throws -> (changeID: Int64, entries: [IndexEntry])? {
+    func read(path: String, parts: EnginePath.Parts) throws -> (changeID: Int64, entries: [OwnEntry])? {
         select.bind(parts.parent, at: 1)
         select.bind(parts.id, at: 2)
         defer { select.reset() }
         guard try select.step() else { return nil }
-        let entries = select.isNull(1) ? [] : try select.withBytes(1) { try IndexEntryList.decode($0, path: path) }
+        let entries = select.isNull(1) ? [] : try select.withBytes(1) { try OwnEntryList.decode($0, path: path) }
         return (select.int64(0), entries)
     }
 
     /// Replaces the document's own entries.
-    func write(_ entries: [IndexEntry], changeID: Int64) throws {
+    func write(_ entries: [OwnEntry], changeID: Int64) throws {
         update.bind(changeID, at: 1)
-        update.bind(IndexEntryList.encode(entries), at: 2)
+        update.bind(OwnEntryList.encode(entries), at: 2)
         try update.run()
     }
 }

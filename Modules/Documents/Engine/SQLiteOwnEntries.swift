@@ -1,0 +1,104 @@
+import Foundation
+
+/// An index entry with its index named by id (`index_names.id`): how the SQLite engine keeps a document's own entries
+/// (`changes.index_keys`, schema v3). Ids make the list about half as long as names would, and sorting it integer
+/// compares instead of string ones.
+struct OwnEntry: Hashable {
+    var index: Int64
+    var key: [UInt8]
+}
+
+/// Canonical lists of ``OwnEntry`` (sorted by `(index, key)`, without duplicates), their difference and encoding.
+enum OwnEntryList {
+    @inline(__always)
+    static func compare(_ a: OwnEntry, _ b: OwnEntry) -> Int {
+        if a.index != b.index { return a.index < b.index ? -1 : 1 }
+        return compareBytes(a.key, b.key)
+    }
+
+    /// `entries` sorted by `(index, key)`, duplicates removed.
+    static func canonical(_ entries: [OwnEntry]) -> [OwnEntry] {
+        if entries.count <= 1 { return entries }
+        var inOrder = true
+        for i in 1..<entries.count where compare(entries[i - 1], entries[i]) >= 0 {
+            inOrder = false
+            break
+        }
+        if inOrder { return entries }
+        var sorted = entries.sorted { compare($0, $1) < 0 }
+        var write = 1
+        for read in 1..<sorted.count where compare(sorted[read], sorted[write - 1]) != 0 {
+            sorted[write] = sorted[read]
+            write += 1
+        }
+        sorted.removeLast(sorted.count - write)
+        return sorted
+    }
+
+    /// The entries of `old` missing from `new`, and those of `new` missing from `old` (both canonical).
+    static func difference(old: [OwnEntry], new: [OwnEntry]) -> (removed: [OwnEntry], added: [OwnEntry]) {
+        if old.isEmpty { return ([], new) }
+        if new.isEmpty { return (old, []) }
+        var removed: [OwnEntry] = []
+        var added: [OwnEntry] = []
+        var i = 0
+        var j = 0
+        while i < old.count, j < new.count {
+            let c = compare(old[i], new[j])
+            if c == 0 {
+                i += 1
+                j += 1
+            } else if c < 0 {
+                removed.append(old[i])
+                i += 1
+            } else {
+                added.append(new[j])
+                j += 1
+            }
+        }
+        removed.append(contentsOf: old[i...])
+        added.append(contentsOf: new[j...])
+        return (removed, added)
+    }
+
+    /// A varint count, then per entry the index id (varint), the key's length (varint) and the key.
+    static func encode(_ entries: [OwnEntry]) -> [UInt8] {
+        var out: [UInt8] = []
+        var size = 2
+        for entry in entries { size += entry.key.count + 4 }
+        out.reserveCapacity(size)
+        IndexOpCodec.appendVarint(UInt64(entries.count), to: &out)
+        for entry in entries {
+            IndexOpCodec.appendVarint(UInt64(entry.index), to: &out)
+            IndexOpCodec.appendVarint(UInt64(entry.key.count), to: &out)
+            out.append(contentsOf: entry.key)
+        }
+        return out
+    }
+
+    /// Decodes a list written by ``encode(_:)``; throws ``DocumentsError/Code-swift.struct/corrupted``.
+    static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws -> [OwnEntry] {
+        if bytes.isEmpty { return [] }
+        func corrupted() -> DocumentsError {
+            DocumentsError(
+                .corrupted, "the stored index entries of '\(path)' are corrupted",
+                hint: "restore the database from a backup")
+        }
+        var offset = 0
+        guard let count = IndexOpCodec.varint(bytes, &offset), count <= UInt64(bytes.count) else { throw corrupted() }
+        var entries: [OwnEntry] = []
+        entries.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            guard let index = IndexOpCodec.varint(bytes, &offset), index <= UInt64(Int64.max),
+                let keyCount = IndexOpCodec.varint(bytes, &offset), keyCount <= UInt64(bytes.count - offset)
+            else { throw corrupted() }
+            entries.append(
+                OwnEntry(
+                    index: Int64(index),
+                    key: [UInt8](UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(keyCount)]))))
+            offset += Int(keyCount)
+        }
+        guard offset == bytes.count else { throw corrupted() }
+        return entries
+    }
+}

@@ -18,10 +18,10 @@ extension DocumentEngineFactory {
 }
 
 extension SQLiteDocumentEngine {
-    static func tiny(_ path: String, flushThreshold: Int = 3) throws -> SQLiteDocumentEngine {
+    static func tiny(_ path: String, flushThreshold: Int = 3, fanIn: Int = 2) throws -> SQLiteDocumentEngine {
         try SQLiteDocumentEngine(
             path: path, durability: .normal, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
-            tuning: IndexTuning(flushThreshold: flushThreshold, fanIn: 2, blockBytes: 16))
+            tuning: IndexTuning(flushThreshold: flushThreshold, fanIn: fanIn, blockBytes: 16))
     }
 }
 
@@ -81,13 +81,13 @@ struct SQLiteIndexRunsTests {
         }
     }
 
-    @Test(arguments: [1, 3, 50])
-    func randomCommitsScanLikeTheModel(flushThreshold: Int) async throws {
+    @Test(arguments: [(1, 2), (3, 2), (50, 2), (7, 4)])
+    func randomCommitsScanLikeTheModel(flushThreshold: Int, fanIn: Int) async throws {
         let path = try TemporaryFiles.newDatabasePath()
-        let engine = try SQLiteDocumentEngine.tiny(path, flushThreshold: flushThreshold)
-        let other = try SQLiteDocumentEngine.tiny(path, flushThreshold: flushThreshold)
+        let engine = try SQLiteDocumentEngine.tiny(path, flushThreshold: flushThreshold, fanIn: fanIn)
+        let other = try SQLiteDocumentEngine.tiny(path, flushThreshold: flushThreshold, fanIn: fanIn)
         let model = InMemoryDocumentEngine()
-        var random = Generator(state: UInt64(flushThreshold))
+        var random = Generator(state: UInt64(flushThreshold * 10 + fanIn))
         for round in 0..<150 {
             let commit = Self.randomCommit(&random)
             // Alternate the writing engine, as two processes sharing the file would.
@@ -98,7 +98,7 @@ struct SQLiteIndexRunsTests {
         }
         try engine.close()
         try other.close()
-        let reopened = try SQLiteDocumentEngine.tiny(path, flushThreshold: flushThreshold)
+        let reopened = try SQLiteDocumentEngine.tiny(path, flushThreshold: flushThreshold, fanIn: fanIn)
         try await expectSameScans([reopened], model: model, random: &random, count: 100)
         try reopened.close()
     }

@@ -266,30 +266,38 @@ struct IndexBlock {
     var bytes: BlockBytes
     var entries: [Entry]
 
-    /// Decodes block data: per entry a kind byte (1 put, 0 tombstone), the key's length (varint) and the key, the
-    /// path's length (varint) and the path's UTF-8.
+    /// Decodes block data: per entry a kind byte (1 put, 0 tombstone); the key as the length it shares with the
+    /// previous entry's key (varint), the length of the rest (varint) and the rest; the path the same way. Full keys
+    /// and paths are rebuilt side by side in the block's bytes.
     init(index: Int64, data: UnsafeRawBufferPointer) throws {
         self.index = index
-        bytes = BlockBytes(copying: data)
-        let bytes = bytes.buffer
+        var rebuilt: [UInt8] = []
+        rebuilt.reserveCapacity(data.count * 2)
         var entries: [Entry] = []
         entries.reserveCapacity(64)
         var offset = 0
-        while offset < bytes.count {
-            let isPut = bytes[offset] == 1
-            offset += 1
-            guard let keyCount = IndexOpCodec.varint(bytes, &offset), keyCount <= UInt64(bytes.count - offset)
-            else { throw IndexOpCodec.corrupted("block key") }
-            let keyStart = offset
-            offset += Int(keyCount)
-            guard let pathCount = IndexOpCodec.varint(bytes, &offset), pathCount <= UInt64(bytes.count - offset)
-            else { throw IndexOpCodec.corrupted("block path") }
-            entries.append(
-                Entry(
-                    keyStart: Int32(keyStart), keyCount: Int32(keyCount), pathStart: Int32(offset),
-                    pathCount: Int32(pathCount), isPut: isPut))
-            offset += Int(pathCount)
+        var previous = Entry(keyStart: 0, keyCount: 0, pathStart: 0, pathCount: 0, isPut: false)
+        func part(_ start: Int32, _ count: Int32, _ what: String) throws -> (Int32, Int32) {
+            guard let shared = IndexOpCodec.varint(data, &offset), shared <= UInt64(count),
+                let rest = IndexOpCodec.varint(data, &offset), rest <= UInt64(data.count - offset)
+            else { throw IndexOpCodec.corrupted("block \(what)") }
+            let newStart = rebuilt.count
+            // Element by element: appending a slice of `rebuilt` to itself would copy the whole buffer.
+            for i in Int(start)..<Int(start) + Int(shared) { rebuilt.append(rebuilt[i]) }
+            rebuilt.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[offset..<offset + Int(rest)]))
+            offset += Int(rest)
+            return (Int32(newStart), Int32(rebuilt.count - newStart))
         }
+        while offset < data.count {
+            let isPut = data[offset] == 1
+            offset += 1
+            let (keyStart, keyCount) = try part(previous.keyStart, previous.keyCount, "key")
+            let (pathStart, pathCount) = try part(previous.pathStart, previous.pathCount, "path")
+            previous = Entry(
+                keyStart: keyStart, keyCount: keyCount, pathStart: pathStart, pathCount: pathCount, isPut: isPut)
+            entries.append(previous)
+        }
+        bytes = rebuilt.withUnsafeBytes { BlockBytes(copying: $0) }
         self.entries = entries
     }
 
@@ -330,16 +338,31 @@ struct RunWriter {
             try closeBlock()
             blockIndex = index
         }
+        // Keys and paths share a prefix with the entry before them in the block (sorted neighbours often do: a
+        // collection's paths, a map value's leading fields); only the rest is written.
+        let first = block.isEmpty
         block.append(isPut ? 1 : 0)
-        IndexOpCodec.appendVarint(UInt64(key.count), to: &block)
-        block.append(contentsOf: key)
-        IndexOpCodec.appendVarint(UInt64(path.count), to: &block)
-        block.append(contentsOf: path)
+        let sharedKey = first ? 0 : lastKey.withUnsafeBytes { Self.sharedPrefix($0, key) }
+        IndexOpCodec.appendVarint(UInt64(sharedKey), to: &block)
+        IndexOpCodec.appendVarint(UInt64(key.count - sharedKey), to: &block)
+        block.append(contentsOf: UnsafeRawBufferPointer(rebasing: key[sharedKey...]))
+        let sharedPath = first ? 0 : lastPath.withUnsafeBytes { Self.sharedPrefix($0, path) }
+        IndexOpCodec.appendVarint(UInt64(sharedPath), to: &block)
+        IndexOpCodec.appendVarint(UInt64(path.count - sharedPath), to: &block)
+        block.append(contentsOf: UnsafeRawBufferPointer(rebasing: path[sharedPath...]))
         lastKey.removeAll(keepingCapacity: true)
         lastKey.append(contentsOf: key)
         lastPath.removeAll(keepingCapacity: true)
         lastPath.append(contentsOf: path)
         entries += 1
+    }
+
+    @inline(__always)
+    static func sharedPrefix(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let n = min(a.count, b.count, 255)
+        var i = 0
+        while i < n, a[i] == b[i] { i += 1 }
+        return i
     }
 
     private mutating func closeBlock() throws {
@@ -846,8 +869,10 @@ final class PendingIndexCache: Sendable {
         var data: [UInt8] = []
         for op in candidates {
             data.append(op.isPut ? 1 : 0)
+            data.append(0)  // nothing shared with the previous key
             IndexOpCodec.appendVarint(UInt64(op.key.count), to: &data)
             data.append(contentsOf: op.key)
+            data.append(0)
             IndexOpCodec.appendVarint(UInt64(op.path.count), to: &data)
             data.append(contentsOf: op.path)
         }

@@ -13,7 +13,8 @@ enum StoreOverheadBenchmarks {
         let ids = OrderGenerator.ids(count: count * rounds * 2, seed: 7)
         let documents = (0..<count).map { OrderGenerator.order(2_000_000 + $0, customer: $0) }
         let kinds = documents.map { data in
-            DocumentMutation.Kind.put(body: ValueCodec.encode(data), indexEntries: indexEntries(data, prefix: "orders|"))
+            DocumentMutation.Kind.put(
+                body: ValueCodec.encode(data), indexEntries: indexEntries(data, prefix: "orders|"))
         }
         let clock = SystemWallClock()
         var ours = 0.0

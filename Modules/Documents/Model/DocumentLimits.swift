@@ -53,7 +53,7 @@ public struct DocumentLimits: Sendable, Hashable {
                     + "maximum document size")
         }
         let depthLimit = min(maximumDepth, ValueCodec.maximumDecodingDepth)
-        var path: [String] = []
+        var path: [PathComponent] = []
         try validateMap(data, depth: 1, depthLimit: depthLimit, path: &path)
     }
 
@@ -66,18 +66,26 @@ public struct DocumentLimits: Sendable, Hashable {
         }
     }
 
+    /// One step of the path to the value being checked; turned into text only for an error message.
+    enum PathComponent {
+        case field(String)
+        case element(Int)
+    }
+
     private func validateMap(
-        _ map: [String: DocumentValue], depth: Int, depthLimit: Int, path: inout [String]
+        _ map: [String: DocumentValue], depth: Int, depthLimit: Int, path: inout [PathComponent]
     ) throws {
         for (name, value) in map {
-            path.append(name)
+            path.append(.field(name))
             try validateName(name, path: path)
             try validateValue(value, depth: depth, depthLimit: depthLimit, path: &path)
             path.removeLast()
         }
     }
 
-    private func validateValue(_ value: DocumentValue, depth: Int, depthLimit: Int, path: inout [String]) throws {
+    private func validateValue(
+        _ value: DocumentValue, depth: Int, depthLimit: Int, path: inout [PathComponent]
+    ) throws {
         if depth > depthLimit {
             throw DocumentsError(
                 .limitExceeded, "\(Self.describe(path)) is nested more than \(depthLimit) levels deep",
@@ -88,7 +96,7 @@ public struct DocumentLimits: Sendable, Hashable {
             try validateMap(map, depth: depth + 1, depthLimit: depthLimit, path: &path)
         case .array(let items):
             for (i, item) in items.enumerated() {
-                path.append("[\(i)]")
+                path.append(.element(i))
                 try validateValue(item, depth: depth + 1, depthLimit: depthLimit, path: &path)
                 path.removeLast()
             }
@@ -116,7 +124,7 @@ public struct DocumentLimits: Sendable, Hashable {
         }
     }
 
-    private func validateName(_ name: String, path: [String]) throws {
+    private func validateName(_ name: String, path: [PathComponent]) throws {
         if name.isEmpty {
             throw DocumentsError(
                 .invalidField, "\(Self.describe(path.dropLast())) has a field with an empty name",
@@ -135,15 +143,16 @@ public struct DocumentLimits: Sendable, Hashable {
         }
     }
 
-    static func describe<C: Collection<String>>(_ path: C) -> String {
+    static func describe<C: Collection<PathComponent>>(_ path: C) -> String {
         if path.isEmpty { return "the document" }
         var out = ""
         for part in path {
-            if part.utf8.first == UInt8(ascii: "[") {
-                out += part
-            } else {
+            switch part {
+            case .element(let i):
+                out += "[\(i)]"
+            case .field(let name):
                 if !out.isEmpty { out += "." }
-                out += FieldPath.isSimple(part) ? part : "`\(part)`"
+                out += FieldPath.isSimple(name) ? name : "`\(name)`"
             }
         }
         return "field '\(out)'"

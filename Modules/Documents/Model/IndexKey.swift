@@ -56,6 +56,48 @@ public enum IndexKey {
         if descending { invert(&key, from: start) }
     }
 
+    // MARK: - Composing
+
+    /// The key of an array whose elements have the (ascending) keys `elementKeys`, in order: the same bytes as
+    /// ``encode(_:descending:)`` of the array, without encoding the elements again.
+    static func arrayKey(elementKeys: [[UInt8]]) -> [UInt8] {
+        var size = 2
+        for element in elementKeys { size += element.count }
+        var key: [UInt8] = []
+        key.reserveCapacity(size)
+        key.append(0x18)
+        for element in elementKeys { key.append(contentsOf: element) }
+        key.append(0x00)
+        return key
+    }
+
+    /// The key of a map whose fields have the (ascending) keys `fields`, in any order: the same bytes as
+    /// ``encode(_:descending:)`` of the map, without encoding the values again.
+    static func mapKey(fields: [(name: String, key: [UInt8])]) -> [UInt8] {
+        var size = 2
+        for field in fields { size += field.name.utf8.count + field.key.count + 3 }
+        var key: [UInt8] = []
+        key.reserveCapacity(size)
+        key.append(0x19)
+        if fields.count == 1 {
+            appendMapField(fields[0], to: &key)
+        } else if !fields.isEmpty {
+            var order = Array(fields.indices)
+            order.sort { UTF8Order.less(fields[$0].name, fields[$1].name) }
+            for index in order { appendMapField(fields[index], to: &key) }
+        }
+        key.append(0x00)
+        return key
+    }
+
+    @inline(__always)
+    private static func appendMapField(_ field: (name: String, key: [UInt8]), to key: inout [UInt8]) {
+        key.append(0x01)
+        var name = field.name
+        name.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0), to: &key) }
+        key.append(contentsOf: field.key)
+    }
+
     // MARK: - Encoding
 
     static func appendAscending(_ value: DocumentValue, to key: inout [UInt8]) {

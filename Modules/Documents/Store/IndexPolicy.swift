@@ -52,10 +52,17 @@ enum IndexPolicy {
 
     /// Adds entries for every field of `map`. `canonicalPrefix` is the index name so far (`users|` or
     /// `users|address.`); when a segment needs quoting, names are built from ``FieldPath/canonicalString``.
+    ///
+    /// Returns each field's key, so that the key of the map holding these fields is composed from them
+    /// (``IndexKey/mapKey(fields:)``) instead of encoding every nested value twice; arrays likewise compose their key
+    /// from their elements' keys, which their array-contains entries need anyway.
+    @discardableResult
     private static func addFieldEntries(
         _ map: [String: DocumentValue], segments: inout [String], collectionPath: String, canonicalPrefix: String,
         simplePrefix: Bool, names: IndexNames?, into entries: inout [IndexEntry]
-    ) {
+    ) -> [(name: String, key: [UInt8])] {
+        var fieldKeys: [(name: String, key: [UInt8])] = []
+        fieldKeys.reserveCapacity(map.count)
         for (name, value) in map {
             segments.append(name)
             defer { segments.removeLast() }
@@ -64,32 +71,56 @@ enum IndexPolicy {
             if simple {
                 indexName = canonicalPrefix + name
             } else {
-                guard let field = try? FieldPath(segments: segments) else { continue }
+                guard let field = try? FieldPath(segments: segments) else {
+                    fieldKeys.append((name, IndexKey.encode(value)))
+                    continue
+                }
                 indexName = collectionPath + "|" + field.canonicalString
             }
             if let names { indexName = names.intern(indexName) }
-            entries.append(IndexEntry(index: indexName, key: IndexKey.encode(value)))
             switch value {
             case .array(let elements):
-                var contains = indexName + "|contains"
-                if let names { contains = names.intern(contains) }
-                if elements.count == 1 {
-                    entries.append(IndexEntry(index: contains, key: IndexKey.encode(elements[0])))
-                } else if !elements.isEmpty {
-                    var seen = Set<[UInt8]>()
-                    for element in elements {
-                        let key = IndexKey.encode(element)
-                        if seen.insert(key).inserted { entries.append(IndexEntry(index: contains, key: key)) }
-                    }
+                let elementKeys = elements.map { IndexKey.encode($0) }
+                let key = IndexKey.arrayKey(elementKeys: elementKeys)
+                entries.append(IndexEntry(index: indexName, key: key))
+                fieldKeys.append((name, key))
+                if !elementKeys.isEmpty {
+                    var contains = indexName + "|contains"
+                    if let names { contains = names.intern(contains) }
+                    for element in distinct(elementKeys) { entries.append(IndexEntry(index: contains, key: element)) }
                 }
             case .map(let nested):
-                addFieldEntries(
+                // The map's own entry comes first; its key is known once its fields' keys are.
+                let slot = entries.count
+                entries.append(IndexEntry(index: indexName, key: []))
+                let nestedKeys = addFieldEntries(
                     nested, segments: &segments, collectionPath: collectionPath, canonicalPrefix: indexName + ".",
                     simplePrefix: simple, names: names, into: &entries)
+                let key = IndexKey.mapKey(fields: nestedKeys)
+                entries[slot].key = key
+                fieldKeys.append((name, key))
             default:
-                break
+                let key = IndexKey.encode(value)
+                entries.append(IndexEntry(index: indexName, key: key))
+                fieldKeys.append((name, key))
             }
         }
+        return fieldKeys
+    }
+
+    /// `keys` without repeats, in order of first appearance. Small arrays compare directly: hashing keys byte by byte
+    /// costs more than a few comparisons.
+    static func distinct(_ keys: [[UInt8]]) -> [[UInt8]] {
+        if keys.count <= 1 { return keys }
+        var result: [[UInt8]] = []
+        result.reserveCapacity(keys.count)
+        if keys.count <= 16 {
+            for key in keys where !result.contains(key) { result.append(key) }
+        } else {
+            var seen = Set<[UInt8]>(minimumCapacity: keys.count)
+            for key in keys where seen.insert(key).inserted { result.append(key) }
+        }
+        return result
     }
 
     /// A bounded set of index names shared by the documents of one import.
@@ -120,12 +151,7 @@ enum IndexPolicy {
                 for i in keys.indices { IndexKey.append(value, descending: descending, to: &keys[i]) }
             case .arrayContains:
                 guard case .array(let elements) = value, !elements.isEmpty else { return }
-                var distinct: [[UInt8]] = []
-                var seen = Set<[UInt8]>()
-                for element in elements {
-                    let key = IndexKey.encode(element)
-                    if seen.insert(key).inserted { distinct.append(key) }
-                }
+                let distinct = Self.distinct(elements.map { IndexKey.encode($0) })
                 keys = keys.flatMap { base in distinct.map { base + $0 } }
             }
         }

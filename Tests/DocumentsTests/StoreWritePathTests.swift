@@ -1,0 +1,88 @@
+import Testing
+
+@testable import Documents
+
+/// The single-write fast path computes index keys by composition (a map's key from its fields' keys, an array's from
+/// its elements'); these tests pin it to the plain per-value encoding.
+@Suite("Store write path")
+struct StoreWritePathTests {
+    /// The entries as the store computed them before composing keys: every value encoded on its own.
+    static func referenceEntries(_ data: DocumentData, collectionPath: String) -> [IndexEntry] {
+        var entries: [IndexEntry] = []
+        func walk(_ map: [String: DocumentValue], segments: [String]) {
+            for (name, value) in map {
+                guard let field = try? FieldPath(segments: segments + [name]) else { continue }
+                let index = collectionPath + "|" + field.canonicalString
+                entries.append(IndexEntry(index: index, key: IndexKey.encode(value)))
+                switch value {
+                case .array(let elements):
+                    var seen = Set<[UInt8]>()
+                    for element in elements {
+                        let key = IndexKey.encode(element)
+                        if seen.insert(key).inserted {
+                            entries.append(IndexEntry(index: index + "|contains", key: key))
+                        }
+                    }
+                case .map(let nested):
+                    walk(nested, segments: segments + [name])
+                default:
+                    break
+                }
+            }
+        }
+        walk(data, segments: [])
+        return entries
+    }
+
+    @Test func composedKeysEqualEncodedKeys() {
+        var rng = ModelTestRandom(seed: 31)
+        for _ in 0..<5_000 {
+            let value = ModelValueGenerator.value(&rng)
+            switch value {
+            case .array(let elements):
+                #expect(IndexKey.arrayKey(elementKeys: elements.map { IndexKey.encode($0) }) == IndexKey.encode(value))
+            case .map(let map):
+                let fields = map.map { (name: $0.key, key: IndexKey.encode($0.value)) }
+                #expect(IndexKey.mapKey(fields: fields) == IndexKey.encode(value), "\(value)")
+            default:
+                break
+            }
+        }
+        #expect(IndexKey.mapKey(fields: []) == IndexKey.encode(.map([:])))
+        #expect(IndexKey.arrayKey(elementKeys: []) == IndexKey.encode(.array([])))
+    }
+
+    @Test func entriesMatchPerValueEncoding() {
+        var rng = ModelTestRandom(seed: 58)
+        for _ in 0..<3_000 {
+            let data = ModelValueGenerator.data(&rng)
+            let entries = IndexPolicy.entries(
+                for: data, path: "users/u1", collectionPath: "users", collectionID: "users", declared: [])
+            #expect(entries == Self.referenceEntries(data, collectionPath: "users"), "\(data)")
+        }
+        let order = ModelValueGenerator.order(3)
+        let entries = IndexPolicy.entries(
+            for: order, path: "a/b/orders/o1", collectionPath: "a/b/orders", collectionID: "orders", declared: [])
+        #expect(entries == Self.referenceEntries(order, collectionPath: "a/b/orders"))
+    }
+
+    @Test func arrayContainsEntriesAreDistinctInFirstSeenOrder() {
+        for count in [2, 5, 16, 17, 40] {
+            let elements: [DocumentValue] = (0..<count).map { .int(Int64(($0 * 7) % 5)) } + [.double(1.0)]
+            let data: DocumentData = ["tags": .array(elements)]
+            let entries = IndexPolicy.entries(
+                for: data, path: "users/u1", collectionPath: "users", collectionID: "users", declared: [])
+            #expect(entries == Self.referenceEntries(data, collectionPath: "users"))
+            let contains = entries.filter { $0.index == "users|tags|contains" }.map(\.key)
+            #expect(contains.count == Set(contains).count)
+        }
+    }
+
+    @Test func collectionAccessorsMatchCollectionPath() throws {
+        for text in ["users/u1", "users/u1/orders/o7", "a/b/c/d/e/f"] {
+            let path = try DocumentPath(text)
+            #expect(path.collectionString == path.collection.string)
+            #expect(path.collectionID == path.collection.collectionID)
+        }
+    }
+}

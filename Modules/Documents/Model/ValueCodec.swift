@@ -150,10 +150,17 @@ public enum ValueCodec {
 
         @inline(__always)
         mutating func text(_ s: String) {
-            var s = s
-            s.withUTF8 { utf8 in
+            // Native strings are contiguous: no copy of the string to get at its bytes.
+            let done = s.utf8.withContiguousStorageIfAvailable { utf8 in
                 varint(UInt64(utf8.count))
                 raw(UnsafeRawBufferPointer(utf8))
+            }
+            if done == nil {
+                var s = s
+                s.withUTF8 { utf8 in
+                    varint(UInt64(utf8.count))
+                    raw(UnsafeRawBufferPointer(utf8))
+                }
             }
         }
 
@@ -166,10 +173,8 @@ public enum ValueCodec {
             }
             // Sort positions rather than (key, value) pairs: no reference counting while sorting.
             let keys = map.keys
-            var order = Array(map.indices)
-            order.sort { UTF8Order.less(keys[$0], keys[$1]) }
             let values = map.values
-            for index in order {
+            UTF8Order.forEachSorted(keys) { index in
                 text(keys[index])
                 self.value(values[index])
             }

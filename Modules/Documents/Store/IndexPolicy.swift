@@ -37,11 +37,11 @@ enum IndexPolicy {
         declared: [IndexDefinition], names: IndexNames? = nil
     ) -> [IndexEntry] {
         var entries: [IndexEntry] = []
-        entries.reserveCapacity(data.count + 2)
-        var segments: [String] = []
+        // Room for a nested map or an array's elements per field, about.
+        entries.reserveCapacity(data.count * 3)
         addFieldEntries(
-            data, segments: &segments, collectionPath: collectionPath, canonicalPrefix: collectionPath + "|",
-            simplePrefix: true, names: names, into: &entries)
+            data, ancestors: [], collectionPath: collectionPath, canonicalPrefix: collectionPath + "|",
+            simplePrefix: true, names: names, into: &entries, keys: nil)
         if !declared.isEmpty {
             for definition in declared where definition.collectionID == collectionID {
                 addDeclaredEntries(definition, data: data, path: path, collectionPath: collectionPath, into: &entries)
@@ -53,26 +53,23 @@ enum IndexPolicy {
     /// Adds entries for every field of `map`. `canonicalPrefix` is the index name so far (`users|` or
     /// `users|address.`); when a segment needs quoting, names are built from ``FieldPath/canonicalString``.
     ///
-    /// Returns each field's key, so that the key of the map holding these fields is composed from them
-    /// (``IndexKey/mapKey(fields:)``) instead of encoding every nested value twice; arrays likewise compose their key
-    /// from their elements' keys, which their array-contains entries need anyway.
-    @discardableResult
+    /// Adds each field's key to `keys` when given, so that the key of the map holding these fields is composed from
+    /// them (``IndexKey/mapKey(fields:)``) instead of encoding every nested value twice; arrays likewise compose their
+    /// key from their elements' keys, which their array-contains entries need anyway. `ancestors` are the field names
+    /// leading to `map`, needed only for names that must be quoted.
     private static func addFieldEntries(
-        _ map: [String: DocumentValue], segments: inout [String], collectionPath: String, canonicalPrefix: String,
-        simplePrefix: Bool, names: IndexNames?, into entries: inout [IndexEntry]
-    ) -> [(name: String, key: [UInt8])] {
-        var fieldKeys: [(name: String, key: [UInt8])] = []
-        fieldKeys.reserveCapacity(map.count)
+        _ map: [String: DocumentValue], ancestors: [String], collectionPath: String, canonicalPrefix: String,
+        simplePrefix: Bool, names: IndexNames?, into entries: inout [IndexEntry],
+        keys fieldKeys: UnsafeMutablePointer<[(name: String, key: [UInt8])]>?
+    ) {
         for (name, value) in map {
-            segments.append(name)
-            defer { segments.removeLast() }
             var indexName: String
             let simple = simplePrefix && FieldPath.isSimple(name)
             if simple {
                 indexName = canonicalPrefix + name
             } else {
-                guard let field = try? FieldPath(segments: segments) else {
-                    fieldKeys.append((name, IndexKey.encode(value)))
+                guard let field = try? FieldPath(segments: ancestors + [name]) else {
+                    fieldKeys?.pointee.append((name, IndexKey.encode(value)))
                     continue
                 }
                 indexName = collectionPath + "|" + field.canonicalString
@@ -83,7 +80,7 @@ enum IndexPolicy {
                 let elementKeys = elements.map { IndexKey.encode($0) }
                 let key = IndexKey.arrayKey(elementKeys: elementKeys)
                 entries.append(IndexEntry(index: indexName, key: key))
-                fieldKeys.append((name, key))
+                fieldKeys?.pointee.append((name, key))
                 if !elementKeys.isEmpty {
                     var contains = indexName + "|contains"
                     if let names { contains = names.intern(contains) }
@@ -93,19 +90,21 @@ enum IndexPolicy {
                 // The map's own entry comes first; its key is known once its fields' keys are.
                 let slot = entries.count
                 entries.append(IndexEntry(index: indexName, key: []))
-                let nestedKeys = addFieldEntries(
-                    nested, segments: &segments, collectionPath: collectionPath, canonicalPrefix: indexName + ".",
-                    simplePrefix: simple, names: names, into: &entries)
+                var nestedKeys: [(name: String, key: [UInt8])] = []
+                nestedKeys.reserveCapacity(nested.count)
+                addFieldEntries(
+                    nested, ancestors: ancestors + [name], collectionPath: collectionPath,
+                    canonicalPrefix: indexName + ".", simplePrefix: simple, names: names, into: &entries,
+                    keys: &nestedKeys)
                 let key = IndexKey.mapKey(fields: nestedKeys)
                 entries[slot].key = key
-                fieldKeys.append((name, key))
+                fieldKeys?.pointee.append((name, key))
             default:
                 let key = IndexKey.encode(value)
                 entries.append(IndexEntry(index: indexName, key: key))
-                fieldKeys.append((name, key))
+                fieldKeys?.pointee.append((name, key))
             }
         }
-        return fieldKeys
     }
 
     /// `keys` without repeats, in order of first appearance. Small arrays compare directly: hashing keys byte by byte

@@ -78,6 +78,18 @@ struct StoreWritePathTests {
         }
     }
 
+    @Test func encodingGrowsItsBufferAcrossSizes() throws {
+        // The encoder writes into a scratch buffer that starts at 1 KiB and doubles: documents on both sides of each
+        // growth must encode to exactly their size and decode back.
+        for size in [0, 1, 1000, 1017, 1023, 1024, 1025, 2100, 70_000] {
+            var data: DocumentData = ["text": .string(String(repeating: "x", count: size)), "n": .int(7)]
+            data["nested"] = .map(["blob": .bytes([UInt8](repeating: 0, count: size / 2)), "d": .double(1.5)])
+            let bytes = ValueCodec.encode(data)
+            #expect(bytes.count == ValueCodec.encodedSize(data))
+            #expect(try ValueCodec.decode(bytes) == data)
+        }
+    }
+
     @Test func collectionAccessorsMatchCollectionPath() throws {
         for text in ["users/u1", "users/u1/orders/o7", "a/b/c/d/e/f"] {
             let path = try DocumentPath(text)

@@ -39,9 +39,10 @@ enum IndexPolicy {
         var entries: [IndexEntry] = []
         // Room for a nested map or an array's elements per field, about.
         entries.reserveCapacity(data.count * 3)
+        var unused: [(name: String, key: [UInt8])] = []
         addFieldEntries(
             data, ancestors: [], collectionPath: collectionPath, canonicalPrefix: collectionPath + "|",
-            simplePrefix: true, names: names, into: &entries, keys: nil)
+            simplePrefix: true, names: names, into: &entries, keys: &unused, collectKeys: false)
         if !declared.isEmpty {
             for definition in declared where definition.collectionID == collectionID {
                 addDeclaredEntries(definition, data: data, path: path, collectionPath: collectionPath, into: &entries)
@@ -53,14 +54,14 @@ enum IndexPolicy {
     /// Adds entries for every field of `map`. `canonicalPrefix` is the index name so far (`users|` or
     /// `users|address.`); when a segment needs quoting, names are built from ``FieldPath/canonicalString``.
     ///
-    /// Adds each field's key to `keys` when given, so that the key of the map holding these fields is composed from
+    /// Adds each field's key to `keys` when `collectKeys`, so that the key of the map holding these fields is composed from
     /// them (``IndexKey/mapKey(fields:)``) instead of encoding every nested value twice; arrays likewise compose their
     /// key from their elements' keys, which their array-contains entries need anyway. `ancestors` are the field names
     /// leading to `map`, needed only for names that must be quoted.
     private static func addFieldEntries(
         _ map: [String: DocumentValue], ancestors: [String], collectionPath: String, canonicalPrefix: String,
         simplePrefix: Bool, names: IndexNames?, into entries: inout [IndexEntry],
-        keys fieldKeys: UnsafeMutablePointer<[(name: String, key: [UInt8])]>?
+        keys fieldKeys: inout [(name: String, key: [UInt8])], collectKeys: Bool
     ) {
         for (name, value) in map {
             var indexName: String
@@ -69,7 +70,7 @@ enum IndexPolicy {
                 indexName = canonicalPrefix + name
             } else {
                 guard let field = try? FieldPath(segments: ancestors + [name]) else {
-                    fieldKeys?.pointee.append((name, IndexKey.encode(value)))
+                    if collectKeys { fieldKeys.append((name, IndexKey.encode(value))) }
                     continue
                 }
                 indexName = collectionPath + "|" + field.canonicalString
@@ -80,7 +81,7 @@ enum IndexPolicy {
                 let elementKeys = elements.map { IndexKey.encode($0) }
                 let key = IndexKey.arrayKey(elementKeys: elementKeys)
                 entries.append(IndexEntry(index: indexName, key: key))
-                fieldKeys?.pointee.append((name, key))
+                if collectKeys { fieldKeys.append((name, key)) }
                 if !elementKeys.isEmpty {
                     var contains = indexName + "|contains"
                     if let names { contains = names.intern(contains) }
@@ -95,14 +96,14 @@ enum IndexPolicy {
                 addFieldEntries(
                     nested, ancestors: ancestors + [name], collectionPath: collectionPath,
                     canonicalPrefix: indexName + ".", simplePrefix: simple, names: names, into: &entries,
-                    keys: &nestedKeys)
+                    keys: &nestedKeys, collectKeys: true)
                 let key = IndexKey.mapKey(fields: nestedKeys)
                 entries[slot].key = key
-                fieldKeys?.pointee.append((name, key))
+                if collectKeys { fieldKeys.append((name, key)) }
             default:
                 let key = IndexKey.encode(value)
                 entries.append(IndexEntry(index: indexName, key: key))
-                fieldKeys?.pointee.append((name, key))
+                if collectKeys { fieldKeys.append((name, key)) }
             }
         }
     }

@@ -90,6 +90,38 @@ struct StoreWritePathTests {
         }
     }
 
+    static func validationMessage(_ data: DocumentData, limits: DocumentLimits = .default) -> String? {
+        do {
+            try limits.validate(data, encodedSize: ValueCodec.encodedSize(data))
+            return nil
+        } catch let error as DocumentsError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func validationErrorsNameTheFailingField() {
+        // The walk keeps no path while it succeeds; a failure rebuilds it on the way up.
+        let geo: DocumentData = [
+            "a": .map(["b": .array([.int(1), .geoPoint(GeoPoint(latitude: 100, longitude: 0))])])
+        ]
+        #expect(Self.validationMessage(geo) == "field 'a.b[1]': the geo point (100.0, 0.0) is out of range")
+        #expect(Self.validationMessage(["a": .map(["": .int(1)])]) == "field 'a' has a field with an empty name")
+        #expect(Self.validationMessage(["": .int(1)]) == "the document has a field with an empty name")
+        #expect(Self.validationMessage(["a": .map(["__x__": .int(1)])]) == "field 'a.__x__' uses a reserved name")
+        let deep: DocumentData = ["a": .map(["b": .map(["c": .int(1)])])]
+        #expect(
+            Self.validationMessage(deep, limits: DocumentLimits(maximumDepth: 2))
+                == "field 'a.b.c' is nested more than 2 levels deep")
+        #expect(
+            Self.validationMessage(["t": .array([.timestamp(Timestamp(microseconds: .max))])])
+                == "field 't[0]': the timestamp is outside years 0001–9999")
+        let reference = Self.validationMessage(["a b": .map(["x": .reference("users")])]) ?? ""
+        #expect(reference.hasPrefix("field '`a b`.x': the reference is invalid: "), "\(reference)")
+        #expect(Self.validationMessage(ModelValueGenerator.order(2)) == nil)
+    }
+
     @Test func collectionAccessorsMatchCollectionPath() throws {
         for text in ["users/u1", "users/u1/orders/o7", "a/b/c/d/e/f"] {
             let path = try DocumentPath(text)

@@ -18,15 +18,6 @@ enum IndexPolicy {
         "\(collectionPath)|\(field.canonicalString)|contains"
     }
 
-    /// Every index entry of `data` stored at `path`.
-    static func entries(
-        for data: DocumentData, path: DocumentPath, collectionPath: String, declared: [IndexDefinition]
-    ) -> [IndexEntry] {
-        entries(
-            for: data, path: path.string, collectionPath: collectionPath, collectionID: path.collection.collectionID,
-            declared: declared)
-    }
-
     /// Every index entry of `data` stored at `path` (a valid document path in `collectionPath`, whose last segment is
     /// `collectionID`).
     ///
@@ -54,10 +45,10 @@ enum IndexPolicy {
     /// Adds entries for every field of `map`. `canonicalPrefix` is the index name so far (`users|` or
     /// `users|address.`); when a segment needs quoting, names are built from ``FieldPath/canonicalString``.
     ///
-    /// Adds each field's key to `keys` when `collectKeys`, so that the key of the map holding these fields is composed from
-    /// them (``IndexKey/mapKey(fields:)``) instead of encoding every nested value twice; arrays likewise compose their
-    /// key from their elements' keys, which their array-contains entries need anyway. `ancestors` are the field names
-    /// leading to `map`, needed only for names that must be quoted.
+    /// Adds each field's key to `keys` when `collectKeys`, so that the key of the map holding these fields is composed
+    /// from them (``IndexKey/mapKey(fields:)``) instead of encoding every nested value twice; arrays likewise compose
+    /// their key from their elements' keys, which their array-contains entries need anyway. `ancestors` are the field
+    /// names leading to `map`, needed only for names that must be quoted.
     private static func addFieldEntries(
         _ map: [String: DocumentValue], ancestors: [String], collectionPath: String, canonicalPrefix: String,
         simplePrefix: Bool, names: IndexNames?, into entries: inout [IndexEntry],

@@ -94,7 +94,7 @@ public enum IndexKey {
         if fields.count == 1 {
             appendMapField(fields[0], to: &key)
         } else if !fields.isEmpty {
-            UTF8Order.forEachSorted(fields.lazy.map(\.name)) { appendMapField(fields[$0], to: &key) }
+            UTF8Order.forEachSorted(fields.lazy.map { $0.name }) { appendMapField(fields[$0], to: &key) }
         }
         key.append(0x00)
         return key

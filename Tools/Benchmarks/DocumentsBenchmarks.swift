@@ -40,6 +40,7 @@ enum DocumentsBenchmarks {
         results += imported.results
         results += try await pointGets(scale: scale, ours: imported.store, raw: imported.raw, paths: imported.paths)
         results += try await singleWrites(scale: scale, ours: imported.store, raw: imported.raw)
+        results += try await StoreOverheadBenchmarks.run(scale: scale)
         await imported.store.close()
         try imported.engine.close()
         try imported.raw.close()

@@ -53,8 +53,11 @@ public struct DocumentLimits: Sendable, Hashable {
                     + "maximum document size")
         }
         let depthLimit = min(maximumDepth, ValueCodec.maximumDecodingDepth)
-        var path: [String] = []
-        try validateMap(data, depth: 1, depthLimit: depthLimit, path: &path)
+        do {
+            try validateMap(data, depth: 1, depthLimit: depthLimit)
+        } catch let failure as Failure {
+            throw failure.error(failure.reversedPath.reversed())
+        }
     }
 
     /// Checks the number of writes in a batch: more than ``maximumBatchSize`` is `.limitExceeded`.
@@ -66,61 +69,93 @@ public struct DocumentLimits: Sendable, Hashable {
         }
     }
 
-    private func validateMap(
-        _ map: [String: DocumentValue], depth: Int, depthLimit: Int, path: inout [String]
-    ) throws {
+    /// One step of the path to the value being checked; turned into text only for an error message.
+    enum PathComponent: Sendable {
+        case field(String)
+        case element(Int)
+    }
+
+    /// A failed check on its way up to ``validate(_:encodedSize:)``: each level adds its step to the path, so that
+    /// the walk keeps no path while it succeeds.
+    private struct Failure: Error {
+        /// The steps from the failing value up to the document (innermost first).
+        var reversedPath: [PathComponent] = []
+        /// The error, given the path from the document down to the failing value.
+        let error: @Sendable ([PathComponent]) -> DocumentsError
+
+        init(_ error: @escaping @Sendable ([PathComponent]) -> DocumentsError) { self.error = error }
+    }
+
+    private func validateMap(_ map: [String: DocumentValue], depth: Int, depthLimit: Int) throws {
         for (name, value) in map {
-            path.append(name)
-            try validateName(name, path: path)
-            try validateValue(value, depth: depth, depthLimit: depthLimit, path: &path)
-            path.removeLast()
+            do {
+                try Self.validateName(name)
+                try validateValue(value, depth: depth, depthLimit: depthLimit)
+            } catch var failure as Failure {
+                failure.reversedPath.append(.field(name))
+                throw failure
+            }
         }
     }
 
-    private func validateValue(_ value: DocumentValue, depth: Int, depthLimit: Int, path: inout [String]) throws {
+    private func validateValue(_ value: DocumentValue, depth: Int, depthLimit: Int) throws {
         if depth > depthLimit {
-            throw DocumentsError(
-                .limitExceeded, "\(Self.describe(path)) is nested more than \(depthLimit) levels deep",
-                hint: "flatten the data or move deep parts to a subcollection")
+            throw Failure { path in
+                DocumentsError(
+                    .limitExceeded, "\(Self.describe(path)) is nested more than \(depthLimit) levels deep",
+                    hint: "flatten the data or move deep parts to a subcollection")
+            }
         }
         switch value {
         case .map(let map):
-            try validateMap(map, depth: depth + 1, depthLimit: depthLimit, path: &path)
+            try validateMap(map, depth: depth + 1, depthLimit: depthLimit)
         case .array(let items):
             for (i, item) in items.enumerated() {
-                path.append("[\(i)]")
-                try validateValue(item, depth: depth + 1, depthLimit: depthLimit, path: &path)
-                path.removeLast()
+                do {
+                    try validateValue(item, depth: depth + 1, depthLimit: depthLimit)
+                } catch var failure as Failure {
+                    failure.reversedPath.append(.element(i))
+                    throw failure
+                }
             }
         case .geoPoint(let g):
             guard (-90...90).contains(g.latitude), (-180...180).contains(g.longitude) else {
-                throw DocumentsError(
-                    .invalidValue,
-                    "\(Self.describe(path)): the geo point (\(g.latitude), \(g.longitude)) is out of range",
-                    hint: "latitude must be within [-90, 90] and longitude within [-180, 180]")
+                throw Failure { path in
+                    DocumentsError(
+                        .invalidValue,
+                        "\(Self.describe(path)): the geo point (\(g.latitude), \(g.longitude)) is out of range",
+                        hint: "latitude must be within [-90, 90] and longitude within [-180, 180]")
+                }
             }
         case .timestamp(let t):
             guard (Self.earliestTimestamp...Self.latestTimestamp).contains(t.microseconds) else {
-                throw DocumentsError(
-                    .invalidValue, "\(Self.describe(path)): the timestamp is outside years 0001–9999",
-                    hint: "store times between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z")
+                throw Failure { path in
+                    DocumentsError(
+                        .invalidValue, "\(Self.describe(path)): the timestamp is outside years 0001–9999",
+                        hint: "store times between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z")
+                }
             }
         case .reference(let s):
             do { _ = try DocumentPath(s) } catch let error as DocumentsError {
-                throw DocumentsError(
-                    .invalidValue, "\(Self.describe(path)): the reference is invalid: \(error.message)",
-                    hint: error.hint)
+                throw Failure { path in
+                    DocumentsError(
+                        .invalidValue, "\(Self.describe(path)): the reference is invalid: \(error.message)",
+                        hint: error.hint)
+                }
             }
         default:
             break
         }
     }
 
-    private func validateName(_ name: String, path: [String]) throws {
+    /// Checks a field name; the failure's path ends with the field itself.
+    private static func validateName(_ name: String) throws {
         if name.isEmpty {
-            throw DocumentsError(
-                .invalidField, "\(Self.describe(path.dropLast())) has a field with an empty name",
-                hint: "give every field a non-empty name")
+            throw Failure { path in
+                DocumentsError(
+                    .invalidField, "\(Self.describe(path.dropLast())) has a field with an empty name",
+                    hint: "give every field a non-empty name")
+            }
         }
         let bytes = name.utf8.count
         if bytes > Self.maximumFieldNameBytes {
@@ -129,21 +164,24 @@ public struct DocumentLimits: Sendable, Hashable {
                 hint: "use a shorter field name")
         }
         if PathSegments.isReserved(name) {
-            throw DocumentsError(
-                .invalidField, "\(Self.describe(path)) uses a reserved name",
-                hint: "names of the form __x__ are reserved; rename the field")
+            throw Failure { path in
+                DocumentsError(
+                    .invalidField, "\(Self.describe(path)) uses a reserved name",
+                    hint: "names of the form __x__ are reserved; rename the field")
+            }
         }
     }
 
-    static func describe<C: Collection<String>>(_ path: C) -> String {
+    static func describe<C: Collection<PathComponent>>(_ path: C) -> String {
         if path.isEmpty { return "the document" }
         var out = ""
         for part in path {
-            if part.utf8.first == UInt8(ascii: "[") {
-                out += part
-            } else {
+            switch part {
+            case .element(let i):
+                out += "[\(i)]"
+            case .field(let name):
                 if !out.isEmpty { out += "." }
-                out += FieldPath.isSimple(part) ? part : "`\(part)`"
+                out += FieldPath.isSimple(name) ? name : "`\(name)`"
             }
         }
         return "field '\(out)'"

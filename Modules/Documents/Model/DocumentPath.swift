@@ -52,6 +52,18 @@ public struct DocumentPath: Hashable, Sendable, CustomStringConvertible, Compara
     /// The collection that contains the document.
     public var collection: CollectionPath { CollectionPath(validated: Array(segments.dropLast())) }
 
+    /// The id of the collection that contains the document (`collection.collectionID`, without building the
+    /// collection path).
+    var collectionID: String { segments[segments.count - 2] }
+
+    /// The path of the collection that contains the document (`collection.string`, without joining segments).
+    var collectionString: String {
+        let utf8 = string.utf8
+        // A valid document path has at least two segments, so it holds a '/'.
+        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")) else { return collection.string }
+        return String(Substring(utf8[..<slash]))
+    }
+
     /// The subcollection `id` under this document, e.g. `users/u1` → `users/u1/orders`.
     public func collection(_ id: String) throws -> CollectionPath {
         try PathSegments.validate(id: id, kind: "collection")

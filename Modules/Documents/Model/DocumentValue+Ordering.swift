@@ -93,12 +93,7 @@ extension DocumentValue {
 
     /// The map's positions ordered by key in UTF-8 byte order.
     static func sortedIndices(_ map: [String: DocumentValue]) -> [Dictionary<String, DocumentValue>.Index] {
-        var order = Array(map.indices)
-        if order.count > 1 {
-            let keys = map.keys
-            order.sort { UTF8Order.less(keys[$0], keys[$1]) }
-        }
-        return order
+        UTF8Order.sortedIndices(map.keys)
     }
 
     /// The map's keys in UTF-8 byte order.

@@ -41,9 +41,21 @@ public enum IndexKey {
     /// The key of `value` alone.
     public static func encode(_ value: DocumentValue, descending: Bool = false) -> [UInt8] {
         var key: [UInt8] = []
-        key.reserveCapacity(16)
+        key.reserveCapacity(capacityHint(value))
         append(value, descending: descending, to: &key)
         return key
+    }
+
+    /// About the size of `value`'s key, so that encoding one rarely grows the array.
+    @inline(__always)
+    static func capacityHint(_ value: DocumentValue) -> Int {
+        switch value {
+        case .string(let s): s.utf8.count + 3
+        case .reference(let s): s.utf8.count + 8
+        case .bytes(let b): b.count + 3
+        case .array, .map: 64
+        default: 17
+        }
     }
 
     /// Appends the key of a document path, ordered like Firestore's `__name__` (segment by segment).
@@ -54,6 +66,45 @@ public enum IndexKey {
         key.append(typeByte(forTypeOrder: 6))
         appendPath(path, to: &key)
         if descending { invert(&key, from: start) }
+    }
+
+    // MARK: - Composing
+
+    /// The key of an array whose elements have the (ascending) keys `elementKeys`, in order: the same bytes as
+    /// ``encode(_:descending:)`` of the array, without encoding the elements again.
+    static func arrayKey(elementKeys: [[UInt8]]) -> [UInt8] {
+        var size = 2
+        for element in elementKeys { size += element.count }
+        var key: [UInt8] = []
+        key.reserveCapacity(size)
+        key.append(0x18)
+        for element in elementKeys { key.append(contentsOf: element) }
+        key.append(0x00)
+        return key
+    }
+
+    /// The key of a map whose fields have the (ascending) keys `fields`, in any order: the same bytes as
+    /// ``encode(_:descending:)`` of the map, without encoding the values again.
+    static func mapKey(fields: [(name: String, key: [UInt8])]) -> [UInt8] {
+        var size = 2
+        for field in fields { size += field.name.utf8.count + field.key.count + 3 }
+        var key: [UInt8] = []
+        key.reserveCapacity(size)
+        key.append(0x19)
+        if fields.count == 1 {
+            appendMapField(fields[0], to: &key)
+        } else if !fields.isEmpty {
+            UTF8Order.forEachSorted(fields.lazy.map { $0.name }) { appendMapField(fields[$0], to: &key) }
+        }
+        key.append(0x00)
+        return key
+    }
+
+    @inline(__always)
+    private static func appendMapField(_ field: (name: String, key: [UInt8]), to key: inout [UInt8]) {
+        key.append(0x01)
+        appendEscaped(field.name, to: &key)
+        key.append(contentsOf: field.key)
     }
 
     // MARK: - Encoding
@@ -81,8 +132,7 @@ public enum IndexKey {
             appendBigEndian(UInt64(bitPattern: t.microseconds) ^ (1 << 63), to: &key)
         case .string(let s):
             key.append(0x14)
-            var s = s
-            s.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0), to: &key) }
+            appendEscaped(s, to: &key)
         case .bytes(let b):
             key.append(0x15)
             b.withUnsafeBytes { appendEscaped($0, to: &key) }
@@ -100,10 +150,9 @@ public enum IndexKey {
         case .map(let map):
             key.append(0x19)
             let (names, values) = (map.keys, map.values)
-            for index in DocumentValue.sortedIndices(map) {
+            UTF8Order.forEachSorted(names) { index in
                 key.append(0x01)
-                var name = names[index]
-                name.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0), to: &key) }
+                appendEscaped(names[index], to: &key)
                 appendAscending(values[index], to: &key)
             }
             key.append(0x00)
@@ -128,6 +177,17 @@ public enum IndexKey {
     @inline(__always)
     static func appendBigEndian(_ value: UInt64, to key: inout [UInt8]) {
         withUnsafeBytes(of: value.bigEndian) { key.append(contentsOf: $0) }
+    }
+
+    /// Appends the UTF-8 bytes of `text` escaped, then the terminator (see ``appendEscaped(_:to:)-(UnsafeRawBufferPointer,_)``).
+    @inline(__always)
+    static func appendEscaped(_ text: String, to key: inout [UInt8]) {
+        // Native strings are contiguous: no copy of the string to get at its bytes.
+        let done = text.utf8.withContiguousStorageIfAvailable { appendEscaped(UnsafeRawBufferPointer($0), to: &key) }
+        if done == nil {
+            var text = text
+            text.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0), to: &key) }
+        }
     }
 
     /// Appends bytes with `0x00` escaped as `0x00 0xFF`, then the terminator `0x00 0x01`.

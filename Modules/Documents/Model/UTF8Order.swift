@@ -36,6 +36,71 @@ enum UTF8Order {
         return a.count < b.count ? -1 : (a.count > b.count ? 1 : 0)
     }
 
+    /// The positions of `keys` ordered by UTF-8 byte order of the keys (which must be distinct, as a dictionary's).
+    static func sortedIndices<C: Collection<String>>(_ keys: C) -> [C.Index] {
+        var order: [C.Index] = []
+        order.reserveCapacity(keys.count)
+        forEachSorted(keys) { order.append($0) }
+        return order
+    }
+
+    /// Calls `body` with each position of `keys` in UTF-8 byte order of the keys (which must be distinct, as a
+    /// dictionary's).
+    ///
+    /// Maps of documents are small and sorted on every encoding, so small ones are sorted in a stack buffer, comparing
+    /// the keys' first eight bytes as one integer and whole keys only when those are equal.
+    @inline(__always)
+    static func forEachSorted<C: Collection<String>>(_ keys: C, _ body: (C.Index) throws -> Void) rethrows {
+        let count = keys.count
+        if count <= 1 {
+            if let index = keys.indices.first { try body(index) }
+            return
+        }
+        if count > 32 {
+            var order = Array(keys.indices)
+            order.sort { less(keys[$0], keys[$1]) }
+            for index in order { try body(index) }
+            return
+        }
+        try withUnsafeTemporaryAllocation(of: (prefix: UInt64, index: C.Index).self, capacity: count) { buffer in
+            var n = 0
+            for index in keys.indices where n < buffer.count {
+                (buffer.baseAddress.unsafelyUnwrapped + n).initialize(to: (prefix(keys[index]), index))
+                n += 1
+            }
+            let sorted = UnsafeMutableBufferPointer(rebasing: buffer[0..<n])
+            defer { sorted.deinitialize() }
+            for i in 1..<max(1, n) {
+                var j = i
+                while j > 0 {
+                    let (a, b) = (sorted[j], sorted[j - 1])
+                    let before = a.prefix != b.prefix ? a.prefix < b.prefix : less(keys[a.index], keys[b.index])
+                    if !before { break }
+                    sorted.swapAt(j, j - 1)
+                    j -= 1
+                }
+            }
+            for item in sorted { try body(item.index) }
+        }
+    }
+
+    /// The first eight UTF-8 bytes of `s` as a big-endian integer, zero-padded: comparing two prefixes orders the
+    /// strings whenever the prefixes differ.
+    @inline(__always)
+    static func prefix(_ s: String) -> UInt64 {
+        var s = s
+        return s.withUTF8 { utf8 in
+            var prefix: UInt64 = 0
+            var i = 0
+            let n = min(8, utf8.count)
+            while i < n {
+                prefix |= UInt64(utf8[i]) &<< (56 &- 8 &* UInt64(i))
+                i += 1
+            }
+            return prefix
+        }
+    }
+
     /// Compares two byte arrays lexicographically (unsigned).
     static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
         a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in compare(pa, pb) } }

@@ -47,17 +47,13 @@ public enum ValueCodec {
 
     /// Encodes a document's fields. Equal data (as `==`) gives equal bytes.
     public static func encode(_ data: DocumentData) -> [UInt8] {
-        let size = 1 + mapBodySize(data)
-        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            guard let base = buffer.baseAddress else {
-                initialized = 0
-                return
-            }
-            var writer = Writer(base: base, capacity: size)
-            writer.byte(formatVersion)
-            writer.mapBody(data)
-            initialized = writer.position
-        }
+        // One pass into a scratch buffer that grows as needed, then one copy of the exact size: cheaper than walking
+        // the document a first time to size the result.
+        var writer = Writer(capacity: 1024)
+        defer { writer.deallocate() }
+        writer.byte(formatVersion)
+        writer.mapBody(data)
+        return [UInt8](UnsafeBufferPointer(start: writer.base, count: writer.position))
     }
 
     /// The exact number of bytes ``encode(_:)`` produces for `data`.
@@ -104,44 +100,65 @@ public enum ValueCodec {
         }
     }
 
-    /// Writes into a buffer sized exactly by the size functions above.
+    /// Writes into a buffer it owns, growing it as needed; ``deallocate()`` frees it.
     struct Writer {
-        let base: UnsafeMutablePointer<UInt8>
-        let capacity: Int
-        var position = 0
+        private(set) var base: UnsafeMutablePointer<UInt8>
+        private(set) var capacity: Int
+        private(set) var position = 0
 
-        init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
-            self.base = base
-            self.capacity = capacity
+        init(capacity: Int) {
+            self.capacity = max(16, capacity)
+            self.base = .allocate(capacity: self.capacity)
+        }
+
+        func deallocate() { base.deallocate() }
+
+        /// Makes room for `count` more bytes.
+        @inline(__always)
+        mutating func reserve(_ count: Int) {
+            if count > capacity &- position { grow(position + count) }
+        }
+
+        @inline(never)
+        private mutating func grow(_ needed: Int) {
+            let newCapacity = max(needed, capacity * 2)
+            let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            newBase.update(from: base, count: position)
+            base.deallocate()
+            base = newBase
+            capacity = newCapacity
         }
 
         @inline(__always)
         mutating func byte(_ b: UInt8) {
-            assert(position < capacity)
+            reserve(1)
             base[position] = b
             position += 1
         }
 
         @inline(__always)
         mutating func varint(_ value: UInt64) {
+            reserve(10)
             var v = value
             while v >= 0x80 {
-                byte(UInt8(truncatingIfNeeded: v) | 0x80)
+                base[position] = UInt8(truncatingIfNeeded: v) | 0x80
+                position += 1
                 v >>= 7
             }
-            byte(UInt8(truncatingIfNeeded: v))
+            base[position] = UInt8(truncatingIfNeeded: v)
+            position += 1
         }
 
         @inline(__always)
         mutating func fixed64(_ value: UInt64) {
-            assert(position + 8 <= capacity)
+            reserve(8)
             UnsafeMutableRawPointer(base + position).storeBytes(of: value.littleEndian, as: UInt64.self)
             position += 8
         }
 
         @inline(__always)
         mutating func raw(_ bytes: UnsafeRawBufferPointer) {
-            assert(position + bytes.count <= capacity)
+            reserve(bytes.count)
             if let source = bytes.baseAddress, bytes.count > 0 {
                 (base + position).update(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count)
             }
@@ -150,10 +167,17 @@ public enum ValueCodec {
 
         @inline(__always)
         mutating func text(_ s: String) {
-            var s = s
-            s.withUTF8 { utf8 in
+            // Native strings are contiguous: no copy of the string to get at its bytes.
+            let done = s.utf8.withContiguousStorageIfAvailable { utf8 in
                 varint(UInt64(utf8.count))
                 raw(UnsafeRawBufferPointer(utf8))
+            }
+            if done == nil {
+                var s = s
+                s.withUTF8 { utf8 in
+                    varint(UInt64(utf8.count))
+                    raw(UnsafeRawBufferPointer(utf8))
+                }
             }
         }
 
@@ -166,10 +190,8 @@ public enum ValueCodec {
             }
             // Sort positions rather than (key, value) pairs: no reference counting while sorting.
             let keys = map.keys
-            var order = Array(map.indices)
-            order.sort { UTF8Order.less(keys[$0], keys[$1]) }
             let values = map.values
-            for index in order {
+            UTF8Order.forEachSorted(keys) { index in
                 text(keys[index])
                 self.value(values[index])
             }

@@ -91,32 +91,44 @@ extension DocumentStore {
     private func commitOnce(
         _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?], declared: [IndexDefinition]
     ) async throws -> [DocumentSnapshot] {
-        // Read what resolving needs.
-        var order: [String] = []
-        var paths: [String: DocumentPath] = [:]
-        var states: [String: PathState] = [:]
-        var toRead: [String] = []
+        // One slot per distinct path, in order of first appearance; `slotOfWrite[i]` is write i's slot. A single
+        // write needs no lookup by path.
+        var paths: [DocumentPath] = []
+        var states: [PathState] = []
+        var slotOfWrite: [Int] = []
+        paths.reserveCapacity(writes.count)
+        states.reserveCapacity(writes.count)
+        slotOfWrite.reserveCapacity(writes.count)
+        var toRead: [Int] = []
+        var slotByPath: [String: Int] = [:]
         for write in writes {
             let key = write.path.string
-            if states[key] == nil {
-                order.append(key)
-                paths[key] = write.path
-                if let stored = known[key] {
-                    states[key] = PathState(
-                        read: true, original: stored, data: try stored.map { try ValueCodec.decode($0.body) },
-                        known: true)
-                } else {
-                    states[key] = PathState(read: false, original: nil, data: nil, known: false)
-                    if write.needsCurrent { toRead.append(key) }
+            let existing = writes.count == 1 ? nil : slotByPath[key]
+            if let slot = existing {
+                slotOfWrite.append(slot)
+                if write.needsCurrent, !states[slot].read, !states[slot].known, !toRead.contains(slot) {
+                    toRead.append(slot)
                 }
-            } else if write.needsCurrent, states[key]?.read == false, states[key]?.known == false {
-                toRead.append(key)
+                continue
+            }
+            let slot = states.count
+            if writes.count > 1 { slotByPath[key] = slot }
+            slotOfWrite.append(slot)
+            paths.append(write.path)
+            if let stored = known[key] {
+                states.append(
+                    PathState(
+                        read: true, original: stored, data: try stored.map { try ValueCodec.decode($0.body) },
+                        known: true))
+            } else {
+                states.append(PathState(read: false, original: nil, data: nil, known: false))
+                if write.needsCurrent { toRead.append(slot) }
             }
         }
         if !toRead.isEmpty {
-            let stored = try await engine.documents(at: toRead)
-            for (key, document) in zip(toRead, stored) {
-                states[key] = PathState(
+            let stored = try await engine.documents(at: toRead.map { paths[$0].string })
+            for (slot, document) in zip(toRead, stored) {
+                states[slot] = PathState(
                     read: true, original: document, data: try document.map { try ValueCodec.decode($0.body) },
                     known: true)
             }
@@ -126,48 +138,42 @@ extension DocumentStore {
         let commitTime = nowMicroseconds
         var afterEach: [DocumentData?] = []
         afterEach.reserveCapacity(writes.count)
-        for write in writes {
-            let key = write.path.string
-            guard var current = states[key] else { continue }
+        for (write, slot) in zip(writes, slotOfWrite) {
             if write.precondition != .none {
-                if current.known {
-                    try Self.check(write.precondition, path: write.path, state: current)
+                if states[slot].known {
+                    try Self.check(write.precondition, path: write.path, state: states[slot])
                 } else {
-                    current.blindPrecondition = write.precondition
+                    states[slot].blindPrecondition = write.precondition
                 }
             }
-            let result = try resolve(write, current: current.known ? current.data : nil, commitTime: commitTime)
-            current.data = result
-            current.known = true
-            states[key] = current
+            let result = try resolve(
+                write, current: states[slot].known ? states[slot].data : nil, commitTime: commitTime)
+            states[slot].data = result
+            states[slot].known = true
             afterEach.append(result)
         }
 
-        // Build the mutations, one per path.
+        // Build the mutations, one per slot.
         var mutations: [DocumentMutation] = []
-        var finals: [String: DocumentData?] = [:]
-        mutations.reserveCapacity(order.count)
-        for key in order {
-            guard let pathState = states[key], let path = paths[key] else {
-                continue
-            }
+        mutations.reserveCapacity(states.count)
+        for (path, pathState) in zip(paths, states) {
             let precondition: WritePrecondition
             if pathState.read {
                 precondition = pathState.original.map { .version($0.version) } ?? .exists(false)
             } else {
                 precondition = pathState.blindPrecondition
             }
-            finals[key] = pathState.data
             if let data = pathState.data {
                 let body = ValueCodec.encode(data)
                 try limits.validate(data, encodedSize: body.count)
                 let entries = IndexPolicy.entries(
-                    for: data, path: path, collectionPath: path.collection.string, declared: declared)
+                    for: data, path: path.string, collectionPath: path.collectionString,
+                    collectionID: path.collectionID, declared: declared)
                 mutations.append(
                     DocumentMutation(
-                        path: key, kind: .put(body: body, indexEntries: entries), precondition: precondition))
+                        path: path.string, kind: .put(body: body, indexEntries: entries), precondition: precondition))
             } else {
-                mutations.append(DocumentMutation(path: key, kind: .delete, precondition: precondition))
+                mutations.append(DocumentMutation(path: path.string, kind: .delete, precondition: precondition))
             }
         }
 
@@ -175,21 +181,17 @@ extension DocumentStore {
         do {
             result = try await engine.commit(mutations, commitTime: commitTime)
         } catch let error as DocumentsError where error.code == .preconditionFailed {
-            let derived = order.contains { states[$0]?.read == true }
+            let derived = states.contains { $0.read }
             if derived { throw RetryableConflict(error: error) }
             throw error
         }
 
-        // Snapshots, costs, events, listeners.
-        var storedByPath: [String: StoredDocument] = [:]
-        for (mutation, document) in zip(mutations, result.documents) {
-            if let document { storedByPath[mutation.path] = document }
-        }
+        // Snapshots, costs, events, listeners. `result.documents` has one entry per mutation, so per slot.
         var snapshots: [DocumentSnapshot] = []
         snapshots.reserveCapacity(writes.count)
-        for (write, data) in zip(writes, afterEach) {
-            let key = write.path.string
-            if let data, let stored = storedByPath[key] {
+        for ((write, data), slot) in zip(zip(writes, afterEach), slotOfWrite) {
+            let stored = slot < result.documents.count ? result.documents[slot] : nil
+            if let data, let stored {
                 // The final stored document carries the version and times; the data is this write's result.
                 snapshots.append(DocumentSnapshot(stored: stored, path: write.path, data: data))
             } else if let data {
@@ -201,19 +203,28 @@ extension DocumentStore {
                 snapshots.append(.missing(write.path, version: result.sequence))
             }
         }
-        var costs: [String: CostCounts] = [:]
-        for write in writes {
+        if writes.count == 1 {
+            let write = writes[0]
             let counts = if case .delete = write.operation { CostCounts(deletes: 1) } else { CostCounts(writes: 1) }
-            costs[write.path.collection.collectionID, default: CostCounts()].add(counts)
-        }
-        for (collection, counts) in costs.sorted(by: { $0.key < $1.key }) {
-            recordCost(kind: kind, collection: collection, counts)
+            recordCost(kind: kind, collection: write.path.collectionID, counts)
+        } else {
+            var costs: [String: CostCounts] = [:]
+            for write in writes {
+                let counts =
+                    if case .delete = write.operation { CostCounts(deletes: 1) } else { CostCounts(writes: 1) }
+                costs[write.path.collectionID, default: CostCounts()].add(counts)
+            }
+            for (collection, counts) in costs.sorted(by: { $0.key < $1.key }) {
+                recordCost(kind: kind, collection: collection, counts)
+            }
         }
         if let bus {
-            let deleted = order.filter { finals[$0] ?? nil == nil }
+            var deleted: [String] = []
+            for (path, pathState) in zip(paths, states) where pathState.data == nil { deleted.append(path.string) }
             bus.publish(
                 DocumentsChanged(
-                    payload: .init(sequence: result.sequence, paths: order, deletedPaths: deleted, kind: kind)))
+                    payload: .init(
+                        sequence: result.sequence, paths: paths.map(\.string), deletedPaths: deleted, kind: kind)))
         }
         knownSequence.max(result.sequence, ordering: .relaxed)
         feed.notifyCommit()

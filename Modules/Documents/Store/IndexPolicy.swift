@@ -18,15 +18,6 @@ enum IndexPolicy {
         "\(collectionPath)|\(field.canonicalString)|contains"
     }
 
-    /// Every index entry of `data` stored at `path`.
-    static func entries(
-        for data: DocumentData, path: DocumentPath, collectionPath: String, declared: [IndexDefinition]
-    ) -> [IndexEntry] {
-        entries(
-            for: data, path: path.string, collectionPath: collectionPath, collectionID: path.collection.collectionID,
-            declared: declared)
-    }
-
     /// Every index entry of `data` stored at `path` (a valid document path in `collectionPath`, whose last segment is
     /// `collectionID`).
     ///
@@ -37,11 +28,12 @@ enum IndexPolicy {
         declared: [IndexDefinition], names: IndexNames? = nil
     ) -> [IndexEntry] {
         var entries: [IndexEntry] = []
-        entries.reserveCapacity(data.count + 2)
-        var segments: [String] = []
+        // Room for a nested map or an array's elements per field, about.
+        entries.reserveCapacity(data.count * 3)
+        var unused: [(name: String, key: [UInt8])] = []
         addFieldEntries(
-            data, segments: &segments, collectionPath: collectionPath, canonicalPrefix: collectionPath + "|",
-            simplePrefix: true, names: names, into: &entries)
+            data, ancestors: [], collectionPath: collectionPath, canonicalPrefix: collectionPath + "|",
+            simplePrefix: true, names: names, into: &entries, keys: &unused, collectKeys: false)
         if !declared.isEmpty {
             for definition in declared where definition.collectionID == collectionID {
                 addDeclaredEntries(definition, data: data, path: path, collectionPath: collectionPath, into: &entries)
@@ -52,44 +44,74 @@ enum IndexPolicy {
 
     /// Adds entries for every field of `map`. `canonicalPrefix` is the index name so far (`users|` or
     /// `users|address.`); when a segment needs quoting, names are built from ``FieldPath/canonicalString``.
+    ///
+    /// Adds each field's key to `keys` when `collectKeys`, so that the key of the map holding these fields is composed
+    /// from them (``IndexKey/mapKey(fields:)``) instead of encoding every nested value twice; arrays likewise compose
+    /// their key from their elements' keys, which their array-contains entries need anyway. `ancestors` are the field
+    /// names leading to `map`, needed only for names that must be quoted.
     private static func addFieldEntries(
-        _ map: [String: DocumentValue], segments: inout [String], collectionPath: String, canonicalPrefix: String,
-        simplePrefix: Bool, names: IndexNames?, into entries: inout [IndexEntry]
+        _ map: [String: DocumentValue], ancestors: [String], collectionPath: String, canonicalPrefix: String,
+        simplePrefix: Bool, names: IndexNames?, into entries: inout [IndexEntry],
+        keys fieldKeys: inout [(name: String, key: [UInt8])], collectKeys: Bool
     ) {
         for (name, value) in map {
-            segments.append(name)
-            defer { segments.removeLast() }
             var indexName: String
             let simple = simplePrefix && FieldPath.isSimple(name)
             if simple {
                 indexName = canonicalPrefix + name
             } else {
-                guard let field = try? FieldPath(segments: segments) else { continue }
+                guard let field = try? FieldPath(segments: ancestors + [name]) else {
+                    if collectKeys { fieldKeys.append((name, IndexKey.encode(value))) }
+                    continue
+                }
                 indexName = collectionPath + "|" + field.canonicalString
             }
             if let names { indexName = names.intern(indexName) }
-            entries.append(IndexEntry(index: indexName, key: IndexKey.encode(value)))
             switch value {
             case .array(let elements):
-                var contains = indexName + "|contains"
-                if let names { contains = names.intern(contains) }
-                if elements.count == 1 {
-                    entries.append(IndexEntry(index: contains, key: IndexKey.encode(elements[0])))
-                } else if !elements.isEmpty {
-                    var seen = Set<[UInt8]>()
-                    for element in elements {
-                        let key = IndexKey.encode(element)
-                        if seen.insert(key).inserted { entries.append(IndexEntry(index: contains, key: key)) }
-                    }
+                let elementKeys = elements.map { IndexKey.encode($0) }
+                let key = IndexKey.arrayKey(elementKeys: elementKeys)
+                entries.append(IndexEntry(index: indexName, key: key))
+                if collectKeys { fieldKeys.append((name, key)) }
+                if !elementKeys.isEmpty {
+                    var contains = indexName + "|contains"
+                    if let names { contains = names.intern(contains) }
+                    for element in distinct(elementKeys) { entries.append(IndexEntry(index: contains, key: element)) }
                 }
             case .map(let nested):
+                // The map's own entry comes first; its key is known once its fields' keys are.
+                let slot = entries.count
+                entries.append(IndexEntry(index: indexName, key: []))
+                var nestedKeys: [(name: String, key: [UInt8])] = []
+                nestedKeys.reserveCapacity(nested.count)
                 addFieldEntries(
-                    nested, segments: &segments, collectionPath: collectionPath, canonicalPrefix: indexName + ".",
-                    simplePrefix: simple, names: names, into: &entries)
+                    nested, ancestors: ancestors + [name], collectionPath: collectionPath,
+                    canonicalPrefix: indexName + ".", simplePrefix: simple, names: names, into: &entries,
+                    keys: &nestedKeys, collectKeys: true)
+                let key = IndexKey.mapKey(fields: nestedKeys)
+                entries[slot].key = key
+                if collectKeys { fieldKeys.append((name, key)) }
             default:
-                break
+                let key = IndexKey.encode(value)
+                entries.append(IndexEntry(index: indexName, key: key))
+                if collectKeys { fieldKeys.append((name, key)) }
             }
         }
+    }
+
+    /// `keys` without repeats, in order of first appearance. Small arrays compare directly: hashing keys byte by byte
+    /// costs more than a few comparisons.
+    static func distinct(_ keys: [[UInt8]]) -> [[UInt8]] {
+        if keys.count <= 1 { return keys }
+        var result: [[UInt8]] = []
+        result.reserveCapacity(keys.count)
+        if keys.count <= 16 {
+            for key in keys where !result.contains(key) { result.append(key) }
+        } else {
+            var seen = Set<[UInt8]>(minimumCapacity: keys.count)
+            for key in keys where seen.insert(key).inserted { result.append(key) }
+        }
+        return result
     }
 
     /// A bounded set of index names shared by the documents of one import.
@@ -120,12 +142,7 @@ enum IndexPolicy {
                 for i in keys.indices { IndexKey.append(value, descending: descending, to: &keys[i]) }
             case .arrayContains:
                 guard case .array(let elements) = value, !elements.isEmpty else { return }
-                var distinct: [[UInt8]] = []
-                var seen = Set<[UInt8]>()
-                for element in elements {
-                    let key = IndexKey.encode(element)
-                    if seen.insert(key).inserted { distinct.append(key) }
-                }
+                let distinct = Self.distinct(elements.map { IndexKey.encode($0) })
                 keys = keys.flatMap { base in distinct.map { base + $0 } }
             }
         }

@@ -1,0 +1,132 @@
+import Testing
+
+@testable import Documents
+
+/// The single-write fast path computes index keys by composition (a map's key from its fields' keys, an array's from
+/// its elements'); these tests pin it to the plain per-value encoding.
+@Suite("Store write path")
+struct StoreWritePathTests {
+    /// The entries as the store computed them before composing keys: every value encoded on its own.
+    static func referenceEntries(_ data: DocumentData, collectionPath: String) -> [IndexEntry] {
+        var entries: [IndexEntry] = []
+        func walk(_ map: [String: DocumentValue], segments: [String]) {
+            for (name, value) in map {
+                guard let field = try? FieldPath(segments: segments + [name]) else { continue }
+                let index = collectionPath + "|" + field.canonicalString
+                entries.append(IndexEntry(index: index, key: IndexKey.encode(value)))
+                switch value {
+                case .array(let elements):
+                    var seen = Set<[UInt8]>()
+                    for element in elements {
+                        let key = IndexKey.encode(element)
+                        if seen.insert(key).inserted {
+                            entries.append(IndexEntry(index: index + "|contains", key: key))
+                        }
+                    }
+                case .map(let nested):
+                    walk(nested, segments: segments + [name])
+                default:
+                    break
+                }
+            }
+        }
+        walk(data, segments: [])
+        return entries
+    }
+
+    @Test func composedKeysEqualEncodedKeys() {
+        var rng = ModelTestRandom(seed: 31)
+        for _ in 0..<5_000 {
+            let value = ModelValueGenerator.value(&rng)
+            switch value {
+            case .array(let elements):
+                #expect(IndexKey.arrayKey(elementKeys: elements.map { IndexKey.encode($0) }) == IndexKey.encode(value))
+            case .map(let map):
+                let fields = map.map { (name: $0.key, key: IndexKey.encode($0.value)) }
+                #expect(IndexKey.mapKey(fields: fields) == IndexKey.encode(value), "\(value)")
+            default:
+                break
+            }
+        }
+        #expect(IndexKey.mapKey(fields: []) == IndexKey.encode(.map([:])))
+        #expect(IndexKey.arrayKey(elementKeys: []) == IndexKey.encode(.array([])))
+    }
+
+    @Test func entriesMatchPerValueEncoding() {
+        var rng = ModelTestRandom(seed: 58)
+        for _ in 0..<3_000 {
+            let data = ModelValueGenerator.data(&rng)
+            let entries = IndexPolicy.entries(
+                for: data, path: "users/u1", collectionPath: "users", collectionID: "users", declared: [])
+            #expect(entries == Self.referenceEntries(data, collectionPath: "users"), "\(data)")
+        }
+        let order = ModelValueGenerator.order(3)
+        let entries = IndexPolicy.entries(
+            for: order, path: "a/b/orders/o1", collectionPath: "a/b/orders", collectionID: "orders", declared: [])
+        #expect(entries == Self.referenceEntries(order, collectionPath: "a/b/orders"))
+    }
+
+    @Test func arrayContainsEntriesAreDistinctInFirstSeenOrder() {
+        for count in [2, 5, 16, 17, 40] {
+            let elements: [DocumentValue] = (0..<count).map { .int(Int64(($0 * 7) % 5)) } + [.double(1.0)]
+            let data: DocumentData = ["tags": .array(elements)]
+            let entries = IndexPolicy.entries(
+                for: data, path: "users/u1", collectionPath: "users", collectionID: "users", declared: [])
+            #expect(entries == Self.referenceEntries(data, collectionPath: "users"))
+            let contains = entries.filter { $0.index == "users|tags|contains" }.map(\.key)
+            #expect(contains.count == Set(contains).count)
+        }
+    }
+
+    @Test func encodingGrowsItsBufferAcrossSizes() throws {
+        // The encoder writes into a scratch buffer that starts at 1 KiB and doubles: documents on both sides of each
+        // growth must encode to exactly their size and decode back.
+        for size in [0, 1, 1000, 1017, 1023, 1024, 1025, 2100, 70_000] {
+            var data: DocumentData = ["text": .string(String(repeating: "x", count: size)), "n": .int(7)]
+            data["nested"] = .map(["blob": .bytes([UInt8](repeating: 0, count: size / 2)), "d": .double(1.5)])
+            let bytes = ValueCodec.encode(data)
+            #expect(bytes.count == ValueCodec.encodedSize(data))
+            #expect(try ValueCodec.decode(bytes) == data)
+        }
+    }
+
+    static func validationMessage(_ data: DocumentData, limits: DocumentLimits = .default) -> String? {
+        do {
+            try limits.validate(data, encodedSize: ValueCodec.encodedSize(data))
+            return nil
+        } catch let error as DocumentsError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func validationErrorsNameTheFailingField() {
+        // The walk keeps no path while it succeeds; a failure rebuilds it on the way up.
+        let geo: DocumentData = [
+            "a": .map(["b": .array([.int(1), .geoPoint(GeoPoint(latitude: 100, longitude: 0))])])
+        ]
+        #expect(Self.validationMessage(geo) == "field 'a.b[1]': the geo point (100.0, 0.0) is out of range")
+        #expect(Self.validationMessage(["a": .map(["": .int(1)])]) == "field 'a' has a field with an empty name")
+        #expect(Self.validationMessage(["": .int(1)]) == "the document has a field with an empty name")
+        #expect(Self.validationMessage(["a": .map(["__x__": .int(1)])]) == "field 'a.__x__' uses a reserved name")
+        let deep: DocumentData = ["a": .map(["b": .map(["c": .int(1)])])]
+        #expect(
+            Self.validationMessage(deep, limits: DocumentLimits(maximumDepth: 2))
+                == "field 'a.b.c' is nested more than 2 levels deep")
+        #expect(
+            Self.validationMessage(["t": .array([.timestamp(Timestamp(microseconds: .max))])])
+                == "field 't[0]': the timestamp is outside years 0001–9999")
+        let reference = Self.validationMessage(["a b": .map(["x": .reference("users")])]) ?? ""
+        #expect(reference.hasPrefix("field '`a b`.x': the reference is invalid: "), "\(reference)")
+        #expect(Self.validationMessage(ModelValueGenerator.order(2)) == nil)
+    }
+
+    @Test func collectionAccessorsMatchCollectionPath() throws {
+        for text in ["users/u1", "users/u1/orders/o7", "a/b/c/d/e/f"] {
+            let path = try DocumentPath(text)
+            #expect(path.collectionString == path.collection.string)
+            #expect(path.collectionID == path.collection.collectionID)
+        }
+    }
+}

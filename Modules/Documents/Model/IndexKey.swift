@@ -183,7 +183,9 @@ public enum IndexKey {
     @inline(__always)
     static func appendEscaped(_ text: String, to key: inout [UInt8]) {
         // Native strings are contiguous: no copy of the string to get at its bytes.
-        let done = text.utf8.withContiguousStorageIfAvailable { appendEscaped(UnsafeRawBufferPointer($0), to: &key) }
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable {
+            appendEscaped(UnsafeRawBufferPointer($0), to: &key)
+        }
         if done == nil {
             var text = text
             text.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0), to: &key) }

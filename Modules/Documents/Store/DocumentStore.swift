@@ -378,6 +378,15 @@ final class AsyncGate: Sendable {
     /// Whether someone holds or waits for the gate.
     var isBusy: Bool { state.withLock { $0.locked } }
 
+    /// Takes the gate if it is free, without suspending.
+    func tryLock() -> Bool {
+        state.withLock { state in
+            if state.locked { return false }
+            state.locked = true
+            return true
+        }
+    }
+
     func lock() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let acquired = state.withLock { state -> Bool in

@@ -187,4 +187,31 @@ struct SQLiteIndexRunsTests {
         #expect(try await engine.scan(IndexScan(index: "a")).map(\.path) == (0..<6).map { "c/d\($0)" })
         try engine.close()
     }
+
+    @Test func corruptBlocksAndOperationListsThrowInsteadOfTrapping() throws {
+        var random = Generator(state: 42)
+        var failures = 0
+        for round in 0..<3000 {
+            let bytes = (0..<Int(random.next() % 40)).map { _ in UInt8(truncatingIfNeeded: random.next() % 7) }
+            do {
+                let block = try IndexBlock(index: 1, data: bytes)
+                // Whatever decoded lies inside the rebuilt bytes.
+                for entry in block.entries {
+                    #expect(Int(entry.keyStart) + Int(entry.keyCount) <= block.bytes.count)
+                    #expect(Int(entry.pathStart) + Int(entry.pathCount) <= block.bytes.count)
+                }
+            } catch let error as DocumentsError {
+                #expect(error.code == .corrupted)
+                failures += 1
+            }
+            try bytes.withUnsafeBytes { buffer in
+                do {
+                    try IndexOpCodec.decodeChangeOps(buffer) { _, key, _ in #expect(key.count <= buffer.count) }
+                } catch let error as DocumentsError {
+                    #expect(error.code == .corrupted, "round \(round)")
+                }
+            }
+        }
+        #expect(failures > 100)
+    }
 }

@@ -481,7 +481,20 @@ extension SQLiteDocumentEngine {
 
             /// `entries` with their indexes as ids, canonical.
             mutating func entries(_ entries: [IndexEntry], _ db: Database) throws -> [OwnEntry] {
-                OwnEntryList.canonical(try entries.map { OwnEntry(index: try id($0.index, db), key: $0.key) })
+                // A plain loop: a closure capturing `self` would copy the dictionary on every insertion.
+                var result: [OwnEntry] = []
+                result.reserveCapacity(entries.count)
+                for entry in entries {
+                    let id: Int64
+                    if let known = ids[entry.index] {
+                        id = known
+                    } else {
+                        id = try shared.idCreating(entry.index, db)
+                        ids[entry.index] = id
+                    }
+                    result.append(OwnEntry(index: id, key: entry.key))
+                }
+                return OwnEntryList.canonical(result)
             }
         }
 

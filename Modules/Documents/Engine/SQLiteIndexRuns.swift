@@ -248,6 +248,12 @@ final class BlockBytes {
         if let from = source.baseAddress, source.count > 0 { base.copyMemory(from: from, byteCount: source.count) }
     }
 
+    /// Uninitialized bytes, for the caller to fill.
+    init(capacity: Int) {
+        count = capacity
+        base = UnsafeMutableRawPointer.allocate(byteCount: max(1, capacity), alignment: 8)
+    }
+
     deinit { base.deallocate() }
 
     var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
@@ -271,33 +277,64 @@ struct IndexBlock {
     /// and paths are rebuilt side by side in the block's bytes.
     init(index: Int64, data: UnsafeRawBufferPointer) throws {
         self.index = index
-        var rebuilt: [UInt8] = []
-        rebuilt.reserveCapacity(data.count * 2)
-        var entries: [Entry] = []
-        entries.reserveCapacity(64)
+        // Pass 1: check the structure and size the rebuilt bytes. Pass 2: copy each shared prefix from the previous
+        // entry's rebuilt bytes (an earlier, distinct region) and the rest from the data.
+        var total = 0
+        var count = 0
         var offset = 0
-        var previous = Entry(keyStart: 0, keyCount: 0, pathStart: 0, pathCount: 0, isPut: false)
-        func part(_ start: Int32, _ count: Int32, _ what: String) throws -> (Int32, Int32) {
-            guard let shared = IndexOpCodec.varint(data, &offset), shared <= UInt64(count),
+        var previousKey = 0
+        var previousPath = 0
+        func part(_ previous: inout Int, _ what: String) throws -> (shared: Int, rest: Int, restStart: Int) {
+            guard let shared = IndexOpCodec.varint(data, &offset), shared <= UInt64(previous),
                 let rest = IndexOpCodec.varint(data, &offset), rest <= UInt64(data.count - offset)
             else { throw IndexOpCodec.corrupted("block \(what)") }
-            let newStart = rebuilt.count
-            // Element by element: appending a slice of `rebuilt` to itself would copy the whole buffer.
-            for i in Int(start)..<Int(start) + Int(shared) { rebuilt.append(rebuilt[i]) }
-            rebuilt.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[offset..<offset + Int(rest)]))
+            let restStart = offset
             offset += Int(rest)
-            return (Int32(newStart), Int32(rebuilt.count - newStart))
+            previous = Int(shared) + Int(rest)
+            return (Int(shared), Int(rest), restStart)
         }
+        while offset < data.count {
+            offset += 1
+            _ = try part(&previousKey, "key")
+            _ = try part(&previousPath, "path")
+            total += previousKey + previousPath
+            count += 1
+        }
+        let storage = BlockBytes(capacity: total)
+        let out = storage.base
+        let source = data.baseAddress ?? UnsafeRawPointer(out)  // only read when some bytes are copied
+        var entries: [Entry] = []
+        entries.reserveCapacity(count)
+        offset = 0
+        previousKey = 0
+        previousPath = 0
+        var written = 0
+        var last = Entry(keyStart: 0, keyCount: 0, pathStart: 0, pathCount: 0, isPut: false)
         while offset < data.count {
             let isPut = data[offset] == 1
             offset += 1
-            let (keyStart, keyCount) = try part(previous.keyStart, previous.keyCount, "key")
-            let (pathStart, pathCount) = try part(previous.pathStart, previous.pathCount, "path")
-            previous = Entry(
-                keyStart: keyStart, keyCount: keyCount, pathStart: pathStart, pathCount: pathCount, isPut: isPut)
-            entries.append(previous)
+            let key = try part(&previousKey, "key")
+            let keyStart = written
+            if key.shared > 0 { (out + written).copyMemory(from: out + Int(last.keyStart), byteCount: key.shared) }
+            written += key.shared
+            if key.rest > 0 { (out + written).copyMemory(from: source + key.restStart, byteCount: key.rest) }
+            written += key.rest
+            let path = try part(&previousPath, "path")
+            let pathStart = written
+            if path.shared > 0 {
+                (out + written).copyMemory(from: out + Int(last.pathStart), byteCount: path.shared)
+            }
+            written += path.shared
+            if path.rest > 0 {
+                (out + written).copyMemory(from: source + path.restStart, byteCount: path.rest)
+            }
+            written += path.rest
+            last = Entry(
+                keyStart: Int32(keyStart), keyCount: Int32(key.shared + key.rest), pathStart: Int32(pathStart),
+                pathCount: Int32(path.shared + path.rest), isPut: isPut)
+            entries.append(last)
         }
-        bytes = rebuilt.withUnsafeBytes { BlockBytes(copying: $0) }
+        bytes = storage
         self.entries = entries
     }
 

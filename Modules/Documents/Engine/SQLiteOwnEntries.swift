@@ -25,7 +25,16 @@ enum OwnEntryList {
             break
         }
         if inOrder { return entries }
-        var sorted = entries.sorted { compare($0, $1) < 0 }
+        // Insertion sort in place for the usual short lists: it moves each entry only as far as needed.
+        var sorted = entries
+        if sorted.count > 64 { sorted.sort { compare($0, $1) < 0 } }
+        for i in 1..<sorted.count {
+            var j = i
+            while j > 0, compare(sorted[j - 1], sorted[j]) > 0 {
+                sorted.swapAt(j - 1, j)
+                j -= 1
+            }
+        }
         var write = 1
         for read in 1..<sorted.count where compare(sorted[read], sorted[write - 1]) != 0 {
             sorted[write] = sorted[read]

@@ -466,6 +466,11 @@ extension SQLiteDocumentEngine {
             return id
         }
 
+        /// The cached id of each entry's index, -1 where the cache has none; one lock for all.
+        func cachedIDs(_ entries: [IndexEntry]) -> [Int64] {
+            cache.withLock { cache in entries.map { cache[$0.index] ?? -1 } }
+        }
+
         /// Ids looked up (or created) within one write transaction, without taking the shared cache's lock each time.
         struct Local {
             let shared: IndexIDs
@@ -481,18 +486,13 @@ extension SQLiteDocumentEngine {
 
             /// `entries` with their indexes as ids, canonical.
             mutating func entries(_ entries: [IndexEntry], _ db: Database) throws -> [OwnEntry] {
-                // A plain loop: a closure capturing `self` would copy the dictionary on every insertion.
+                // Every name known to the shared cache is looked up under one lock; the rest go through `id`.
+                var known = shared.cachedIDs(entries)
                 var result: [OwnEntry] = []
                 result.reserveCapacity(entries.count)
-                for entry in entries {
-                    let id: Int64
-                    if let known = ids[entry.index] {
-                        id = known
-                    } else {
-                        id = try shared.idCreating(entry.index, db)
-                        ids[entry.index] = id
-                    }
-                    result.append(OwnEntry(index: id, key: entry.key))
+                for i in entries.indices {
+                    if known[i] < 0 { known[i] = try id(entries[i].index, db) }
+                    result.append(OwnEntry(index: known[i], key: entries[i].key))
                 }
                 return OwnEntryList.canonical(result)
             }

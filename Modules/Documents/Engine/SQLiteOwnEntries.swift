@@ -17,31 +17,52 @@ enum OwnEntryList {
     }
 
     /// `entries` sorted by `(index, key)`, duplicates removed.
+    ///
+    /// Sorts positions by `(index, first 8 key bytes)` — plain integers, so the sort retains and releases nothing —
+    /// and compares whole keys only on ties.
     static func canonical(_ entries: [OwnEntry]) -> [OwnEntry] {
         if entries.count <= 1 { return entries }
+        struct Slot {
+            var index: Int64
+            var prefix: UInt64
+            var position: Int
+        }
+        var slots: [Slot] = []
+        slots.reserveCapacity(entries.count)
+        for position in entries.indices {
+            let prefix = entries[position].key.withUnsafeBytes { IndexOpBuffer.prefix($0) }
+            slots.append(Slot(index: entries[position].index, prefix: prefix, position: position))
+        }
+        func compare(_ a: Slot, _ b: Slot) -> Int {
+            if a.index != b.index { return a.index < b.index ? -1 : 1 }
+            if a.prefix != b.prefix { return a.prefix < b.prefix ? -1 : 1 }
+            return compareBytes(entries[a.position].key, entries[b.position].key)
+        }
         var inOrder = true
-        for i in 1..<entries.count where compare(entries[i - 1], entries[i]) >= 0 {
+        for i in 1..<slots.count where compare(slots[i - 1], slots[i]) >= 0 {
             inOrder = false
             break
         }
         if inOrder { return entries }
-        // Insertion sort in place for the usual short lists: it moves each entry only as far as needed.
-        var sorted = entries
-        if sorted.count > 64 { sorted.sort { compare($0, $1) < 0 } }
-        for i in 1..<sorted.count {
-            var j = i
-            while j > 0, compare(sorted[j - 1], sorted[j]) > 0 {
-                sorted.swapAt(j - 1, j)
-                j -= 1
+        if slots.count > 64 {
+            slots.sort { compare($0, $1) < 0 }
+        } else {
+            for i in 1..<slots.count {
+                let slot = slots[i]
+                var j = i
+                while j > 0, compare(slots[j - 1], slot) > 0 {
+                    slots[j] = slots[j - 1]
+                    j -= 1
+                }
+                slots[j] = slot
             }
         }
-        var write = 1
-        for read in 1..<sorted.count where compare(sorted[read], sorted[write - 1]) != 0 {
-            sorted[write] = sorted[read]
-            write += 1
+        var result: [OwnEntry] = []
+        result.reserveCapacity(slots.count)
+        for i in slots.indices where i == 0 || compare(slots[i - 1], slots[i]) != 0 {
+            result.append(entries[slots[i].position])
         }
-        sorted.removeLast(sorted.count - write)
-        return sorted
+        return result
     }
 
     /// The entries of `old` missing from `new`, and those of `new` missing from `old` (both canonical).

@@ -58,10 +58,11 @@ enum SQLiteIndexRuns {}
 /// Index operations in one flat byte arena (keys and paths), so sorting tens of thousands of them moves plain
 /// integers instead of retaining and releasing arrays.
 struct IndexOpBuffer {
-    /// 40 bytes, so sorting moves little. Arena offsets are 32-bit: a buffer holds at most 4 GiB of keys and paths.
+    /// 48 bytes, so sorting moves little. Arena offsets are 32-bit: a buffer holds at most 4 GiB of keys and paths.
     struct Op {
-        /// The key's first 8 bytes, big-endian, zero-padded: most comparisons end here.
+        /// The key's first 16 bytes, big-endian, zero-padded: most comparisons end here.
         var prefix: UInt64
+        var prefix2: UInt64
         var index: Int64
         var keyStart: UInt32
         var keyCount: UInt32
@@ -89,7 +90,9 @@ struct IndexOpBuffer {
         arena.append(contentsOf: key)
         ops.append(
             Op(
-                prefix: Self.prefix(key), index: index, keyStart: UInt32(truncatingIfNeeded: keyStart),
+                prefix: Self.prefix(key),
+                prefix2: key.count > 8 ? Self.prefix(UnsafeRawBufferPointer(rebasing: key[8...])) : 0, index: index,
+                keyStart: UInt32(truncatingIfNeeded: keyStart),
                 keyCount: UInt32(truncatingIfNeeded: key.count), pathStart: UInt32(truncatingIfNeeded: path.start),
                 pathCount: UInt32(truncatingIfNeeded: path.count), order: UInt32(truncatingIfNeeded: ops.count),
                 isPut: isPut))
@@ -114,6 +117,7 @@ struct IndexOpBuffer {
             func compareEntry(_ a: Op, _ b: Op) -> Int {
                 if a.index != b.index { return a.index < b.index ? -1 : 1 }
                 if a.prefix != b.prefix { return a.prefix < b.prefix ? -1 : 1 }
+                if a.prefix2 != b.prefix2 { return a.prefix2 < b.prefix2 ? -1 : 1 }
                 let byKey = memcmpSlices(base, Int(a.keyStart), Int(a.keyCount), Int(b.keyStart), Int(b.keyCount))
                 if byKey != 0 { return byKey }
                 return memcmpSlices(base, Int(a.pathStart), Int(a.pathCount), Int(b.pathStart), Int(b.pathCount))
@@ -259,6 +263,56 @@ final class BlockBytes {
     var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 }
 
+/// A growable byte buffer at a raw address, for the run writer's hot appends (no copy-on-write checks).
+final class ByteBuffer {
+    private(set) var base: UnsafeMutableRawPointer
+    private var capacity: Int
+    var count = 0
+
+    init(capacity: Int = 256) {
+        self.capacity = max(16, capacity)
+        base = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 8)
+    }
+
+    deinit { base.deallocate() }
+
+    func reserve(_ needed: Int) {
+        if needed <= capacity { return }
+        var grown = capacity * 2
+        while grown < needed { grown *= 2 }
+        let bigger = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 8)
+        bigger.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = bigger
+        capacity = grown
+    }
+
+    @inline(__always)
+    func appendByte(_ byte: UInt8) {
+        reserve(count + 1)
+        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
+
+    @inline(__always)
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(count + bytes.count)
+        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    @inline(__always)
+    func appendVarint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            appendByte(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        appendByte(UInt8(value))
+    }
+}
+
 /// One decoded block: its bytes and where each entry's key and path lie in them.
 struct IndexBlock {
     struct Entry {
@@ -350,10 +404,11 @@ struct RunWriter {
     let run: Int64
     let tuning: IndexTuning
     private let insertBlock: SQLiteStatement
-    private var block: [UInt8] = []
+    private let block = ByteBuffer()
     private var blockIndex: Int64 = -1
-    private var lastKey: [UInt8] = []
-    private var lastPath: [UInt8] = []
+    /// The previous entry's key, then its path.
+    private let last = ByteBuffer()
+    private var lastKeyCount = 0
     private(set) var entries: Int64 = 0
 
     /// Creates the run's row (`seq` is the last change-log id its data covers).
@@ -365,7 +420,7 @@ struct RunWriter {
         run = db.lastInsertedRowID
         insertBlock = try SQLiteStatement(
             db, "INSERT INTO index_blocks (run, idx, last_key, last_path, data) VALUES (?1, ?2, ?3, ?4, ?5)")
-        block.reserveCapacity(tuning.blockBytes + 256)
+        block.reserve(tuning.blockBytes + 256)
     }
 
     mutating func append(
@@ -377,20 +432,23 @@ struct RunWriter {
         }
         // Keys and paths share a prefix with the entry before them in the block (sorted neighbours often do: a
         // collection's paths, a map value's leading fields); only the rest is written.
-        let first = block.isEmpty
-        block.append(isPut ? 1 : 0)
-        let sharedKey = first ? 0 : lastKey.withUnsafeBytes { Self.sharedPrefix($0, key) }
-        IndexOpCodec.appendVarint(UInt64(sharedKey), to: &block)
-        IndexOpCodec.appendVarint(UInt64(key.count - sharedKey), to: &block)
-        block.append(contentsOf: UnsafeRawBufferPointer(rebasing: key[sharedKey...]))
-        let sharedPath = first ? 0 : lastPath.withUnsafeBytes { Self.sharedPrefix($0, path) }
-        IndexOpCodec.appendVarint(UInt64(sharedPath), to: &block)
-        IndexOpCodec.appendVarint(UInt64(path.count - sharedPath), to: &block)
-        block.append(contentsOf: UnsafeRawBufferPointer(rebasing: path[sharedPath...]))
-        lastKey.removeAll(keepingCapacity: true)
-        lastKey.append(contentsOf: key)
-        lastPath.removeAll(keepingCapacity: true)
-        lastPath.append(contentsOf: path)
+        let first = block.count == 0
+        let previousKey = UnsafeRawBufferPointer(start: last.base, count: lastKeyCount)
+        let previousPath = UnsafeRawBufferPointer(start: last.base + lastKeyCount, count: last.count - lastKeyCount)
+        let sharedKey = first ? 0 : Self.sharedPrefix(previousKey, key)
+        let sharedPath = first ? 0 : Self.sharedPrefix(previousPath, path)
+        block.reserve(block.count + key.count + path.count + 21)
+        block.appendByte(isPut ? 1 : 0)
+        block.appendVarint(UInt64(sharedKey))
+        block.appendVarint(UInt64(key.count - sharedKey))
+        block.append(UnsafeRawBufferPointer(rebasing: key[sharedKey...]))
+        block.appendVarint(UInt64(sharedPath))
+        block.appendVarint(UInt64(path.count - sharedPath))
+        block.append(UnsafeRawBufferPointer(rebasing: path[sharedPath...]))
+        last.count = 0
+        last.append(key)
+        last.append(path)
+        lastKeyCount = key.count
         entries += 1
     }
 
@@ -403,14 +461,15 @@ struct RunWriter {
     }
 
     private mutating func closeBlock() throws {
-        if block.isEmpty { return }
+        if block.count == 0 { return }
         insertBlock.bind(run, at: 1)
         insertBlock.bind(blockIndex, at: 2)
-        insertBlock.bind(lastKey, at: 3)
-        lastPath.withUnsafeBytes { insertBlock.bindText($0, at: 4) }
-        insertBlock.bind(block, at: 5)
+        insertBlock.bind(UnsafeRawBufferPointer(start: last.base, count: lastKeyCount), at: 3)
+        insertBlock.bindText(
+            UnsafeRawBufferPointer(start: last.base + lastKeyCount, count: last.count - lastKeyCount), at: 4)
+        insertBlock.bind(UnsafeRawBufferPointer(start: block.base, count: block.count), at: 5)
         try insertBlock.run()
-        block.removeAll(keepingCapacity: true)
+        block.count = 0
     }
 
     /// Writes the last block and the run's entry count; removes the run's row when it holds nothing.

@@ -22,9 +22,9 @@ import Synchronization
 ///   since the last checkpoint (at most about 10,000 pages of log — the engine checkpoints every ~40 MiB of log —
 ///   typically the last second or few of writes) can be missing — whole commits, never part of one.
 /// - With ``Durability-swift.enum/full`` (`synchronous = FULL`) the log is synced (`fdatasync`) at every commit: an
-///   acknowledged commit also survives a power loss. Measured on the 2-core build machine it costs 5–10× on
-///   single-document commits (about 500/s instead of 3,000–4,000/s with six index entries each) and little on bulk
-///   commits; choose it where a lost second of writes on power loss is not acceptable.
+///   acknowledged commit also survives a power loss. Measured on the 2-core build machine (schema v2) it cost 5–10×
+///   on single-document commits — an fsync per commit — and little on bulk commits; choose it where a lost second of
+///   writes on power loss is not acceptable.
 ///
 /// Either way a killed process leaves a file that reopens cleanly; SQLite replays the log on open (see the crash test
 /// in `SQLiteDocumentEngineTests`).

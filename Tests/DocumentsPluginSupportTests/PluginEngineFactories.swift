@@ -53,8 +53,7 @@ enum PluginFixture {
     }
 
     static func newDatabasePath() throws -> String {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("suite-plugin-documents-tests-\(ProcessInfo.processInfo.processIdentifier)")
+        let directory = TestSupport.temporaryRoot.appendingPathComponent("plugin-documents")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("\(UUID().uuidString).sqlite").path
     }

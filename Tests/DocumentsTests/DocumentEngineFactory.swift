@@ -1,5 +1,6 @@
 public import Documents
 import Foundation
+import SuiteTestSupport
 public import Testing
 
 /// An engine made for one contract test, with a way to reopen its storage when the engine persists.
@@ -54,8 +55,7 @@ public struct DocumentEngineFactory: Sendable, CustomTestStringConvertible {
 /// Temporary files for engine tests, under one directory per process.
 enum TemporaryFiles {
     static func directory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("suite-documents-engine-tests-\(ProcessInfo.processInfo.processIdentifier)")
+        let url = TestSupport.temporaryRoot.appendingPathComponent("documents-engine")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

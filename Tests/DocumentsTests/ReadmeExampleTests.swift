@@ -7,7 +7,7 @@ import Testing
 @Test("the README's loyalty example runs as written")
 func readmeExample() async throws {
     let bus = EventBus()
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).sqlite")
+    let file = URL(fileURLWithPath: try TemporaryFiles.newDatabasePath())
     let store = DocumentStore(engine: try SQLiteDocumentEngine(path: file.path), bus: bus)
     let user = try store.document("users/u1")
     let written = try await user.setData(["name": "Ana", "points": 25])

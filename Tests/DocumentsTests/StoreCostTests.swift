@@ -39,9 +39,7 @@ import Testing
     }
 
     @Test func countersPersistAcrossStoresOnOneFile() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "store-costs-\(UUID().uuidString).sqlite"
-        ).path
+        let path = try TemporaryFiles.newDatabasePath()
         let first = DocumentStore(engine: try SQLiteDocumentEngine(path: path))
         try await first.document("a/b").setData(["x": 1])
         _ = try await first.document("a/b").getDocument()

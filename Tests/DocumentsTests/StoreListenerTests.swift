@@ -123,9 +123,7 @@ import Testing
     }
 
     @Test func listenerSeesCommitsFromAnotherStoreOnTheSameFile() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "store-listen-\(UUID().uuidString).sqlite"
-        ).path
+        let path = try TemporaryFiles.newDatabasePath()
         let watcher = DocumentStore(
             engine: try SQLiteDocumentEngine(path: path),
             options: {

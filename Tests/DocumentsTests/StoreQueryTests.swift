@@ -266,10 +266,7 @@ import Testing
 
 @Suite struct StoreIndexAcrossProcessesTests {
     @Test func declaringCatchesUpWithWritesOfAStoreThatHasNotSeenTheIndexYet() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "store-idx-\(UUID().uuidString).sqlite"
-        )
-        .path
+        let path = try TemporaryFiles.newDatabasePath()
         var options = DocumentStore.Options()
         options.indexRefreshInterval = .milliseconds(300)
         let writer = DocumentStore(engine: try SQLiteDocumentEngine(path: path), options: options)

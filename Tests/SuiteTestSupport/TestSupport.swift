@@ -1,5 +1,11 @@
 public import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Locations of build products and scratch directories for tests that use the real binary and plugins.
 public enum TestSupport {
     /// The directory holding the built `suite` executable and plugin `.so` files: `SUITE_BIN_DIR` (set by
@@ -22,13 +28,34 @@ public enum TestSupport {
         binDirectory.appendingPathComponent("lib\(name).so").path
     }
 
-    /// A new empty directory under the system's temporary directory.
+    /// A new empty directory inside this test process's own temporary directory (see ``temporaryRoot``).
     public static func makeTemporaryDirectory(_ label: String = "suite-test") throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "\(label)-\(UUID().uuidString.prefix(8))")
+        let url = temporaryRoot.appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+
+    /// A new file path inside this test process's own temporary directory.
+    public static func temporaryFile(_ name: String) -> String {
+        temporaryRoot.appendingPathComponent("\(UUID().uuidString.prefix(8))-\(name)").path
+    }
+
+    /// `suite-tests-<pid>` under the system's temporary directory: everything a test run writes goes there. A test
+    /// process cannot clean up after its last test, so the first use sweeps away the directories of test processes
+    /// that have ended.
+    public static let temporaryRoot: URL = {
+        let base = FileManager.default.temporaryDirectory
+        let fileManager = FileManager.default
+        for name in (try? fileManager.contentsOfDirectory(atPath: base.path)) ?? [] where name.hasPrefix("suite-tests-")
+        {
+            if let pid = Int32(name.dropFirst("suite-tests-".count)), pid != getpid(), kill(pid, 0) != 0 {
+                try? fileManager.removeItem(at: base.appendingPathComponent(name))
+            }
+        }
+        let root = base.appendingPathComponent("suite-tests-\(getpid())")
+        try? fileManager.createDirectory(at: root, withIntermediateDirectories: true)
+        return root
+    }()
 }
 
 /// The outcome of running a command.

@@ -21,7 +21,7 @@ extension SQLiteDocumentEngine {
     static func tiny(_ path: String, flushThreshold: Int = 3, fanIn: Int = 2) throws -> SQLiteDocumentEngine {
         try SQLiteDocumentEngine(
             path: path, durability: .normal, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
-            tuning: IndexTuning(flushThreshold: flushThreshold, fanIn: fanIn, blockBytes: 16))
+            tuning: IndexTuning(flushThreshold: flushThreshold, directRunThreshold: 6, fanIn: fanIn, blockBytes: 16))
     }
 }
 

@@ -45,7 +45,7 @@ import Synchronization
 /// - The secondary indexes (schema v3), a log-structured merge tree inside the file (`SQLiteIndexRuns.swift` tells
 ///   the design): pending operations in change rows after `index_state.flushed_through`, merged by every scan from
 ///   a per-process cache; sorted, immutable runs (`index_runs`) of blocks (`index_blocks`, a few KiB of consecutive
-///   entries of one index, keyed by their last entry), written when the pending operations reach 32,768 or a
+///   entries of one index, keyed by their last entry), written when the pending operations reach 131,072 or a
 ///   commit brings that many, and merged by size tiers (four of a tier into one) inside the commit that created the
 ///   run. A single-document commit so dirties no index page; a bulk commit writes its entries sequentially. Index
 ///   names are integer ids in `index_names(id, name)`, cached: ids are never deleted or reused.
@@ -667,7 +667,11 @@ extension SQLiteDocumentEngine {
         }
         let flushed = try SQLiteIndexRuns.flushedThrough(db)
         let pendingCount = operationCount == 0 ? 0 : try writerPending.count(db, flushedThrough: flushed)
-        let flushNow = operationCount > 0 && pendingCount + operationCount >= tuning.flushThreshold
+        // A bulk commit writes its operations (with everything pending) as a run at once instead of into its change
+        // rows, which would then be read back by the flush and kept there for nothing.
+        let flushNow =
+            operationCount > 0
+            && (pendingCount + operationCount >= tuning.flushThreshold || operationCount >= tuning.directRunThreshold)
         var flushBuffer = IndexOpBuffer()
 
         let insertChange = try SQLiteStatement(

@@ -368,6 +368,9 @@ struct DocumentEngineContractTests {
         #expect(try await group("orders", after: "orders/z") == Array(all[4...]))
         #expect(try await group("orders", after: "a/x/orders/1", limit: 2) == ["a-b/y/orders/2", "orders/a"])
         #expect(try await group("orders", after: "users/u2/orders/o1").isEmpty)
+        #expect(try await group("orders", after: "orders/a", limit: 1) == ["orders/z"])
+        #expect(try await group("orders", after: "orders/a/items/i1") == Array(all[3...]))
+        #expect(try await group("orders", after: "a-b/y/orders/2", limit: 3) == Array(all[2..<5]))
         #expect(try await group("users") == ["users/u1", "users/u10", "users/u2"])
         #expect(try await group("nothing").isEmpty)
     }

@@ -78,6 +78,7 @@ struct SQLiteDocumentEngineTests {
 
         let engine = try SQLiteDocumentEngine(path: path)
         #expect(try await engine.document(at: "c/d")?.body == Array("body".utf8))
+        #expect(try await engine.documents(inCollectionGroup: "c", after: nil, limit: nil).map(\.path) == ["c/d"])
         #expect(try await engine.scan(IndexScan(index: "i")) == [IndexHit(key: [1], path: "c/d")])
         #expect(try await engine.scan(IndexScan(index: "j")) == [IndexHit(key: [2], path: "c/d")])
         // An update replaces exactly the migrated entries; a new index gets an id of its own.

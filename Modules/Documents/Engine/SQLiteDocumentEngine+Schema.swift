@@ -69,7 +69,8 @@ extension SQLiteDocumentEngine {
         // v3: index entries move from one row each (`index_entries`) to a log-structured merge tree: immutable
         // sorted runs of blocks (`index_runs`, `index_blocks`) plus pending operations in the change rows
         // (`changes.index_ops`) after `index_state.flushed_through`. Existing entries become the first run. Each
-        // document's own entry list moves from its `documents` row to its change row (`changes.index_keys`).
+        // document's own entry list moves from its `documents` row to its change row (`changes.index_keys`). The
+        // collection-group index keeps nested documents only: a top-level collection is listed by its primary key.
         migrator.registerMigration("v3") { db in
             try db.execute(
                 sql: """
@@ -93,6 +94,8 @@ extension SQLiteDocumentEngine {
                     );
                     ALTER TABLE changes ADD COLUMN index_ops BLOB;
                     ALTER TABLE changes ADD COLUMN index_keys BLOB;
+                    DROP INDEX documents_group;
+                    CREATE INDEX documents_group ON documents (collection_id, name_key) WHERE instr(parent, '/') > 0;
                     """
             )
             // Each document's own entry list moves to the change row its document row points at, its index names

@@ -280,28 +280,66 @@ extension SQLiteDocumentEngine: DocumentEngine {
     {
         try EnginePath.checkCollectionID(collectionID)
         if let limit, limit <= 0 { return [] }
+        // Two sources in document-name order, merged: the nested documents of the group through the partial index
+        // `documents_group`, and the top-level collection of that name through the primary key (its documents'
+        // IDs order them by name among themselves).
         let afterKey = afterPath.map { EnginePath.nameKey($0) }
-        let sql =
-            "SELECT d.parent, d.doc_id, d.version, d.create_time, d.update_time, c.body FROM documents d "
-            + "INDEXED BY documents_group CROSS JOIN changes c ON c.id = d.change_id WHERE d.collection_id = ?1"
+        let nestedSQL =
+            "SELECT d.parent, d.doc_id, d.version, d.create_time, d.update_time, c.body, d.name_key FROM documents d "
+            + "INDEXED BY documents_group CROSS JOIN changes c ON c.id = d.change_id "
+            + "WHERE d.collection_id = ?1 AND instr(d.parent, '/') > 0"
             + (afterKey == nil ? "" : " AND d.name_key > ?2") + " ORDER BY d.name_key LIMIT ?3"
-        return try read { db in
-            let select = try SQLiteStatement(db, sql)
-            defer { select.reset() }
+        var topAfterID: String?
+        var topLevel = true
+        switch EnginePath.collectionStart(parent: collectionID, after: afterPath) {
+        case .none: topLevel = false
+        case .all: topAfterID = nil
+        case .afterID(let id): topAfterID = id
+        }
+        let topSQL =
+            "SELECT d.doc_id, d.version, d.create_time, d.update_time, c.body FROM documents d "
+            + "CROSS JOIN changes c ON c.id = d.change_id WHERE d.parent = ?1"
+            + (topAfterID == nil ? "" : " AND d.doc_id > ?2") + " ORDER BY d.doc_id LIMIT ?3"
+        return try read { [topAfterID, topLevel] db in
+            var nested: [(key: [UInt8], document: StoredDocument)] = []
+            let select = try SQLiteStatement(db, nestedSQL)
             select.bind(collectionID, at: 1)
             if let afterKey { select.bind(afterKey, at: 2) }
             select.bind(Int64(limit ?? -1), at: 3)
-            var result: [StoredDocument] = []
             while try select.step() {
-                result.append(
-                    StoredDocument(
-                        path: select.text(0) + "/" + select.text(1),
-                        body: select.bytes(5),
-                        version: select.int64(2),
-                        createTime: select.int64(3),
-                        updateTime: select.int64(4)
-                    )
-                )
+                let document = StoredDocument(
+                    path: select.text(0) + "/" + select.text(1), body: select.bytes(5), version: select.int64(2),
+                    createTime: select.int64(3), updateTime: select.int64(4))
+                nested.append((select.bytes(6), document))
+            }
+            select.reset()
+            var top: [(key: [UInt8], document: StoredDocument)] = []
+            if topLevel {
+                let select = try SQLiteStatement(db, topSQL)
+                select.bind(collectionID, at: 1)
+                if let topAfterID { select.bind(topAfterID, at: 2) }
+                select.bind(Int64(limit ?? -1), at: 3)
+                while try select.step() {
+                    let path = collectionID + "/" + select.text(0)
+                    let document = StoredDocument(
+                        path: path, body: select.bytes(4), version: select.int64(1), createTime: select.int64(2),
+                        updateTime: select.int64(3))
+                    top.append((EnginePath.nameKey(path), document))
+                }
+                select.reset()
+            }
+            var result: [StoredDocument] = []
+            var i = 0
+            var j = 0
+            let wanted = limit ?? Int.max
+            while result.count < wanted, i < nested.count || j < top.count {
+                if j >= top.count || (i < nested.count && compareBytes(nested[i].key, top[j].key) < 0) {
+                    result.append(nested[i].document)
+                    i += 1
+                } else {
+                    result.append(top[j].document)
+                    j += 1
+                }
             }
             return result
         }
@@ -628,7 +666,8 @@ extension SQLiteDocumentEngine {
                     insertDocument.bind(sequence, at: 4)
                     insertDocument.bind(commitTime, at: 5)
                     insertDocument.bind(changeID, at: 6)
-                    insertDocument.bind(EnginePath.nameKey(path), at: 7)
+                    // Only nested documents are in the collection-group index (see `documents(inCollectionGroup:)`).
+                    insertDocument.bind(prep.parts.parent.utf8.contains(0x2F) ? EnginePath.nameKey(path) : [], at: 7)
                     try insertDocument.run()
                 }
                 let entries = try ids.entries(prep.entries, db)

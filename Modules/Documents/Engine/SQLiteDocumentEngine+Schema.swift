@@ -90,8 +90,10 @@ extension SQLiteDocumentEngine {
                     ) WITHOUT ROWID;
                     CREATE TABLE index_state (
                         id INTEGER PRIMARY KEY CHECK (id = 0),
-                        flushed_through INTEGER NOT NULL
+                        flushed_through INTEGER NOT NULL,
+                        generation INTEGER NOT NULL
                     );
+                    INSERT INTO index_state (id, flushed_through, generation) VALUES (0, 0, 0);
                     ALTER TABLE changes ADD COLUMN index_ops BLOB;
                     ALTER TABLE changes ADD COLUMN index_keys BLOB;
                     DROP INDEX documents_group;

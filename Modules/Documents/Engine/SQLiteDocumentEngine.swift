@@ -76,6 +76,8 @@ public final class SQLiteDocumentEngine: Sendable {
     let isClosed = Atomic<Bool>(false)
     let indexIDs = IndexIDs()
     let pendingIndex = PendingIndexCache()
+    /// Merges index runs in the background.
+    let maintenance: SQLiteIndexMaintenance
     let tuning: IndexTuning
     let writerPending = WriterPending()
     let writeGate = AsyncGate()
@@ -129,11 +131,13 @@ public final class SQLiteDocumentEngine: Sendable {
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
             try Self.checkOwnership(pool, path: path)
             try Self.migrator.migrate(pool)
+            try pool.write { db in try SQLiteIndexMaintenance.removeAbandonedRuns(db) }
         } catch {
             let mapped = Self.mapError(error, path: path)
             logger.error("cannot open documents database", metadata: ["path": "\(path)", "error": "\(mapped)"])
             throw mapped
         }
+        maintenance = SQLiteIndexMaintenance(pool: pool, tuning: tuning, logger: logger)
         logger.debug("opened documents database", metadata: ["path": "\(path)", "durability": "\(durability)"])
     }
 
@@ -146,9 +150,15 @@ public final class SQLiteDocumentEngine: Sendable {
         }
     }
 
+    /// Waits until no background index merge is running (tests).
+    func waitForIndexMaintenance() {
+        maintenance.waitUntilIdle()
+    }
+
     /// Closes the database. Later calls fail with a ``DocumentsError``; the file stays consistent.
     public func close() throws {
         isClosed.store(true, ordering: .sequentiallyConsistent)
+        maintenance.stop()
         do { try pool.close() } catch { throw Self.mapError(error, path: path) }
     }
 }
@@ -181,11 +191,13 @@ extension SQLiteDocumentEngine: DocumentEngine {
         let indexIDs = indexIDs
         let writerPending = writerPending
         let tuning = tuning
-        return try await write(inline: mutations.count <= Self.inlineWriteLimit) { db in
+        let (result, flushed) = try await write(inline: mutations.count <= Self.inlineWriteLimit) { db in
             try Self.apply(
                 mutations, prepared: prepared, changes: changes, commitTime: commitTime, indexIDs: indexIDs,
                 writerPending: writerPending, tuning: tuning, db: db)
         }
+        if flushed { maintenance.kick() }
+        return result
     }
 
     /// The documents at `paths`, in order; `nil` where none exists.
@@ -406,6 +418,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
             }
             try Self.flushAll(db, extra: buffer, writerPending: writerPending, tuning: tuning)
         }
+        maintenance.kick()
     }
 
     /// Removes every entry of `index`, and the index from each document's own entry list. Atomic.
@@ -426,6 +439,8 @@ extension SQLiteDocumentEngine: DocumentEngine {
                 else { continue }
                 try ownKeys.write(old.filter { $0.index != id }, changeID: changeID)
             }
+            // A background merge that read these runs before now must not bring the entries back.
+            try SQLiteIndexRuns.bumpGeneration(db)
             let delete = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1 AND idx = ?2")
             for run in try RunInfo.all(db) {
                 delete.bind(run.id, at: 1)
@@ -595,7 +610,7 @@ extension SQLiteDocumentEngine {
         writerPending: WriterPending,
         tuning: IndexTuning,
         db: Database
-    ) throws -> CommitResult {
+    ) throws -> (CommitResult, flushed: Bool) {
         let sequence = try lastSequence(db) + 1
         let slots = changes.slot
         let select = try SQLiteStatement(
@@ -773,7 +788,7 @@ extension SQLiteDocumentEngine {
         } else if operationCount > 0 {
             writerPending.set(flushedThrough: flushed, count: pendingCount + operationCount)
         }
-        return CommitResult(sequence: sequence, documents: results)
+        return (CommitResult(sequence: sequence, documents: results), flushNow)
     }
 }
 

@@ -37,6 +37,8 @@ struct IndexTuning: Sendable {
     var directRunThreshold = 8_192
     /// How many runs of one size tier are merged into one of the next.
     var fanIn = 4
+    /// Past this many runs a commit merges them itself instead of leaving it to the background.
+    var maximumRuns = 24
     /// A block is closed once its data reaches this many bytes.
     var blockBytes = 4_000
 
@@ -408,7 +410,7 @@ struct IndexBlock {
 struct RunWriter {
     let run: Int64
     let tuning: IndexTuning
-    private let insertBlock: SQLiteStatement
+    private let emit: Emit
     private let block = ByteBuffer()
     private var blockIndex: Int64 = -1
     /// The previous entry's key, then its path.
@@ -416,16 +418,48 @@ struct RunWriter {
     private var lastKeyCount = 0
     private(set) var entries: Int64 = 0
 
-    /// Creates the run's row (`seq` is the last change-log id its data covers).
+    /// Creates the run's row (`seq` is the last change-log id its data covers); blocks go straight into `db`.
     init(_ db: Database, seq: Int64, tuning: IndexTuning) throws {
         self.tuning = tuning
         let insertRun = try SQLiteStatement(db, "INSERT INTO index_runs (seq, tier, entries) VALUES (?1, 0, 0)")
         insertRun.bind(seq, at: 1)
         try insertRun.run()
         run = db.lastInsertedRowID
-        insertBlock = try SQLiteStatement(
-            db, "INSERT INTO index_blocks (run, idx, last_key, last_path, data) VALUES (?1, ?2, ?3, ?4, ?5)")
+        let insertBlock = try SQLiteStatement(db, Self.insertBlockSQL)
+        let run = run
+        emit = { index, lastKey, lastPath, data in
+            try Self.insert(insertBlock, run: run, index: index, lastKey: lastKey, lastPath: lastPath, data: data)
+        }
         block.reserve(tuning.blockBytes + 256)
+    }
+
+    /// A writer for a run whose row exists already; each finished block goes to `emit` (a background merge collects
+    /// them and writes them in transactions of their own).
+    init(run: Int64, tuning: IndexTuning, emit: @escaping Emit) {
+        self.run = run
+        self.tuning = tuning
+        self.emit = emit
+        block.reserve(tuning.blockBytes + 256)
+    }
+
+    typealias Emit = (
+        _ index: Int64, _ lastKey: UnsafeRawBufferPointer, _ lastPath: UnsafeRawBufferPointer,
+        _ data: UnsafeRawBufferPointer
+    ) throws -> Void
+
+    static let insertBlockSQL =
+        "INSERT INTO index_blocks (run, idx, last_key, last_path, data) VALUES (?1, ?2, ?3, ?4, ?5)"
+
+    static func insert(
+        _ statement: SQLiteStatement, run: Int64, index: Int64, lastKey: UnsafeRawBufferPointer,
+        lastPath: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer
+    ) throws {
+        statement.bind(run, at: 1)
+        statement.bind(index, at: 2)
+        statement.bind(lastKey, at: 3)
+        statement.bindText(lastPath, at: 4)
+        statement.bind(data, at: 5)
+        try statement.run()
     }
 
     mutating func append(
@@ -465,15 +499,13 @@ struct RunWriter {
         return i
     }
 
-    private mutating func closeBlock() throws {
+    /// Hands the block being filled to `emit`.
+    mutating func closeBlock() throws {
         if block.count == 0 { return }
-        insertBlock.bind(run, at: 1)
-        insertBlock.bind(blockIndex, at: 2)
-        insertBlock.bind(UnsafeRawBufferPointer(start: last.base, count: lastKeyCount), at: 3)
-        insertBlock.bindText(
-            UnsafeRawBufferPointer(start: last.base + lastKeyCount, count: last.count - lastKeyCount), at: 4)
-        insertBlock.bind(UnsafeRawBufferPointer(start: block.base, count: block.count), at: 5)
-        try insertBlock.run()
+        try emit(
+            blockIndex, UnsafeRawBufferPointer(start: last.base, count: lastKeyCount),
+            UnsafeRawBufferPointer(start: last.base + lastKeyCount, count: last.count - lastKeyCount),
+            UnsafeRawBufferPointer(start: block.base, count: block.count))
         block.count = 0
     }
 
@@ -506,7 +538,9 @@ struct RunInfo {
 
     /// Every run, oldest first (the order of precedence, newest winning, is the reverse).
     static func all(_ db: Database) throws -> [RunInfo] {
-        let select = try SQLiteStatement(db, "SELECT id, seq, tier, entries FROM index_runs ORDER BY seq, id")
+        // A run being built by a background merge (tier -1) is invisible until it replaces its inputs.
+        let select = try SQLiteStatement(
+            db, "SELECT id, seq, tier, entries FROM index_runs WHERE tier >= 0 ORDER BY seq, id")
         defer { select.reset() }
         var runs: [RunInfo] = []
         while try select.step() {
@@ -803,7 +837,7 @@ extension SQLiteIndexRuns {
             try writer.finish(db)
         }
         try setFlushedThrough(db, through)
-        try compact(db, tuning: tuning)
+        if try RunInfo.all(db).count > tuning.maximumRuns { try compact(db, tuning: tuning) }
     }
 
     static func flushedThrough(_ db: Database) throws -> Int64 {
@@ -813,33 +847,59 @@ extension SQLiteIndexRuns {
     }
 
     static func setFlushedThrough(_ db: Database, _ value: Int64) throws {
-        let update = try SQLiteStatement(
-            db, "INSERT OR REPLACE INTO index_state (id, flushed_through) VALUES (0, ?1)")
+        let update = try SQLiteStatement(db, "UPDATE index_state SET flushed_through = ?1 WHERE id = 0")
         update.bind(value, at: 1)
         try update.run()
     }
 
-    /// Merges runs until no rule applies: a run older than a bigger-tier newer run is merged into it, and the
-    /// newest ``IndexTuning/fanIn`` runs of one tier become one run. Merges take the newest runs only, so the time order of
-    /// runs (their precedence) is kept.
-    static func compact(_ db: Database, tuning: IndexTuning) throws {
-        let fanIn = tuning.fanIn
-        while true {
-            let runs = try RunInfo.all(db)
-            let n = runs.count
-            if n < 2 { return }
-            if runs[n - 2].tier < runs[n - 1].tier {
-                try merge(db, runs: Array(runs[(n - 2)...]), includesOldest: n == 2, tuning: tuning)
-                continue
-            }
-            if n >= fanIn {
-                let newest = runs[(n - fanIn)...]
-                if newest.allSatisfy({ $0.tier == runs[n - 1].tier }) {
-                    try merge(db, runs: Array(newest), includesOldest: n == fanIn, tuning: tuning)
-                    continue
+    /// Bumped by every change to existing runs other than a merge (dropping an index): a background merge that read
+    /// its inputs under another generation is discarded.
+    static func generation(_ db: Database) throws -> Int64 {
+        let select = try SQLiteStatement(db, "SELECT generation FROM index_state WHERE id = 0")
+        defer { select.reset() }
+        return try select.step() ? select.int64(0) : 0
+    }
+
+    static func bumpGeneration(_ db: Database) throws {
+        let update = try SQLiteStatement(db, "UPDATE index_state SET generation = generation + 1 WHERE id = 0")
+        try update.run()
+    }
+
+    /// The next merge the size tiers call for, or `nil`: two neighbours where the older is of a smaller tier than the
+    /// newer, or ``IndexTuning/fanIn`` neighbours of one tier (looking from the newest end, since runs can pile up
+    /// anywhere while a background merge runs). Settled, older runs are of strictly bigger tiers, so there are at
+    /// most as many runs as tiers. Merges take neighbours only, so the time order of runs (their precedence) is kept;
+    /// a window whose newer neighbour shares its last `seq` is skipped, as the merged run would sort after it.
+    /// `includesOldest`: no older run is left, so tombstones can go.
+    static func plan(_ runs: [RunInfo], tuning: IndexTuning) -> (runs: [RunInfo], includesOldest: Bool)? {
+        let n = runs.count
+        func window(_ start: Int, _ count: Int) -> (runs: [RunInfo], includesOldest: Bool)? {
+            let end = start + count
+            let last = runs[start..<end].map(\.seq).max() ?? 0
+            if end < n, runs[end].seq == last { return nil }
+            return (Array(runs[start..<end]), start == 0)
+        }
+        let fanIn = max(2, tuning.fanIn)
+        var i = n - 1
+        while i >= 1 {
+            if runs[i - 1].tier < runs[i].tier, let merge = window(i - 1, 2) { return merge }
+            if i + 1 >= fanIn {
+                let start = i + 1 - fanIn
+                if runs[start...i].allSatisfy({ $0.tier == runs[i].tier }), let merge = window(start, fanIn) {
+                    return merge
                 }
             }
-            return
+            i -= 1
+        }
+        return nil
+    }
+
+    /// Merges runs inside the current write transaction until no rule applies. Merges normally run in the background
+    /// (``SQLiteIndexMaintenance``); a commit does them itself only once runs pile up past
+    /// ``IndexTuning/maximumRuns`` (say, when only short-lived processes write and none stays to merge).
+    static func compact(_ db: Database, tuning: IndexTuning) throws {
+        while let next = plan(try RunInfo.all(db), tuning: tuning) {
+            try merge(db, runs: next.runs, includesOldest: next.includesOldest, tuning: tuning)
         }
     }
 
@@ -866,7 +926,7 @@ extension SQLiteIndexRuns {
 
     /// Merges started cursors (in precedence order, the first winning) entry by entry, in `(index, key, path)` order
     /// (or reversed, when the cursors are), calling `body` with each distinct entry's winning operation until it
-    /// returns `false`.
+    /// returns `false` (that entry is consumed; calling again continues after it).
     static func mergeEntries(
         _ db: Database, _ cursors: inout [RunCursor],
         _ body: (Int64, UnsafeRawBufferPointer, UnsafeRawBufferPointer, Bool) throws -> Bool
@@ -887,7 +947,7 @@ extension SQLiteIndexRuns {
             }
             if best < 0 { return }
             let (index, key, path) = (cursors[best].currentIndex, cursors[best].currentKey, cursors[best].currentPath)
-            if !(try body(index, key, path, cursors[best].currentIsPut)) { return }
+            let keepGoing = try body(index, key, path, cursors[best].currentIsPut)
             // Advance every cursor sitting on the same entry (the best one last: `key` and `path` point into it).
             for i in cursors.indices where i != best && cursors[i].isValid {
                 if Self.compare(
@@ -898,6 +958,8 @@ extension SQLiteIndexRuns {
                 }
             }
             try cursors[best].advance(db)
+            // Stopping after the entry is consumed: a later call goes on with the next one.
+            if !keepGoing { return }
         }
     }
 

@@ -1,0 +1,231 @@
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Merges the SQLite engine's index runs in the background, so commits do not pay for them.
+///
+/// A merge reads its input runs (immutable) in short read transactions and writes the merged run's blocks in short
+/// write transactions of their own, between the commits of this and other processes; the merged run stays invisible
+/// (`tier` -1, its owner's process id in `entries`) until one last transaction checks that the inputs are still
+/// there and puts it in their place. If another process merged them first, or this engine closes, the partial run is
+/// deleted; a process that dies mid-merge leaves one that the next engine to open the file deletes.
+///
+/// Work runs on a serial dispatch queue (SQLite calls block), one merge at a time per engine; ``kick()`` after a
+/// flush starts it, ``stop()`` (from `close()`) waits for the current step to end.
+final class SQLiteIndexMaintenance: Sendable {
+    private let pool: DatabasePool
+    private let tuning: IndexTuning
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "suite.documents.index-merges", qos: .utility)
+    private let group = DispatchGroup()
+    private let state = Mutex(State())
+
+    private struct State {
+        var running = false
+        var again = false
+        var stopped = false
+    }
+
+    /// Output entries per read transaction (and block writes per write transaction that follows it).
+    static let entriesPerStep = 16_384
+
+    init(pool: DatabasePool, tuning: IndexTuning, logger: Logger) {
+        self.pool = pool
+        self.tuning = tuning
+        self.logger = logger
+    }
+
+    /// Starts merging if the tiers call for it (a no-op while a merge runs: it looks again when done).
+    func kick() {
+        let start = state.withLock { state -> Bool in
+            if state.stopped { return false }
+            if state.running {
+                state.again = true
+                return false
+            }
+            state.running = true
+            return true
+        }
+        guard start else { return }
+        group.enter()
+        queue.async { [self] in
+            defer { group.leave() }
+            while true {
+                do {
+                    while try mergeOnce() {}
+                } catch {
+                    logger.warning(
+                        "index merge failed; it is retried after the next flush", metadata: ["error": "\(error)"])
+                }
+                let more = state.withLock { state -> Bool in
+                    if state.again && !state.stopped {
+                        state.again = false
+                        return true
+                    }
+                    state.running = false
+                    return false
+                }
+                if !more { return }
+            }
+        }
+    }
+
+    /// Stops merging and waits for the current step to end (its partial run is deleted).
+    func stop() {
+        state.withLock { $0.stopped = true }
+        group.wait()
+    }
+
+    /// Waits until no merge is running or called for (tests).
+    func waitUntilIdle() {
+        group.wait()
+    }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// Performs the next merge the tiers call for; `false` when there is none (or the engine is closing).
+    private func mergeOnce() throws -> Bool {
+        if isStopped { return false }
+        let pid = Int64(getpid())
+        // Plan and reserve the output run in one transaction, so no run can slip in between.
+        let planned: (inputs: [RunInfo], includesOldest: Bool, run: Int64, generation: Int64)? = try pool.write { db in
+            guard let next = SQLiteIndexRuns.plan(try RunInfo.all(db), tuning: tuning) else { return nil }
+            let generation = try SQLiteIndexRuns.generation(db)
+            let insert = try SQLiteStatement(db, "INSERT INTO index_runs (seq, tier, entries) VALUES (?1, -1, ?2)")
+            insert.bind(next.runs.map(\.seq).max() ?? 0, at: 1)
+            insert.bind(-pid, at: 2)
+            try insert.run()
+            return (next.runs, next.includesOldest, db.lastInsertedRowID, generation)
+        }
+        guard let planned else { return false }
+        do {
+            let complete = try build(
+                planned.run, inputs: planned.inputs, includesOldest: planned.includesOldest,
+                generation: planned.generation)
+            if !complete {
+                try discard(planned.run)
+                return false
+            }
+            return true
+        } catch {
+            try? discard(planned.run)
+            throw error
+        }
+    }
+
+    /// Writes the merged run; `false` when stopped or the inputs vanished (the caller discards it).
+    private func build(_ run: Int64, inputs: [RunInfo], includesOldest: Bool, generation: Int64) throws -> Bool {
+        struct PendingBlock {
+            var index: Int64
+            var lastKey: [UInt8]
+            var lastPath: [UInt8]
+            var data: [UInt8]
+        }
+        final class Sink: @unchecked Sendable {
+            var blocks: [PendingBlock] = []
+        }
+        let sink = Sink()
+        var writer = RunWriter(run: run, tuning: tuning) { index, lastKey, lastPath, data in
+            sink.blocks.append(
+                PendingBlock(index: index, lastKey: [UInt8](lastKey), lastPath: [UInt8](lastPath), data: [UInt8](data)))
+        }
+        var cursors = inputs.reversed().map { RunCursor(run: $0.id, index: nil) }  // newest first: precedence order
+        var started = false
+        var finished = false
+        while !finished {
+            if isStopped { return false }
+            try pool.read { db in
+                if !started {
+                    for i in cursors.indices { try cursors[i].start(db) }
+                    started = true
+                }
+                var count = 0
+                try SQLiteIndexRuns.mergeEntries(db, &cursors) { index, key, path, isPut in
+                    if isPut || !includesOldest {
+                        try writer.append(index: index, key: key, path: path, isPut: isPut)
+                    }
+                    count += 1
+                    return count < Self.entriesPerStep
+                }
+                finished = !cursors.contains { $0.isValid }
+            }
+            if finished { try writer.closeBlock() }
+            let blocks = sink.blocks
+            sink.blocks.removeAll()
+            if blocks.isEmpty { continue }
+            try pool.write { db in
+                let insert = try SQLiteStatement(db, RunWriter.insertBlockSQL)
+                for block in blocks {
+                    try block.lastKey.withUnsafeBytes { lastKey in
+                        try block.lastPath.withUnsafeBytes { lastPath in
+                            try block.data.withUnsafeBytes { data in
+                                try RunWriter.insert(
+                                    insert, run: run, index: block.index, lastKey: lastKey, lastPath: lastPath,
+                                    data: data)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let entries = writer.entries
+        let tuning = tuning
+        return try pool.write { db in
+            let present = Set(try RunInfo.all(db).map(\.id))
+            guard inputs.allSatisfy({ present.contains($0.id) }), try SQLiteIndexRuns.generation(db) == generation
+            else { return false }
+            let deleteBlocks = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1")
+            let deleteRun = try SQLiteStatement(db, "DELETE FROM index_runs WHERE id = ?1")
+            for input in inputs {
+                deleteBlocks.bind(input.id, at: 1)
+                try deleteBlocks.run()
+                deleteRun.bind(input.id, at: 1)
+                try deleteRun.run()
+            }
+            if entries == 0 {
+                deleteRun.bind(run, at: 1)
+                try deleteRun.run()
+            } else {
+                let update = try SQLiteStatement(db, "UPDATE index_runs SET tier = ?2, entries = ?3 WHERE id = ?1")
+                update.bind(run, at: 1)
+                update.bind(Int64(tuning.tier(entries)), at: 2)
+                update.bind(entries, at: 3)
+                try update.run()
+            }
+            return true
+        }
+    }
+
+    private func discard(_ run: Int64) throws {
+        try pool.write { db in try Self.delete(run, db) }
+    }
+
+    static func delete(_ run: Int64, _ db: Database) throws {
+        let deleteBlocks = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1")
+        deleteBlocks.bind(run, at: 1)
+        try deleteBlocks.run()
+        let deleteRun = try SQLiteStatement(db, "DELETE FROM index_runs WHERE id = ?1")
+        deleteRun.bind(run, at: 1)
+        try deleteRun.run()
+    }
+
+    /// Deletes the partial runs of merges whose process has ended (at open).
+    static func removeAbandonedRuns(_ db: Database) throws {
+        let select = try SQLiteStatement(db, "SELECT id, entries FROM index_runs WHERE tier < 0")
+        var abandoned: [Int64] = []
+        while try select.step() {
+            let owner = -select.int64(1)
+            let alive = owner > 0 && owner <= Int64(Int32.max) && (kill(pid_t(owner), 0) == 0 || errno == EPERM)
+            if !alive { abandoned.append(select.int64(0)) }
+        }
+        select.reset()
+        for run in abandoned { try delete(run, db) }
+    }
+}

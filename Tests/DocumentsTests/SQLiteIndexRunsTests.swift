@@ -30,16 +30,7 @@ extension SQLiteDocumentEngine {
 /// second engine on the same file (another process's view) and after reopening.
 @Suite("SQLite index runs")
 struct SQLiteIndexRunsTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Generator = ModelTestRandom
 
     static let indexes = ["a", "b", "c"]
 
@@ -87,7 +78,7 @@ struct SQLiteIndexRunsTests {
         let engine = try SQLiteDocumentEngine.tiny(path, flushThreshold: flushThreshold, fanIn: fanIn)
         let other = try SQLiteDocumentEngine.tiny(path, flushThreshold: flushThreshold, fanIn: fanIn)
         let model = InMemoryDocumentEngine()
-        var random = Generator(state: UInt64(flushThreshold * 10 + fanIn))
+        var random = Generator(seed: UInt64(flushThreshold * 10 + fanIn))
         for round in 0..<150 {
             let commit = Self.randomCommit(&random)
             // Alternate the writing engine, as two processes sharing the file would.
@@ -107,7 +98,7 @@ struct SQLiteIndexRunsTests {
         let path = try TemporaryFiles.newDatabasePath()
         let engine = try SQLiteDocumentEngine.tiny(path, flushThreshold: 10)
         let model = InMemoryDocumentEngine()
-        var random = Generator(state: 99)
+        var random = Generator(seed: 99)
         for round in 0..<12 {
             // 40 documents with 1–2 entries each: over the threshold, so each commit writes a run directly.
             let commit = (0..<40).map { i in
@@ -153,50 +144,26 @@ struct SQLiteIndexRunsTests {
                 )
             }
         }
-        for i in 0..<3 {
+        // One document with an entry in each of two indexes per commit.
+        func write(_ i: Int) async throws {
+            let entries = [IndexEntry(index: "a", key: [UInt8(i)]), IndexEntry(index: "b", key: [UInt8(i)])]
             _ = try await engine.commit(
-                [
-                    DocumentMutation(
-                        path: "c/d\(i)",
-                        kind: .put(
-                            body: [1],
-                            indexEntries: [
-                                IndexEntry(index: "a", key: [UInt8(i)]),
-                                IndexEntry(index: "b", key: [UInt8(i)]),
-                            ]))
-                ], commitTime: 1)
+                [DocumentMutation(path: "c/d\(i)", kind: .put(body: [1], indexEntries: entries))], commitTime: 1)
         }
+        for i in 0..<3 { try await write(i) }
         #expect(try await counts() == (0, 3))
         #expect(try await engine.scan(IndexScan(index: "a")).map(\.path) == ["c/d0", "c/d1", "c/d2"])
         // Two more commits (4 operations) pass the threshold of 10: one run, nothing pending.
-        for i in 3..<5 {
-            _ = try await engine.commit(
-                [
-                    DocumentMutation(
-                        path: "c/d\(i)",
-                        kind: .put(
-                            body: [1],
-                            indexEntries: [
-                                IndexEntry(index: "a", key: [UInt8(i)]),
-                                IndexEntry(index: "b", key: [UInt8(i)]),
-                            ]))
-                ], commitTime: 1)
-        }
+        for i in 3..<5 { try await write(i) }
         #expect(try await counts() == (1, 4))
-        _ = try await engine.commit(
-            [
-                DocumentMutation(
-                    path: "c/d5",
-                    kind: .put(
-                        body: [1], indexEntries: [IndexEntry(index: "a", key: [5]), IndexEntry(index: "b", key: [5])]))
-            ], commitTime: 1)
+        try await write(5)
         #expect(try await counts().runs == 1)
         #expect(try await engine.scan(IndexScan(index: "a")).map(\.path) == (0..<6).map { "c/d\($0)" })
         try engine.close()
     }
 
     @Test func corruptBlocksAndOperationListsThrowInsteadOfTrapping() throws {
-        var random = Generator(state: 42)
+        var random = Generator(seed: 42)
         var failures = 0
         for round in 0..<3000 {
             let bytes = (0..<Int(random.next() % 40)).map { _ in UInt8(truncatingIfNeeded: random.next() % 7) }

@@ -191,6 +191,32 @@ enum EnginePath {
 
 // MARK: - Index entries
 
+/// The elements of sorted, duplicate-free `old` missing from `new`, and those of `new` missing from `old`.
+func sortedDifference<T>(old: [T], new: [T], compare: (T, T) -> Int) -> (removed: [T], added: [T]) {
+    if old.isEmpty { return ([], new) }
+    if new.isEmpty { return (old, []) }
+    var removed: [T] = []
+    var added: [T] = []
+    var i = 0
+    var j = 0
+    while i < old.count, j < new.count {
+        let c = compare(old[i], new[j])
+        if c == 0 {
+            i += 1
+            j += 1
+        } else if c < 0 {
+            removed.append(old[i])
+            i += 1
+        } else {
+            added.append(new[j])
+            j += 1
+        }
+    }
+    removed.append(contentsOf: old[i...])
+    added.append(contentsOf: new[j...])
+    return (removed, added)
+}
+
 /// Canonical index-entry lists (sorted by `(index, key)` bytewise, without duplicates) and their compact encoding,
 /// which the SQLite engine stores beside each document so an update removes exactly the document's old entries.
 enum IndexEntryList {
@@ -226,28 +252,7 @@ enum IndexEntryList {
 
     /// The entries of `old` missing from `new`, and those of `new` missing from `old` (both canonical).
     static func difference(old: [IndexEntry], new: [IndexEntry]) -> (removed: [IndexEntry], added: [IndexEntry]) {
-        if old.isEmpty { return ([], new) }
-        if new.isEmpty { return (old, []) }
-        var removed: [IndexEntry] = []
-        var added: [IndexEntry] = []
-        var i = 0
-        var j = 0
-        while i < old.count, j < new.count {
-            let c = compare(old[i], new[j])
-            if c == 0 {
-                i += 1
-                j += 1
-            } else if c < 0 {
-                removed.append(old[i])
-                i += 1
-            } else {
-                added.append(new[j])
-                j += 1
-            }
-        }
-        removed.append(contentsOf: old[i...])
-        added.append(contentsOf: new[j...])
-        return (removed, added)
+        sortedDifference(old: old, new: new, compare: compare)
     }
 
     /// Encodes a list: a varint count, then for each entry a varint length and the index name's UTF-8, a varint

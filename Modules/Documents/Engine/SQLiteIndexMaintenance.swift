@@ -181,17 +181,9 @@ final class SQLiteIndexMaintenance: Sendable {
             let present = Set(try RunInfo.all(db).map(\.id))
             guard inputs.allSatisfy({ present.contains($0.id) }), try SQLiteIndexRuns.generation(db) == generation
             else { return false }
-            let deleteBlocks = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1")
-            let deleteRun = try SQLiteStatement(db, "DELETE FROM index_runs WHERE id = ?1")
-            for input in inputs {
-                deleteBlocks.bind(input.id, at: 1)
-                try deleteBlocks.run()
-                deleteRun.bind(input.id, at: 1)
-                try deleteRun.run()
-            }
+            for input in inputs { try Self.delete(input.id, db) }
             if entries == 0 {
-                deleteRun.bind(run, at: 1)
-                try deleteRun.run()
+                try Self.delete(run, db)
             } else {
                 let update = try SQLiteStatement(db, "UPDATE index_runs SET tier = ?2, entries = ?3 WHERE id = ?1")
                 update.bind(run, at: 1)

@@ -914,14 +914,7 @@ extension SQLiteIndexRuns {
             return true
         }
         try writer.finish(db)
-        let deleteBlocks = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1")
-        let deleteRun = try SQLiteStatement(db, "DELETE FROM index_runs WHERE id = ?1")
-        for run in runs {
-            deleteBlocks.bind(run.id, at: 1)
-            try deleteBlocks.run()
-            deleteRun.bind(run.id, at: 1)
-            try deleteRun.run()
-        }
+        for run in runs { try SQLiteIndexMaintenance.delete(run.id, db) }
     }
 
     /// Merges started cursors (in precedence order, the first winning) entry by entry, in `(index, key, path)` order

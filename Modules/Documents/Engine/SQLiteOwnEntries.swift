@@ -67,28 +67,7 @@ enum OwnEntryList {
 
     /// The entries of `old` missing from `new`, and those of `new` missing from `old` (both canonical).
     static func difference(old: [OwnEntry], new: [OwnEntry]) -> (removed: [OwnEntry], added: [OwnEntry]) {
-        if old.isEmpty { return ([], new) }
-        if new.isEmpty { return (old, []) }
-        var removed: [OwnEntry] = []
-        var added: [OwnEntry] = []
-        var i = 0
-        var j = 0
-        while i < old.count, j < new.count {
-            let c = compare(old[i], new[j])
-            if c == 0 {
-                i += 1
-                j += 1
-            } else if c < 0 {
-                removed.append(old[i])
-                i += 1
-            } else {
-                added.append(new[j])
-                j += 1
-            }
-        }
-        removed.append(contentsOf: old[i...])
-        added.append(contentsOf: new[j...])
-        return (removed, added)
+        sortedDifference(old: old, new: new, compare: compare)
     }
 
     /// A varint count, then per entry the index id (varint), the key's length (varint) and the key.

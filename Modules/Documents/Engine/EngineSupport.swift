@@ -262,11 +262,11 @@ enum IndexEntryList {
         var size = 2
         for entry in entries { size += entry.index.utf8.count + entry.key.count + 4 }
         out.reserveCapacity(size)
-        appendVarint(UInt64(entries.count), to: &out)
+        IndexOpCodec.appendVarint(UInt64(entries.count), to: &out)
         for entry in entries {
-            appendVarint(UInt64(entry.index.utf8.count), to: &out)
+            IndexOpCodec.appendVarint(UInt64(entry.index.utf8.count), to: &out)
             out.append(contentsOf: entry.index.utf8)
-            appendVarint(UInt64(entry.key.count), to: &out)
+            IndexOpCodec.appendVarint(UInt64(entry.key.count), to: &out)
             out.append(contentsOf: entry.key)
         }
         return out
@@ -284,19 +284,10 @@ enum IndexEntryList {
             )
         }
         func varint() throws -> Int {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < bytes.count, shift < 64 {
-                let byte = bytes[offset]
-                offset += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 {
-                    guard value <= UInt64(bytes.count) else { throw corrupted() }
-                    return Int(value)
-                }
-                shift += 7
+            guard let value = IndexOpCodec.varint(bytes, &offset), value <= UInt64(bytes.count) else {
+                throw corrupted()
             }
-            throw corrupted()
+            return Int(value)
         }
         let count = try varint()
         var entries: [IndexEntry] = []
@@ -315,15 +306,6 @@ enum IndexEntryList {
         }
         guard offset == bytes.count else { throw corrupted() }
         return entries
-    }
-
-    private static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        out.append(UInt8(value))
     }
 }
 

@@ -403,7 +403,8 @@ extension SQLiteDocumentEngine: DocumentEngine {
         let indexIDs = indexIDs
         let writerPending = writerPending
         let tuning = tuning
-        try await write { db in
+        // A backfill touches every document of the collection and flushes: GRDB's queue, not the calling thread.
+        try await write(inline: false) { db in
             let ownKeys = try OwnIndexKeys(db)
             var buffer = IndexOpBuffer()
             var ids = IndexIDs.Local(indexIDs)
@@ -427,7 +428,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
         let writerPending = writerPending
         let pending = pendingIndex
         let tuning = tuning
-        try await write { db in
+        try await write(inline: false) { db in
             // The name keeps its id (ids are never reused); without one, the index has no entries.
             guard let id = try indexIDs.id(of: index, db) else { return }
             try Self.flushAll(db, extra: nil, writerPending: writerPending, tuning: tuning)
@@ -821,15 +822,15 @@ extension SQLiteDocumentEngine {
 
     /// Runs a write transaction.
     ///
-    /// A small write (`inline`: at most ``inlineWriteLimit`` mutations, metadata) runs synchronously on the calling
+    /// A small write (`inline`: a commit of at most ``inlineWriteLimit`` mutations, metadata) runs synchronously on the calling
     /// task's thread, behind an asynchronous gate that lets one task of this process at a time into SQLite: waiting
     /// for this process's other writes suspends the task instead of blocking a thread. It saves the hop to GRDB's
     /// writer queue and back (two thread wake-ups): single-document commits measured 7.6k → 13–14k/s. What still
     /// blocks the thread: the write itself (tens of microseconds; milliseconds when it flushes or merges index runs,
     /// or checkpoints), and another *process* holding the file's write lock (up to the 10-second busy timeout).
     ///
-    /// A larger write (a bulk import's chunk, which takes a good fraction of a second) goes through GRDB's
-    /// asynchronous `pool.write`, on GRDB's queue, so it never holds a cooperative thread that long.
+    /// A larger write (a bulk import's chunk, an index backfill or drop, which take a good fraction of a second) goes
+    /// through GRDB's asynchronous `pool.write`, on GRDB's queue, so it never holds a cooperative thread that long.
     func write<T: Sendable>(inline: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
         do {

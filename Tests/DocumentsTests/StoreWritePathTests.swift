@@ -6,19 +6,19 @@ import Testing
 /// its elements'); these tests pin it to the plain per-value encoding.
 @Suite("Store write path")
 struct StoreWritePathTests {
-    /// The entries as the store computed them before composing keys: every value encoded on its own.
+    /// The entries as the store computed them before composing keys: every value encoded on its own, then bounded.
     static func referenceEntries(_ data: DocumentData, collectionPath: String) -> [IndexEntry] {
         var entries: [IndexEntry] = []
         func walk(_ map: [String: DocumentValue], segments: [String]) {
             for (name, value) in map {
                 guard let field = try? FieldPath(segments: segments + [name]) else { continue }
                 let index = collectionPath + "|" + field.canonicalString
-                entries.append(IndexEntry(index: index, key: IndexKey.encode(value)))
+                entries.append(IndexEntry(index: index, key: IndexKey.bounded(IndexKey.encode(value))))
                 switch value {
                 case .array(let elements):
                     var seen = Set<[UInt8]>()
                     for element in elements {
-                        let key = IndexKey.encode(element)
+                        let key = IndexKey.bounded(IndexKey.encode(element))
                         if seen.insert(key).inserted {
                             entries.append(IndexEntry(index: index + "|contains", key: key))
                         }

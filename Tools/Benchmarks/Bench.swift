@@ -49,6 +49,7 @@ struct BenchGroup: Sendable {
         BenchGroup(name: "bus", run: { try await BusBenchmarks.run(scale: $0) }),
         BenchGroup(name: "documents", run: { try await DocumentsBenchmarks.run(scale: $0) }),
         BenchGroup(name: "documents-writes", run: { try await DocumentsBenchmarks.run(scale: $0, queries: false) }),
+        BenchGroup(name: "documents-import", run: { try await DocumentsBenchmarks.runImport(scale: $0) }),
         BenchGroup(name: "documents-store", run: { try await StoreOverheadBenchmarks.run(scale: $0) }),
     ]
 }

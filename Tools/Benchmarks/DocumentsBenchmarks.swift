@@ -48,6 +48,20 @@ enum DocumentsBenchmarks {
         return results
     }
 
+    /// Only the bulk imports (a quick look while working on the write path).
+    static func runImport(scale: Double) async throws -> [BenchResult] {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("suite-bench-import-\(ProcessInfo.processInfo.processIdentifier)").path
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let imported = try await importRows(scale: scale, files: TempFiles(directory: directory))
+        await imported.store.close()
+        try imported.engine.close()
+        try imported.raw.close()
+        return imported.results
+    }
+
     // MARK: - 1. Bulk import
 
     struct Imported {

@@ -68,6 +68,48 @@ public enum IndexKey {
         if descending { invert(&key, from: start) }
     }
 
+    // MARK: - Bounding
+
+    /// Keys of automatic (single-field and array-contains) index entries are at most this long before bounding.
+    ///
+    /// Firestore caps index entries too (it truncates values beyond 1,500 bytes). Here a longer key — a map, an
+    /// array, a long string — is stored as ``boundedPrefixLength`` bytes of its key followed by an 8-byte hash of the
+    /// whole key (``bounded(_:)``). Without the bound an order document's `items` and `shipping` entries (and the
+    /// per-document list of its own entries) carried every value twice over.
+    public static let maximumLength = 64
+    /// The bytes of a long key kept in front of its hash; a bounded key is one byte longer than ``maximumLength``,
+    /// so it never equals a key that was stored whole.
+    public static let boundedPrefixLength = maximumLength - 7
+
+    /// `key` when it is at most ``maximumLength`` bytes; otherwise its first ``boundedPrefixLength`` bytes and an
+    /// FNV-1a 64-bit hash of all of it (``maximumLength`` + 1 bytes).
+    ///
+    /// What holds for bounded keys (the query runner relies on each):
+    /// - Equal values have equal bounded keys; different values almost never (a 64-bit hash collision) — so an
+    ///   equality scan reads the matching documents plus, at worst, a collision, which the document check removes.
+    /// - Against a key of at most ``boundedPrefixLength`` bytes (a range bound), a bounded key compares like the whole
+    ///   key: the comparison is decided within the prefix.
+    /// - Two keys whose first ``boundedPrefixLength`` bytes are equal and that are longer than that may come out of
+    ///   order (hash order); those form a *prefix group*, which an ordered scan re-sorts by value.
+    public static func bounded(_ key: [UInt8]) -> [UInt8] {
+        guard key.count > maximumLength else { return key }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        var result = Array(key[0..<boundedPrefixLength])
+        result.reserveCapacity(maximumLength + 1)
+        appendBigEndian(hash, to: &result)
+        return result
+    }
+
+    /// Whether `key` (of a range bound or a filter value) would be cut by ``bounded(_:)``.
+    public static func exceedsBound(_ key: [UInt8]) -> Bool { key.count > maximumLength }
+
+    /// The prefix group a stored bounded key belongs to (see ``bounded(_:)``), `nil` when it is in none: its first
+    /// ``boundedPrefixLength`` bytes when it is longer than that.
+    static func prefixGroup(_ key: [UInt8]) -> ArraySlice<UInt8>? {
+        key.count > boundedPrefixLength ? key[0..<boundedPrefixLength] : nil
+    }
+
     // MARK: - Composing
 
     /// The key of an array whose elements have the (ascending) keys `elementKeys`, in order: the same bytes as

@@ -1,6 +1,9 @@
 /// Which index entries a document gets: every field (nested map fields included) in a single-field ascending index,
 /// each array element in an array-contains index, and one entry (or one per array element) per declared index.
 ///
+/// Keys of the automatic (single-field and array-contains) entries are bounded to ``IndexKey/maximumLength`` bytes
+/// (``IndexKey/bounded(_:)``); declared-index keys are stored whole.
+///
 /// Index names:
 /// - single field: `<collectionPath>|<fieldPath>` — key: the value's ``IndexKey``;
 /// - array contains: `<collectionPath>|<fieldPath>|contains` — key: one element's ``IndexKey``;
@@ -71,12 +74,14 @@ enum IndexPolicy {
             case .array(let elements):
                 let elementKeys = elements.map { IndexKey.encode($0) }
                 let key = IndexKey.arrayKey(elementKeys: elementKeys)
-                entries.append(IndexEntry(index: indexName, key: key))
+                entries.append(IndexEntry(index: indexName, key: IndexKey.bounded(key)))
                 if collectKeys { fieldKeys.append((name, key)) }
                 if !elementKeys.isEmpty {
                     var contains = indexName + "|contains"
                     if let names { contains = names.intern(contains) }
-                    for element in distinct(elementKeys) { entries.append(IndexEntry(index: contains, key: element)) }
+                    for element in distinct(elementKeys.map(IndexKey.bounded)) {
+                        entries.append(IndexEntry(index: contains, key: element))
+                    }
                 }
             case .map(let nested):
                 // The map's own entry comes first; its key is known once its fields' keys are.
@@ -89,11 +94,11 @@ enum IndexPolicy {
                     canonicalPrefix: indexName + ".", simplePrefix: simple, names: names, into: &entries,
                     keys: &nestedKeys, collectKeys: true)
                 let key = IndexKey.mapKey(fields: nestedKeys)
-                entries[slot].key = key
+                entries[slot].key = IndexKey.bounded(key)
                 if collectKeys { fieldKeys.append((name, key)) }
             default:
                 let key = IndexKey.encode(value)
-                entries.append(IndexEntry(index: indexName, key: key))
+                entries.append(IndexEntry(index: indexName, key: IndexKey.bounded(key)))
                 if collectKeys { fieldKeys.append((name, key)) }
             }
         }

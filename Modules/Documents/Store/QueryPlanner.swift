@@ -50,7 +50,9 @@ struct ValueRange: Sendable {
 
     /// Key bounds (lower inclusive, upper exclusive) of this range for keys `prefix + key(value)` in an index whose
     /// field is ascending or descending.
-    func keyBounds(prefix: [UInt8], descending: Bool) -> (lower: [UInt8]?, upper: [UInt8]?, empty: Bool) {
+    typealias KeyBounds = (lower: [UInt8]?, upper: [UInt8]?, empty: Bool)
+
+    func keyBounds(prefix: [UInt8], descending: Bool) -> KeyBounds {
         if isEmpty { return (nil, nil, true) }
         func key(_ value: DocumentValue) -> [UInt8] {
             var key = prefix
@@ -79,6 +81,33 @@ struct ValueRange: Sendable {
         }
         if let lo, let hi, IndexPolicy.compareBytes(lo, hi) >= 0 { empty = true }
         return (lo, hi, empty)
+    }
+}
+
+/// Key bounds of a scan over an index with bounded keys (``IndexKey/bounded(_:)``).
+struct BoundedKeyRange {
+    var lower: [UInt8]?
+    var upper: [UInt8]?
+    var empty: Bool
+    /// A bound was longer than a bounded key's prefix and was widened to it: the range reads a superset.
+    var widened: Bool
+}
+
+extension BoundedKeyRange {
+    /// `bounds` for an index whose keys are bounded: a bound longer than ``IndexKey/boundedPrefixLength`` is cut to
+    /// that prefix (lower, inclusive) or to the prefix's successor (upper, exclusive), which keeps every key whose
+    /// value is in range. Bounds up to the prefix length compare exactly with bounded keys.
+    init(widening bounds: ValueRange.KeyBounds) {
+        let cut = IndexKey.boundedPrefixLength
+        self.init(lower: bounds.lower, upper: bounds.upper, empty: bounds.empty, widened: false)
+        if let lower, lower.count > cut {
+            self.lower = Array(lower[0..<cut])
+            widened = true
+        }
+        if let upper, upper.count > cut {
+            self.upper = IndexPolicy.successor(of: Array(upper[0..<cut]))
+            widened = true
+        }
     }
 }
 
@@ -163,14 +192,20 @@ extension QueryRunner {
             var range = ValueRange()
             for filter in ranges where filter.field == order.field { range.add(filter) }
             pushCursors(q, field: order.field, into: &range)
-            let bounds = range.keyBounds(prefix: [], descending: false)
+            // The index's keys are bounded (`IndexKey.bounded`): a bound longer than their prefix is widened to it,
+            // and a long value cannot be excluded by key; either way the documents decide.
+            let bounds = BoundedKeyRange(widening: range.keyBounds(prefix: [], descending: false))
             var excluded = Set<[UInt8]>()
+            var inexact = bounds.widened
             for filter in negations where filter.field == order.field {
+                let values: [DocumentValue]
                 switch filter.value {
-                case .array(let list) where filter.op == .notIn:
-                    for value in list { excluded.insert(IndexKey.encode(value)) }
-                default:
-                    excluded.insert(IndexKey.encode(filter.value))
+                case .array(let list) where filter.op == .notIn: values = list
+                default: values = [filter.value]
+                }
+                for value in values {
+                    let key = IndexKey.encode(value)
+                    if IndexKey.exceedsBound(key) { inexact = true } else { excluded.insert(key) }
                 }
             }
             let name = IndexPolicy.singleFieldIndex(collectionPath, order.field)
@@ -178,8 +213,9 @@ extension QueryRunner {
                 index: name, lower: bounds.lower, upper: bounds.upper, reverse: order.descending,
                 excludedKeys: excluded,
                 detail: "\(order.field.canonicalString) \(order.descending ? "descending" : "ascending")"
-                    + Self.describe(range), empty: bounds.empty)
-            return BranchPlan(access: .scan(scan), filters: filters, ordered: true, hitExact: !residual)
+                    + Self.describe(range), empty: bounds.empty, prefixGroups: true)
+            return BranchPlan(
+                access: .scan(scan), filters: filters, ordered: true, hitExact: !residual && !inexact)
         }
 
         // A declared index covering the equalities then the orders.
@@ -238,6 +274,12 @@ extension QueryRunner {
                         equality.contains
                         ? IndexPolicy.containsIndex(collectionPath, equality.field)
                         : IndexPolicy.singleFieldIndex(collectionPath, equality.field)
+                    // Bounded keys: a long value's key is its prefix and hash; a collision is removed by the document
+                    // check, so counting needs the documents.
+                    if IndexKey.exceedsBound(key) {
+                        key = IndexKey.bounded(key)
+                        residual = true
+                    }
                 }
                 scans.append(
                     ScanRange(

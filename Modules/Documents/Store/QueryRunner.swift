@@ -94,6 +94,9 @@ struct ScanRange: Sendable {
     var excludedKeys: Set<[UInt8]> = []
     var detail: String
     var empty = false
+    /// The index's keys are bounded (``IndexKey/bounded(_:)``): hits of one prefix group may come out of value order,
+    /// so an ordered read re-sorts each group by value (reading a group to its end before stopping at a limit).
+    var prefixGroups = false
 }
 
 /// How one branch reads its candidates.
@@ -200,10 +203,13 @@ struct QueryRunner: Sendable {
     {
         let engine = store.engine
         var out: [Candidate] = []
-        func accept(_ stored: StoredDocument?, stats: QueryStats) throws {
-            guard let stored, let path = try? DocumentPath(stored.path) else { return }
+        @discardableResult
+        func accept(_ stored: StoredDocument?, stats: QueryStats) throws -> Bool {
+            guard let stored, let path = try? DocumentPath(stored.path) else { return false }
             let data = try ValueCodec.decode(stored.body)
-            if normalized.matches(path, data) { out.append(Candidate(path: path, stored: stored, data: data)) }
+            guard normalized.matches(path, data) else { return false }
+            out.append(Candidate(path: path, stored: stored, data: data))
+            return true
         }
         switch plan.access {
         case .empty:
@@ -239,27 +245,46 @@ struct QueryRunner: Sendable {
             }
             if descending { out.reverse() }
         case .scan(let range):
+            // With bounded keys, the prefix group of each hit read and of each result (see `ScanRange.prefixGroups`).
+            let regroup = range.prefixGroups && plan.ordered
             var pending: [String] = []
+            var pendingGroups: [ArraySlice<UInt8>?] = []
+            var outGroups: [ArraySlice<UInt8>?] = []
             func drain(stats: QueryStats) async throws {
                 guard !pending.isEmpty else { return }
                 let documents = try await engine.documents(at: pending)
                 stats.documentsRead += documents.compactMap { $0 }.count
-                for document in documents { try accept(document, stats: stats) }
+                for (document, group) in zip(documents, pendingGroups) where try accept(document, stats: stats) {
+                    if regroup { outGroups.append(group) }
+                }
                 pending.removeAll(keepingCapacity: true)
+                pendingGroups.removeAll(keepingCapacity: true)
             }
+            // Once `need` results are in: the prefix group of the last one, which must be read to its end.
+            var closing: ArraySlice<UInt8>?
             let pageHint = need.map { $0 + 8 }
             try await scanHits(range, plan: plan, pageHint: pageHint, stats: stats) { hits in
                 for hit in hits {
+                    let group = regroup ? IndexKey.prefixGroup(hit.key) : nil
+                    if let closing, group != closing {
+                        try await drain(stats: stats)
+                        return false
+                    }
                     pending.append(hit.path)
+                    pendingGroups.append(group)
                     let remaining = need.map { $0 - out.count } ?? 256
                     if pending.count >= max(1, remaining) {
                         try await drain(stats: stats)
-                        if let need, out.count >= need { return false }
+                        if let need, out.count >= need {
+                            guard let last = outGroups.last, let last else { return false }
+                            closing = last
+                        }
                     }
                 }
                 return true
             }
-            if out.count < (need ?? .max) { try await drain(stats: stats) }
+            if out.count < (need ?? .max) || closing != nil { try await drain(stats: stats) }
+            if regroup { Self.sortPrefixGroups(&out, groups: outGroups, normalized) }
         case .intersect(let ranges, let descending):
             // Document-name order (segment by segment), which is not plain string order across collections.
             var parsed = try await intersection(ranges, plan: plan, stats: stats).compactMap { try? DocumentPath($0) }
@@ -279,6 +304,24 @@ struct QueryRunner: Sendable {
         }
         if let need, out.count > need { out.removeLast(out.count - need) }
         return out
+    }
+
+    /// Sorts each run of results from one prefix group (equal non-nil `groups`) into query order; the rest is in
+    /// order already.
+    static func sortPrefixGroups(
+        _ out: inout [Candidate], groups: [ArraySlice<UInt8>?], _ normalized: NormalizedQuery
+    ) {
+        var start = 0
+        while start < groups.count {
+            var end = start + 1
+            if let group = groups[start] {
+                while end < groups.count, groups[end] == group { end += 1 }
+                if end - start > 1 {
+                    out[start..<end].sort { normalized.areInOrder(($0.path, $0.data), ($1.path, $1.data)) }
+                }
+            }
+            start = end
+        }
     }
 
     /// Paths in every range (hit-level filters applied).

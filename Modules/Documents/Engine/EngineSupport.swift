@@ -312,6 +312,14 @@ enum IndexEntryList {
 // MARK: - Preconditions
 
 extension WritePrecondition {
+    /// Whether a write under this precondition may find no document (a put may then create it at once).
+    var allowsAbsence: Bool {
+        switch self {
+        case .none, .exists(false): true
+        case .exists(true), .version: false
+        }
+    }
+
     /// Throws ``DocumentsError/Code-swift.struct/preconditionFailed`` unless the precondition holds for a document
     /// whose current version is `currentVersion` (`nil` when it does not exist).
     func check(path: String, currentVersion: Int64?) throws {

@@ -529,6 +529,11 @@ extension SQLiteDocumentEngine {
         struct Local {
             let shared: IndexIDs
             var ids: [String: Int64] = [:]
+            /// The previous document's index names and ids, by position: documents of one collection mostly list the
+            /// same names in the same order, and comparing a name with the one at its position (the same string
+            /// object, for an import's interned names) costs less than hashing it.
+            var lastNames: [String] = []
+            var lastIDs: [Int64] = []
             init(_ shared: IndexIDs) { self.shared = shared }
 
             mutating func id(_ name: String, _ db: Database) throws -> Int64 {
@@ -540,14 +545,27 @@ extension SQLiteDocumentEngine {
 
             /// `entries` with their indexes as ids, canonical.
             mutating func entries(_ entries: [IndexEntry], _ db: Database) throws -> [OwnEntry] {
-                // Every name known to the shared cache is looked up under one lock; the rest go through `id`.
-                var known = shared.cachedIDs(entries)
+                var known: [Int64] = []
+                known.reserveCapacity(entries.count)
+                var missed = false
+                for i in entries.indices {
+                    if i < lastNames.count, entries[i].index == lastNames[i] {
+                        known.append(lastIDs[i])
+                    } else {
+                        missed = true
+                        break
+                    }
+                }
+                if missed || known.count < entries.count {
+                    // Every name known to the shared cache is looked up under one lock; the rest go through `id`.
+                    known = shared.cachedIDs(entries)
+                    for i in entries.indices where known[i] < 0 { known[i] = try id(entries[i].index, db) }
+                    lastNames = entries.map(\.index)
+                    lastIDs = known
+                }
                 var result: [OwnEntry] = []
                 result.reserveCapacity(entries.count)
-                for i in entries.indices {
-                    if known[i] < 0 { known[i] = try id(entries[i].index, db) }
-                    result.append(OwnEntry(index: known[i], key: entries[i].key))
-                }
+                for i in entries.indices { result.append(OwnEntry(index: known[i], key: entries[i].key)) }
                 return OwnEntryList.canonical(result)
             }
         }
@@ -621,13 +639,27 @@ extension SQLiteDocumentEngine {
             ON c.id = d.change_id WHERE d.parent = ?1 AND d.doc_id = ?2
             """
         )
+        // A put that may create the document tries the insert first: for a new document (an import, an `add`) that
+        // is one b-tree descent instead of a failed lookup and then an insert. Only a conflict on the key is skipped.
         let insertDocument = try SQLiteStatement(
             db,
             """
             INSERT INTO documents (parent, doc_id, collection_id, version, create_time, update_time, change_id, \
-            name_key) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7)
+            name_key) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7) ON CONFLICT (parent, doc_id) DO NOTHING
             """
         )
+        func insert(_ prep: Prepared, path: String, changeID: Int64) throws -> Bool {
+            insertDocument.bind(prep.parts.parent, at: 1)
+            insertDocument.bind(prep.parts.id, at: 2)
+            insertDocument.bind(prep.parts.collectionID, at: 3)
+            insertDocument.bind(sequence, at: 4)
+            insertDocument.bind(commitTime, at: 5)
+            insertDocument.bind(changeID, at: 6)
+            // Only nested documents are in the collection-group index (see `documents(inCollectionGroup:)`).
+            insertDocument.bind(prep.parts.parent.utf8.contains(0x2F) ? EnginePath.nameKey(path) : [], at: 7)
+            try insertDocument.run()
+            return db.changesCount == 1
+        }
         let updateDocument = try SQLiteStatement(
             db,
             """
@@ -648,8 +680,13 @@ extension SQLiteDocumentEngine {
             let path = mutation.path
             let slot = slots[index]
             var existing: (version: Int64, createTime: Int64, entries: [OwnEntry])?
+            var inserted = false
             if let state = written[slot] {
                 existing = state.map { (sequence, $0.createTime, $0.entries) }
+            } else if case .put = mutation.kind, mutation.precondition.allowsAbsence,
+                try insert(prep, path: path, changeID: sequence << 20 | Int64(slot))
+            {
+                inserted = true
             } else {
                 select.bind(prep.parts.parent, at: 1)
                 select.bind(prep.parts.id, at: 2)
@@ -675,16 +712,10 @@ extension SQLiteDocumentEngine {
                     updateDocument.bind(commitTime, at: 4)
                     updateDocument.bind(changeID, at: 5)
                     try updateDocument.run()
-                } else {
-                    insertDocument.bind(prep.parts.parent, at: 1)
-                    insertDocument.bind(prep.parts.id, at: 2)
-                    insertDocument.bind(prep.parts.collectionID, at: 3)
-                    insertDocument.bind(sequence, at: 4)
-                    insertDocument.bind(commitTime, at: 5)
-                    insertDocument.bind(changeID, at: 6)
-                    // Only nested documents are in the collection-group index (see `documents(inCollectionGroup:)`).
-                    insertDocument.bind(prep.parts.parent.utf8.contains(0x2F) ? EnginePath.nameKey(path) : [], at: 7)
-                    try insertDocument.run()
+                } else if !inserted {
+                    guard try insert(prep, path: path, changeID: changeID) else {
+                        throw DocumentsError(.storage, "document '\(path)' appeared during its own commit")
+                    }
                 }
                 let entries = try ids.entries(prep.entries, db)
                 after[slot] = entries

@@ -81,6 +81,10 @@ struct IndexOpBuffer {
 
     private(set) var ops: [Op] = []
     private(set) var arena: [UInt8] = []
+    /// Paths were added in ascending order (as a bulk import's sorted chunk adds them): a path stored later is then
+    /// never smaller, so the sort can order equal keys by where their paths are stored instead of comparing paths.
+    private var pathsAscending = true
+    private var lastPath: (start: Int, count: Int)?
 
     var count: Int { ops.count }
     var isEmpty: Bool { ops.isEmpty }
@@ -89,7 +93,14 @@ struct IndexOpBuffer {
     mutating func addPath<S: Sequence>(_ utf8: S) -> (start: Int, count: Int) where S.Element == UInt8 {
         let start = arena.count
         arena.append(contentsOf: utf8)
-        return (start, arena.count - start)
+        let path = (start: start, count: arena.count - start)
+        if pathsAscending, let last = lastPath {
+            pathsAscending = arena.withUnsafeBytes { bytes in
+                memcmpSlices(bytes.baseAddress!, last.start, last.count, path.start, path.count) <= 0
+            }
+        }
+        lastPath = path
+        return path
     }
 
     mutating func add(index: Int64, key: UnsafeRawBufferPointer, path: (start: Int, count: Int), isPut: Bool) {
@@ -119,19 +130,32 @@ struct IndexOpBuffer {
     /// Sorts by `(index, key, path)` and keeps, of several operations on one entry, the one added last.
     mutating func sortAndCollapse() {
         if ops.count <= 1 { return }
+        let pathsAscending = pathsAscending
         arena.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return }
-            func compareEntry(_ a: Op, _ b: Op) -> Int {
+            func compareKeys(_ a: Op, _ b: Op) -> Int {
                 if a.index != b.index { return a.index < b.index ? -1 : 1 }
                 if a.prefix != b.prefix { return a.prefix < b.prefix ? -1 : 1 }
                 if a.prefix2 != b.prefix2 { return a.prefix2 < b.prefix2 ? -1 : 1 }
-                let byKey = memcmpSlices(base, Int(a.keyStart), Int(a.keyCount), Int(b.keyStart), Int(b.keyCount))
+                return memcmpSlices(base, Int(a.keyStart), Int(a.keyCount), Int(b.keyStart), Int(b.keyCount))
+            }
+            func compareEntry(_ a: Op, _ b: Op) -> Int {
+                let byKey = compareKeys(a, b)
                 if byKey != 0 { return byKey }
                 return memcmpSlices(base, Int(a.pathStart), Int(a.pathCount), Int(b.pathStart), Int(b.pathCount))
             }
-            ops.sort { a, b in
-                let c = compareEntry(a, b)
-                return c != 0 ? c < 0 : a.order < b.order
+            if pathsAscending {
+                // Equal paths are stored next to each other, so storage order is path order (see `pathsAscending`).
+                ops.sort { a, b in
+                    let c = compareKeys(a, b)
+                    if c != 0 { return c < 0 }
+                    return a.pathStart != b.pathStart ? a.pathStart < b.pathStart : a.order < b.order
+                }
+            } else {
+                ops.sort { a, b in
+                    let c = compareEntry(a, b)
+                    return c != 0 ? c < 0 : a.order < b.order
+                }
             }
             var write = 0
             for read in ops.indices {
@@ -823,9 +847,22 @@ extension SQLiteIndexRuns {
         }
         select.reset()
         if let extra {
-            extra.forEach { index, key, path, isPut in
-                let p = buffer.addPath(path)
-                buffer.add(index: index, key: key, path: p, isPut: isPut)
+            if buffer.isEmpty {
+                buffer = extra
+            } else {
+                // After the pending operations, so that they lose to `extra`'s on the same entry; a path's
+                // consecutive operations share one copy of it.
+                var last: (bytes: UnsafeRawBufferPointer, slot: (start: Int, count: Int))?
+                extra.forEach { index, key, path, isPut in
+                    let slot: (start: Int, count: Int)
+                    if let last, last.bytes.baseAddress == path.baseAddress, last.bytes.count == path.count {
+                        slot = last.slot
+                    } else {
+                        slot = buffer.addPath(path)
+                        last = (path, slot)
+                    }
+                    buffer.add(index: index, key: key, path: slot, isPut: isPut)
+                }
             }
         }
         buffer.sortAndCollapse()

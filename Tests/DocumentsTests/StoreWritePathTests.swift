@@ -78,6 +78,58 @@ struct StoreWritePathTests {
         }
     }
 
+    @Test func automaticIndexNamesAreToldFromDeclaredOnes() throws {
+        let collection = "users/u1/orders"
+        for dotted in ["city", "composite", "composite.x", "a.b", "`composite|x`", "`a b`", "contains"] {
+            let field = try FieldPath(dotted)
+            #expect(
+                IndexPolicy.isAutomaticIndex(
+                    IndexPolicy.singleFieldIndex(collection, field), collectionPath: collection))
+            #expect(
+                IndexPolicy.isAutomaticIndex(IndexPolicy.containsIndex(collection, field), collectionPath: collection))
+            #expect(
+                !IndexPolicy.isAutomaticIndex(IndexPolicy.singleFieldIndex("orders", field), collectionPath: collection)
+            )
+            #expect(
+                !IndexPolicy.isAutomaticIndex(IndexPolicy.singleFieldIndex(collection, field), collectionPath: "orders")
+            )
+            #expect(
+                !IndexPolicy.isAutomaticIndex(
+                    IndexPolicy.singleFieldIndex(collection + "x", field), collectionPath: collection))
+        }
+        for scope in [IndexDefinition.Scope.collection, .collectionGroup] {
+            for fields in [
+                ["composite", "city"], ["city", "composite"], ["tags:contains", "city"], ["contains", "a"],
+            ] {
+                let definition = IndexDefinition(
+                    collectionID: "orders", scope: scope,
+                    fields: try fields.map { try IndexDefinition.Field(parsing: $0) })
+                let name = definition.indexName(collectionPath: collection)
+                #expect(!IndexPolicy.isAutomaticIndex(name, collectionPath: collection), "\(name)")
+                #expect(!IndexPolicy.isAutomaticIndex(name, collectionPath: "orders"), "\(name)")
+            }
+        }
+        #expect(!IndexPolicy.isAutomaticIndex(collection, collectionPath: collection))
+        #expect(!IndexPolicy.isAutomaticIndex(collection + "|", collectionPath: collection))
+        // Every entry the store computes for a document's fields is automatic; every declared one is not.
+        var rng = ModelTestRandom(seed: 77)
+        let declared = IndexDefinition(
+            collectionID: "orders", fields: [.init(try FieldPath("composite")), .init(try FieldPath("a"))])
+        for _ in 0..<500 {
+            var data = ModelValueGenerator.data(&rng)
+            data["composite"] = .array([.int(1), .string("x")])
+            data["a"] = .int(2)
+            let automatic = IndexPolicy.entries(
+                for: data, path: collection + "/o1", collectionPath: collection, collectionID: "orders", declared: [])
+            #expect(automatic.allSatisfy { IndexPolicy.isAutomaticIndex($0.index, collectionPath: collection) })
+            var entries: [IndexEntry] = []
+            IndexPolicy.addDeclaredEntries(
+                declared, data: data, path: collection + "/o1", collectionPath: collection, into: &entries)
+            #expect(!entries.isEmpty)
+            #expect(entries.allSatisfy { !IndexPolicy.isAutomaticIndex($0.index, collectionPath: collection) })
+        }
+    }
+
     @Test func encodingGrowsItsBufferAcrossSizes() throws {
         // The encoder writes into a scratch buffer that starts at 1 KiB and doubles: documents on both sides of each
         // growth must encode to exactly their size and decode back.

@@ -133,7 +133,118 @@ extension SQLiteDocumentEngine {
             try SQLiteIndexRuns.setFlushedThrough(db, through)
             try db.execute(sql: "DROP TABLE index_entries")
         }
+        // v4: keys of automatic (single-field and array-contains) index entries are bounded to
+        // `IndexKey.maximumLength` bytes (`IndexKey.bounded`); earlier files hold longer keys whole, which a query for
+        // a long value no longer finds. The tables stay as they are; those keys are rewritten.
+        migrator.registerMigration("v4") { db in try boundAutomaticIndexKeys(db) }
         return migrator
+    }
+
+    /// Rewrites the automatic index entries whose keys are longer than ``IndexKey/maximumLength`` with
+    /// ``IndexKey/bounded(_:)`` keys (migration v4), inside the migration's transaction.
+    ///
+    /// Per document (in pages, primary-key order), the rewritten entries replace the old ones in its own entry list
+    /// and, in the index, a removal of each old entry and a put of its bounded one go into runs of at most about
+    /// `operationsPerRun` operations. The first run also takes every pending operation, as pending operations take
+    /// precedence over runs (a pending put of an old key would outlive its removal). A file without long keys is only
+    /// read.
+    ///
+    /// A key of exactly `maximumLength + 1` bytes is either a whole key or one bounded already (files written by
+    /// schema v3 once automatic keys were bounded): it is kept when bounding the document's body produces it.
+    static func boundAutomaticIndexKeys(_ db: Database, operationsPerRun: Int = 100_000) throws {
+        var names: [Int64: String] = [:]
+        let selectNames = try SQLiteStatement(db, "SELECT id, name FROM index_names")
+        while try selectNames.step() { names[selectNames.int64(0)] = selectNames.text(1) }
+        selectNames.reset()
+        if names.isEmpty { return }
+
+        struct DocumentRow {
+            var parent: String
+            var id: String
+            var collectionID: String
+            var changeID: Int64
+            var entries: [OwnEntry]
+        }
+        let page = try SQLiteStatement(
+            db,
+            """
+            SELECT d.parent, d.doc_id, d.collection_id, d.change_id, c.index_keys FROM documents d \
+            CROSS JOIN changes c ON c.id = d.change_id WHERE (d.parent, d.doc_id) > (?1, ?2) \
+            ORDER BY d.parent, d.doc_id LIMIT 1000
+            """)
+        let selectBody = try SQLiteStatement(db, "SELECT body FROM changes WHERE id = ?1")
+        let ownKeys = try OwnIndexKeys(db)
+        var buffer = IndexOpBuffer()
+        var runs = 0
+        /// Writes `buffer` as a run; the first one with everything pending (after it, nothing is).
+        func writeRun(_ buffer: IndexOpBuffer) throws {
+            try flushAll(db, extra: buffer, writerPending: WriterPending(), tuning: .standard)
+        }
+        /// The document's bounded automatic entries of `maximumLength + 1` bytes, from its body; none when the body
+        /// is not a document's (engine-level files).
+        func boundedEntries(_ row: DocumentRow, path: String) throws -> Set<IndexEntry> {
+            selectBody.bind(row.changeID, at: 1)
+            defer { selectBody.reset() }
+            guard try selectBody.step(), !selectBody.isNull(0),
+                let data = try? selectBody.withBytes(0, { try ValueCodec.decode($0) })
+            else { return [] }
+            let entries = IndexPolicy.entries(
+                for: data, path: path, collectionPath: row.parent, collectionID: row.collectionID, declared: [])
+            return Set(entries.lazy.filter { $0.key.count == IndexKey.maximumLength + 1 })
+        }
+
+        var last = (parent: "", id: "")
+        var rows: [DocumentRow] = []
+        while true {
+            rows.removeAll(keepingCapacity: true)
+            page.bind(last.parent, at: 1)
+            page.bind(last.id, at: 2)
+            while try page.step() {
+                let (parent, id) = (page.text(0), page.text(1))
+                let entries =
+                    page.isNull(4)
+                    ? [] : try page.withBytes(4) { try OwnEntryList.decode($0, path: parent + "/" + id) }
+                rows.append(
+                    DocumentRow(
+                        parent: parent, id: id, collectionID: page.text(2), changeID: page.int64(3), entries: entries))
+            }
+            page.reset()
+            guard let end = rows.last else { break }
+            last = (end.parent, end.id)
+            for row in rows {
+                var bounded = row.entries
+                var pathSlot: (start: Int, count: Int)?
+                var known: Set<IndexEntry>?
+                for (i, entry) in row.entries.enumerated() where entry.key.count > IndexKey.maximumLength {
+                    guard let name = names[entry.index], IndexPolicy.isAutomaticIndex(name, collectionPath: row.parent)
+                    else { continue }
+                    let path = row.parent + "/" + row.id
+                    if entry.key.count == IndexKey.maximumLength + 1 {
+                        if known == nil { known = try boundedEntries(row, path: path) }
+                        if known?.contains(IndexEntry(index: name, key: entry.key)) == true { continue }
+                    }
+                    bounded[i].key = IndexKey.bounded(entry.key)
+                    let slot = pathSlot ?? buffer.addPath(path.utf8)
+                    pathSlot = slot
+                    buffer.add(index: entry.index, key: entry.key, path: slot, isPut: false)
+                    buffer.add(index: entry.index, key: bounded[i].key, path: slot, isPut: true)
+                }
+                // Two long keys may bound to one (a hash collision): the list stays canonical.
+                if pathSlot != nil { try ownKeys.write(OwnEntryList.canonical(bounded), changeID: row.changeID) }
+                if buffer.count > operationsPerRun {
+                    try writeRun(buffer)
+                    buffer = IndexOpBuffer()
+                    runs += 1
+                }
+            }
+        }
+        if !buffer.isEmpty {
+            try writeRun(buffer)
+            runs += 1
+        }
+        // Like dropping an index, this changes the index outside a merge: a background merge planned before it (by a
+        // process that opened the file earlier) is discarded instead of swapped in.
+        if runs > 0 { try SQLiteIndexRuns.bumpGeneration(db) }
     }
 
     /// Refuses a SQLite file that belongs to another application or to a newer Suite.

@@ -42,7 +42,7 @@ import Synchronization
 ///   operations (`index_ops`). Its integer key is `sequence << 20 | n`, so reading from a sequence is a range scan of
 ///   the table's own b-tree; this caps a commit at 1,048,575 distinct paths (``maximumPathsPerCommit``). Pruning
 ///   the log (not offered yet) must keep the rows documents point at and the rows after the index's flush point.
-/// - The secondary indexes (schema v3), a log-structured merge tree inside the file (`SQLiteIndexRuns.swift` tells
+/// - The secondary indexes (since schema v3), a log-structured merge tree inside the file (`SQLiteIndexRuns.swift` tells
 ///   the design): pending operations in change rows after `index_state.flushed_through`, merged by every scan from
 ///   a per-process cache; sorted, immutable runs (`index_runs`) of blocks (`index_blocks`, a few KiB of consecutive
 ///   entries of one index, keyed by their last entry), written when the pending operations reach 131,072 or a
@@ -51,8 +51,11 @@ import Synchronization
 ///   names are integer ids in `index_names(id, name)`, cached: ids are never deleted or reused.
 /// - `metadata(meta_key, value)`.
 ///
-/// Schema changes go through GRDB's `DatabaseMigrator`; a file written by a newer schema, a file that is not a
-/// SQLite database, or a SQLite database of another application is refused with a ``DocumentsError``.
+/// The schema is v4. Schema changes go through GRDB's `DatabaseMigrator` (`SQLiteDocumentEngine+Schema.swift`); v4
+/// changed no table: it rewrote the keys of automatic index entries longer than ``IndexKey/maximumLength``, which
+/// earlier files hold whole, as ``IndexKey/bounded(_:)`` keys (the engine stores the keys it is given; the store
+/// bounds them). A file written by a newer schema, a file that is not a SQLite database, or a SQLite database of
+/// another application is refused with a ``DocumentsError``.
 public final class SQLiteDocumentEngine: Sendable {
     /// How hard a commit works to survive a power loss; see the type's documentation.
     public enum Durability: String, Sendable, Hashable, CaseIterable {
@@ -935,7 +938,7 @@ extension SQLiteDocumentEngine {
 }
 
 /// Reads and rewrites the list of index entries a document keeps of its own: `changes.index_keys` of the change row
-/// its `documents` row points at (schema v3; the `documents` rows stay small, so inserting one dirties less of the
+/// its `documents` row points at (since schema v3; the `documents` rows stay small, so inserting one dirties less of the
 /// b-tree).
 struct OwnIndexKeys {
     let select: SQLiteStatement

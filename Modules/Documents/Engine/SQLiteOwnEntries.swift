@@ -1,7 +1,7 @@
 import Foundation
 
 /// An index entry with its index named by id (`index_names.id`): how the SQLite engine keeps a document's own entries
-/// (`changes.index_keys`, schema v3). Ids make the list about half as long as names would, and sorting it integer
+/// (`changes.index_keys`, since schema v3). Ids make the list about half as long as names would, and sorting it integer
 /// compares instead of string ones.
 struct OwnEntry: Hashable {
     var index: Int64

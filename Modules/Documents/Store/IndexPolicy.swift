@@ -21,6 +21,22 @@ enum IndexPolicy {
         "\(collectionPath)|\(field.canonicalString)|contains"
     }
 
+    /// Whether `name` is an automatic (single-field or array-contains) index of the collection at `collectionPath`,
+    /// whose keys are bounded; `false` for declared indexes and for other collections' indexes.
+    ///
+    /// After `<collectionPath>|`, a declared name goes on with `composite|`. A field path's canonical string starts
+    /// with `composite|` only as the array-contains index of a field named `composite` (`composite|contains`): a
+    /// segment holding `|` is backtick-quoted.
+    static func isAutomaticIndex(_ name: String, collectionPath: String) -> Bool {
+        let utf8 = name.utf8
+        let prefix = collectionPath.utf8
+        guard utf8.count > prefix.count + 1, utf8.starts(with: prefix) else { return false }
+        let rest = utf8.dropFirst(prefix.count)
+        guard rest.first == UInt8(ascii: "|") else { return false }
+        let remainder = rest.dropFirst()
+        return !remainder.starts(with: "composite|".utf8) || remainder.elementsEqual("composite|contains".utf8)
+    }
+
     /// Every index entry of `data` stored at `path` (a valid document path in `collectionPath`, whose last segment is
     /// `collectionID`).
     ///

@@ -194,12 +194,12 @@ extension SQLiteDocumentEngine: DocumentEngine {
         let indexIDs = indexIDs
         let writerPending = writerPending
         let tuning = tuning
-        let (result, flushed) = try await write(inline: mutations.count <= Self.inlineWriteLimit) { db in
+        let (result, maintain) = try await write(inline: mutations.count <= Self.inlineWriteLimit) { db in
             try Self.apply(
                 mutations, prepared: prepared, changes: changes, commitTime: commitTime, indexIDs: indexIDs,
                 writerPending: writerPending, tuning: tuning, db: db)
         }
-        if flushed { maintenance.kick() }
+        if maintain { maintenance.kick() }
         return result
     }
 
@@ -632,7 +632,7 @@ extension SQLiteDocumentEngine {
         writerPending: WriterPending,
         tuning: IndexTuning,
         db: Database
-    ) throws -> (CommitResult, flushed: Bool) {
+    ) throws -> (CommitResult, maintain: Bool) {
         let sequence = try lastSequence(db) + 1
         let slots = changes.slot
         let select = try SQLiteStatement(
@@ -757,10 +757,14 @@ extension SQLiteDocumentEngine {
         let flushed = try SQLiteIndexRuns.flushedThrough(db)
         let pendingCount = operationCount == 0 ? 0 : try writerPending.count(db, flushedThrough: flushed)
         // A bulk commit writes its operations (with everything pending) as a run at once instead of into its change
-        // rows, which would then be read back by the flush and kept there for nothing.
+        // rows, which would then be read back by the flush and kept there for nothing. Otherwise the pending
+        // operations are flushed in the background once they reach the threshold (`SQLiteIndexMaintenance`), and
+        // here only when they have piled up far beyond it.
         let flushNow =
             operationCount > 0
-            && (pendingCount + operationCount >= tuning.flushThreshold || operationCount >= tuning.directRunThreshold)
+            && (pendingCount + operationCount >= tuning.maximumPending
+                || operationCount >= tuning.directRunThreshold)
+        let wantsFlush = !flushNow && operationCount > 0 && pendingCount + operationCount >= tuning.flushThreshold
         var flushBuffer = IndexOpBuffer()
 
         let insertChange = try SQLiteStatement(
@@ -823,7 +827,7 @@ extension SQLiteDocumentEngine {
         } else if operationCount > 0 {
             writerPending.set(flushedThrough: flushed, count: pendingCount + operationCount)
         }
-        return (CommitResult(sequence: sequence, documents: results), flushNow)
+        return (CommitResult(sequence: sequence, documents: results), flushNow || wantsFlush)
     }
 }
 

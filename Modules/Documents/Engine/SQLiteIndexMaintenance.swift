@@ -9,7 +9,14 @@ import Synchronization
     import Darwin
 #endif
 
-/// Merges the SQLite engine's index runs in the background, so commits do not pay for them.
+/// Flushes the SQLite engine's pending index operations into runs and merges runs, in the background, so commits do
+/// not pay for them.
+///
+/// A flush reads the pending operations (those of change rows after `index_state.flushed_through`) in one read
+/// transaction once there are ``IndexTuning/flushThreshold`` of them, sorts them outside any transaction, writes the
+/// run's blocks in short write transactions, and puts the run in place (moving the flush point) in a last one — unless
+/// the flush point or the index generation moved meanwhile (a bulk commit, a backfill, an index drop, another
+/// process flushed first), in which case the run is discarded: those operations are in a run already.
 ///
 /// A merge reads its input runs (immutable) in short read transactions and writes the merged run's blocks in short
 /// write transactions of their own, between the commits of this and other processes; the merged run stays invisible
@@ -59,7 +66,7 @@ final class SQLiteIndexMaintenance: Sendable {
             defer { group.leave() }
             while true {
                 do {
-                    while try mergeOnce() {}
+                    while try flushOnce() || mergeOnce() {}
                 } catch {
                     logger.warning(
                         "index merge failed; it is retried after the next flush", metadata: ["error": "\(error)"])
@@ -90,10 +97,143 @@ final class SQLiteIndexMaintenance: Sendable {
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
+    /// Writes the pending operations as a run when there are at least ``IndexTuning/flushThreshold`` of them;
+    /// `false` when there are fewer (or the engine is closing).
+    private func flushOnce() throws -> Bool {
+        if isStopped { return false }
+        let tuning = tuning
+        // The pending operations of one snapshot, with the flush point and generation they were read under.
+        let read: (flushed: Int64, through: Int64, generation: Int64, buffer: IndexOpBuffer)? = try pool.read { db in
+            let flushed = try SQLiteIndexRuns.flushedThrough(db)
+            let through = try SQLiteIndexRuns.maxChangeID(db)
+            guard through > flushed else { return nil }
+            var buffer = IndexOpBuffer()
+            try SQLiteIndexRuns.readPending(db, after: flushed, through: through, into: &buffer)
+            guard buffer.count >= tuning.flushThreshold else { return nil }
+            return (flushed, through, try SQLiteIndexRuns.generation(db), buffer)
+        }
+        guard var read else { return false }
+        read.buffer.sortAndCollapse()
+        let run = try reserveRun(seq: read.through)
+        _ = blocks.take()
+        do {
+            var writer = RunWriter(run: run, tuning: tuning) { [self] index, lastKey, lastPath, data in
+                blocks.append(index: index, lastKey: lastKey, lastPath: lastPath, data: data)
+            }
+            var stopped = false
+            try read.buffer.forEach { index, key, path, isPut in
+                if stopped { return }
+                try writer.append(index: index, key: key, path: path, isPut: isPut)
+                if blocks.count >= Self.blocksPerStep {
+                    if isStopped {
+                        stopped = true
+                        return
+                    }
+                    try writeBlocks(run)
+                }
+            }
+            if stopped {
+                try discard(run)
+                return false
+            }
+            try writer.closeBlock()
+            try writeBlocks(run)
+            let entries = writer.entries
+            let placed = try pool.write { db in
+                guard try SQLiteIndexRuns.flushedThrough(db) == read.flushed,
+                    try SQLiteIndexRuns.generation(db) == read.generation
+                else { return false }
+                if entries == 0 {
+                    try Self.delete(run, db)
+                } else {
+                    try Self.place(run, entries: entries, tuning: tuning, db)
+                }
+                try SQLiteIndexRuns.setFlushedThrough(db, read.through)
+                return true
+            }
+            if !placed { try discard(run) }
+            return true
+        } catch {
+            try? discard(run)
+            throw error
+        }
+    }
+
+    /// Block writes per write transaction of a background flush or merge.
+    static let blocksPerStep = 256
+
+    /// Finished blocks waiting for their write transaction (used by the maintenance queue only).
+    private let blocks = PendingBlocks()
+
+    final class PendingBlocks: @unchecked Sendable {
+        struct Block {
+            var index: Int64
+            var lastKey: [UInt8]
+            var lastPath: [UInt8]
+            var data: [UInt8]
+        }
+        private(set) var list: [Block] = []
+        var count: Int { list.count }
+
+        func append(
+            index: Int64, lastKey: UnsafeRawBufferPointer, lastPath: UnsafeRawBufferPointer,
+            data: UnsafeRawBufferPointer
+        ) {
+            list.append(
+                Block(index: index, lastKey: [UInt8](lastKey), lastPath: [UInt8](lastPath), data: [UInt8](data)))
+        }
+
+        func take() -> [Block] {
+            defer { list.removeAll() }
+            return list
+        }
+    }
+
+    /// Writes the blocks waiting in ``blocks`` into `run`, in one write transaction.
+    private func writeBlocks(_ run: Int64) throws {
+        let pending = blocks.take()
+        if pending.isEmpty { return }
+        try pool.write { db in
+            let insert = try SQLiteStatement(db, RunWriter.insertBlockSQL)
+            for block in pending {
+                try block.lastKey.withUnsafeBytes { lastKey in
+                    try block.lastPath.withUnsafeBytes { lastPath in
+                        try block.data.withUnsafeBytes { data in
+                            try RunWriter.insert(
+                                insert, run: run, index: block.index, lastKey: lastKey, lastPath: lastPath, data: data)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Inserts an invisible run row (`tier` -1, this process's id in `entries`) for a flush or merge to fill.
+    private func reserveRun(seq: Int64) throws -> Int64 {
+        let pid = Int64(getpid())
+        return try pool.write { db in
+            let insert = try SQLiteStatement(db, "INSERT INTO index_runs (seq, tier, entries) VALUES (?1, -1, ?2)")
+            insert.bind(seq, at: 1)
+            insert.bind(-pid, at: 2)
+            try insert.run()
+            return db.lastInsertedRowID
+        }
+    }
+
+    /// Makes a filled run visible, in its size tier.
+    static func place(_ run: Int64, entries: Int64, tuning: IndexTuning, _ db: Database) throws {
+        let update = try SQLiteStatement(db, "UPDATE index_runs SET tier = ?2, entries = ?3 WHERE id = ?1")
+        update.bind(run, at: 1)
+        update.bind(Int64(tuning.tier(entries)), at: 2)
+        update.bind(entries, at: 3)
+        try update.run()
+    }
+
     /// Performs the next merge the tiers call for; `false` when there is none (or the engine is closing).
     private func mergeOnce() throws -> Bool {
         if isStopped { return false }
         let pid = Int64(getpid())
+        _ = blocks.take()
         // Plan and reserve the output run in one transaction, so no run can slip in between.
         let planned: (inputs: [RunInfo], includesOldest: Bool, run: Int64, generation: Int64)? = try pool.write { db in
             guard let next = SQLiteIndexRuns.plan(try RunInfo.all(db), tuning: tuning) else { return nil }
@@ -122,19 +262,8 @@ final class SQLiteIndexMaintenance: Sendable {
 
     /// Writes the merged run; `false` when stopped or the inputs vanished (the caller discards it).
     private func build(_ run: Int64, inputs: [RunInfo], includesOldest: Bool, generation: Int64) throws -> Bool {
-        struct PendingBlock {
-            var index: Int64
-            var lastKey: [UInt8]
-            var lastPath: [UInt8]
-            var data: [UInt8]
-        }
-        final class Sink: @unchecked Sendable {
-            var blocks: [PendingBlock] = []
-        }
-        let sink = Sink()
-        var writer = RunWriter(run: run, tuning: tuning) { index, lastKey, lastPath, data in
-            sink.blocks.append(
-                PendingBlock(index: index, lastKey: [UInt8](lastKey), lastPath: [UInt8](lastPath), data: [UInt8](data)))
+        var writer = RunWriter(run: run, tuning: tuning) { [self] index, lastKey, lastPath, data in
+            blocks.append(index: index, lastKey: lastKey, lastPath: lastPath, data: data)
         }
         var cursors = inputs.reversed().map { RunCursor(run: $0.id, index: nil) }  // newest first: precedence order
         var started = false
@@ -157,23 +286,7 @@ final class SQLiteIndexMaintenance: Sendable {
                 finished = !cursors.contains { $0.isValid }
             }
             if finished { try writer.closeBlock() }
-            let blocks = sink.blocks
-            sink.blocks.removeAll()
-            if blocks.isEmpty { continue }
-            try pool.write { db in
-                let insert = try SQLiteStatement(db, RunWriter.insertBlockSQL)
-                for block in blocks {
-                    try block.lastKey.withUnsafeBytes { lastKey in
-                        try block.lastPath.withUnsafeBytes { lastPath in
-                            try block.data.withUnsafeBytes { data in
-                                try RunWriter.insert(
-                                    insert, run: run, index: block.index, lastKey: lastKey, lastPath: lastPath,
-                                    data: data)
-                            }
-                        }
-                    }
-                }
-            }
+            try writeBlocks(run)
         }
         let entries = writer.entries
         let tuning = tuning
@@ -185,11 +298,7 @@ final class SQLiteIndexMaintenance: Sendable {
             if entries == 0 {
                 try Self.delete(run, db)
             } else {
-                let update = try SQLiteStatement(db, "UPDATE index_runs SET tier = ?2, entries = ?3 WHERE id = ?1")
-                update.bind(run, at: 1)
-                update.bind(Int64(tuning.tier(entries)), at: 2)
-                update.bind(entries, at: 3)
-                try update.run()
+                try Self.place(run, entries: entries, tuning: tuning, db)
             }
             return true
         }

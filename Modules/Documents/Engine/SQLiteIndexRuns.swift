@@ -28,11 +28,14 @@ import Synchronization
 /// The sizes that shape the SQLite engine's index (see the comment at the top of this file). Tests shrink them to
 /// make every commit flush and merge.
 struct IndexTuning: Sendable {
-    /// Pending operations that trigger a flush into a run; also the size of the smallest run tier. Each process keeps
-    /// up to this many pending operations in memory (about 20 MiB for order-shaped documents) and reads them from
-    /// the change log on its first scan (tens of milliseconds at most). Measured against 32,768 and 65,536: fewer
-    /// merge levels made single-document commits ~25% and bulk imports ~30% faster.
+    /// Pending operations that start a flush into a run, in the background; also the size of the smallest run tier.
+    /// Each process keeps the pending operations in memory (about 20 MiB per 131,072 for order-shaped documents) and
+    /// reads them from the change log on its first scan (tens of milliseconds at most). Measured against 32,768 and
+    /// 65,536: fewer merge levels made single-document commits ~25% and bulk imports ~30% faster.
     var flushThreshold = 131_072
+    /// Pending operations past which a commit flushes them itself instead of waiting for the background flush
+    /// (which holds them back only while it writes a run, or when it keeps failing).
+    var maximumPending: Int { flushThreshold * 2 }
     /// A commit bringing this many operations writes them as a run directly (with everything pending).
     var directRunThreshold = 8_192
     /// How many runs of one size tier are merged into one of the next.
@@ -834,18 +837,7 @@ extension SQLiteIndexRuns {
         _ db: Database, pendingAfter flushedThrough: Int64, through: Int64, extra: IndexOpBuffer?, tuning: IndexTuning
     ) throws {
         var buffer = IndexOpBuffer()
-        let select = try SQLiteStatement(
-            db, "SELECT path, index_ops FROM changes WHERE id > ?1 AND index_ops IS NOT NULL ORDER BY id")
-        select.bind(flushedThrough, at: 1)
-        while try select.step() {
-            let path = buffer.addPath(select.text(0).utf8)
-            try select.withBytes(1) { bytes in
-                try IndexOpCodec.decodeChangeOps(bytes) { index, key, isPut in
-                    buffer.add(index: index, key: key, path: path, isPut: isPut)
-                }
-            }
-        }
-        select.reset()
+        try readPending(db, after: flushedThrough, through: through, into: &buffer)
         if let extra {
             if buffer.isEmpty {
                 buffer = extra
@@ -875,6 +867,24 @@ extension SQLiteIndexRuns {
         }
         try setFlushedThrough(db, through)
         if try RunInfo.all(db).count > tuning.maximumRuns { try compact(db, tuning: tuning) }
+    }
+
+    /// Adds the pending operations of the change rows in `(after, through]` to `buffer`, oldest first.
+    static func readPending(_ db: Database, after: Int64, through: Int64, into buffer: inout IndexOpBuffer) throws {
+        let select = try SQLiteStatement(
+            db,
+            "SELECT path, index_ops FROM changes WHERE id > ?1 AND id <= ?2 AND index_ops IS NOT NULL ORDER BY id")
+        defer { select.reset() }
+        select.bind(after, at: 1)
+        select.bind(through, at: 2)
+        while try select.step() {
+            let path = buffer.addPath(select.text(0).utf8)
+            try select.withBytes(1) { bytes in
+                try IndexOpCodec.decodeChangeOps(bytes) { index, key, isPut in
+                    buffer.add(index: index, key: key, path: path, isPut: isPut)
+                }
+            }
+        }
     }
 
     static func flushedThrough(_ db: Database) throws -> Int64 {

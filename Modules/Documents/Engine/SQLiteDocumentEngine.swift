@@ -523,20 +523,10 @@ extension SQLiteDocumentEngine {
             return id
         }
 
-        /// The cached id of each entry's index, -1 where the cache has none; one lock for all.
-        func cachedIDs(_ entries: [IndexEntry]) -> [Int64] {
-            cache.withLock { cache in entries.map { cache[$0.index] ?? -1 } }
-        }
-
         /// Ids looked up (or created) within one write transaction, without taking the shared cache's lock each time.
         struct Local {
             let shared: IndexIDs
             var ids: [String: Int64] = [:]
-            /// The previous document's index names and ids, by position: documents of one collection mostly list the
-            /// same names in the same order, and comparing a name with the one at its position (the same string
-            /// object, for an import's interned names) costs less than hashing it.
-            var lastNames: [String] = []
-            var lastIDs: [Int64] = []
             init(_ shared: IndexIDs) { self.shared = shared }
 
             mutating func id(_ name: String, _ db: Database) throws -> Int64 {
@@ -548,27 +538,12 @@ extension SQLiteDocumentEngine {
 
             /// `entries` with their indexes as ids, canonical.
             mutating func entries(_ entries: [IndexEntry], _ db: Database) throws -> [OwnEntry] {
-                var known: [Int64] = []
-                known.reserveCapacity(entries.count)
-                var missed = false
-                for i in entries.indices {
-                    if i < lastNames.count, entries[i].index == lastNames[i] {
-                        known.append(lastIDs[i])
-                    } else {
-                        missed = true
-                        break
-                    }
-                }
-                if missed || known.count < entries.count {
-                    // Every name known to the shared cache is looked up under one lock; the rest go through `id`.
-                    known = shared.cachedIDs(entries)
-                    for i in entries.indices where known[i] < 0 { known[i] = try id(entries[i].index, db) }
-                    lastNames = entries.map(\.index)
-                    lastIDs = known
-                }
                 var result: [OwnEntry] = []
                 result.reserveCapacity(entries.count)
-                for i in entries.indices { result.append(OwnEntry(index: known[i], key: entries[i].key)) }
+                // Through this transaction's own table (no lock): most names repeat from document to document.
+                for i in entries.indices {
+                    result.append(OwnEntry(index: try id(entries[i].index, db), key: entries[i].key))
+                }
                 return OwnEntryList.canonical(result)
             }
         }

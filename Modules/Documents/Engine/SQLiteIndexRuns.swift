@@ -38,8 +38,10 @@ struct IndexTuning: Sendable {
     var maximumPending: Int { flushThreshold * 2 }
     /// A commit bringing this many operations writes them as a run directly (with everything pending).
     var directRunThreshold = 8_192
-    /// How many runs of one size tier are merged into one of the next.
-    var fanIn = 4
+    /// How many runs of one size tier are merged into one of the next. Against 4: a 100k-document import rewrites
+    /// half as many entries in merges (measured 39.6k → 42k docs/s); a scan seeks in up to 7 runs per tier instead
+    /// of 3.
+    var fanIn = 8
     /// Past this many runs a commit merges them itself instead of leaving it to the background.
     var maximumRuns = 24
     /// A block is closed once its data reaches this many bytes.

@@ -51,7 +51,9 @@ public final class DocumentImporter: Sendable {
     private let state = Mutex(State())
     /// Serializes chunk launches so that chunks commit one after the other, in order.
     private let launchGate = AsyncGate()
-    /// Index names shared by every document of the import (see ``IndexPolicy/IndexNames``).
+    /// Index names shared by the documents of the chunk being prepared (see ``IndexPolicy/IndexNames``). Each chunk
+    /// gets its own: strings shared with the chunk the engine is committing on another thread would have their
+    /// reference counts bounce between the two cores on every entry.
     private let names = Mutex(IndexPolicy.IndexNames())
 
     init(store: DocumentStore, collection: CollectionReference, chunkSize: Int, onCommit: (@Sendable (Int) -> Void)?) {
@@ -94,6 +96,7 @@ public final class DocumentImporter: Sendable {
             state.declared = nil
             return chunk
         }
+        if full != nil { names.withLock { $0 = IndexPolicy.IndexNames() } }
         if let full { try await launch(full) }
     }
 

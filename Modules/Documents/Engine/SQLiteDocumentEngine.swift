@@ -45,9 +45,10 @@ import Synchronization
 /// - The secondary indexes (since schema v3), a log-structured merge tree inside the file (`SQLiteIndexRuns.swift` tells
 ///   the design): pending operations in change rows after `index_state.flushed_through`, merged by every scan from
 ///   a per-process cache; sorted, immutable runs (`index_runs`) of blocks (`index_blocks`, a few KiB of consecutive
-///   entries of one index, keyed by their last entry), written when the pending operations reach 131,072 or a
-///   commit brings that many, and merged by size tiers (four of a tier into one) inside the commit that created the
-///   run. A single-document commit so dirties no index page; a bulk commit writes its entries sequentially. Index
+///   entries of one index, keyed by their last entry), written in the background once the pending operations reach
+///   131,072 (directly by a commit that brings 8,192 or more), and merged in the background by size tiers (eight of
+///   a tier into one; `SQLiteIndexMaintenance.swift`). A single-document commit so dirties no index page; a bulk
+///   commit writes its entries sequentially. Index
 ///   names are integer ids in `index_names(id, name)`, cached: ids are never deleted or reused.
 /// - `metadata(meta_key, value)`.
 ///

@@ -11,11 +11,12 @@ import Synchronization
 //   (`changes.index_ops`), which it writes anyway: a commit dirties no index page at all. Rows after
 //   `index_state.flushed_through` are pending. Each process keeps the pending operations it has read in memory
 //   (``PendingIndexCache``), sorted per index, and merges them into every scan.
-// - **Runs.** When the pending operations pass ``IndexTuning/flushThreshold`` (or one commit brings that many,
-//   as a bulk import does), they are sorted and written as a new immutable *run*: rows of `index_blocks`, each block
-//   a few KiB of consecutive entries of one index, keyed by its last entry, so a scan finds its first block with one
-//   b-tree seek and reads entries in order. Runs are merged in the background of commits (in the same transaction
-//   that created a run) by size tiers, so their number stays logarithmic in the number of entries.
+// - **Runs.** When the pending operations pass ``IndexTuning/flushThreshold``, a background flush sorts them and
+//   writes them as a new immutable *run* (a commit that brings ``IndexTuning/directRunThreshold`` operations, as a
+//   bulk import's does, writes its own run at once): rows of `index_blocks`, each block a few KiB of consecutive
+//   entries of one index, keyed by its last entry, so a scan finds its first block with one b-tree seek and reads
+//   entries in order. Runs are merged in the background (``SQLiteIndexMaintenance``) by size tiers, so their number
+//   stays logarithmic in the number of entries.
 //
 // Why not one SQLite row per entry: an order document has 17 entries at random places in a large b-tree, so a
 // single-document commit dirtied ~17 pages (68 KiB of log per commit) and a bulk import of 5,000 documents rewrote

@@ -150,6 +150,12 @@ public protocol DocumentEngine: Sendable {
     /// - Parameter commitTime: the commit's time in microseconds since the epoch (the store's clock decides).
     func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult
 
+    /// Prepares a commit ahead of its write (see the default implementation); engines may leave the default.
+    func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit
+
+    /// Commits what ``prepareCommit(_:)`` prepared (see the default implementation).
+    func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult
+
     /// The documents at `paths`, in the same order; `nil` where none exists.
     func documents(at paths: [String]) async throws -> [StoredDocument?]
 
@@ -193,7 +199,34 @@ public protocol DocumentEngine: Sendable {
     func setMetadata(_ value: [UInt8]?, forKey key: String) async throws
 }
 
+/// A commit prepared ahead of its write by ``DocumentEngine/prepareCommit(_:)``: the mutations, plus whatever the
+/// engine worked out that needs no database state.
+public struct PreparedCommit: Sendable {
+    /// The mutations, as given.
+    public var mutations: [DocumentMutation]
+    /// The preparing engine's own work (opaque to everyone else; `nil` from engines that prepare nothing). Hand a
+    /// prepared commit only to the engine that prepared it.
+    public var engineWork: (any Sendable)?
+
+    public init(mutations: [DocumentMutation], engineWork: (any Sendable)? = nil) {
+        self.mutations = mutations
+        self.engineWork = engineWork
+    }
+}
+
 extension DocumentEngine {
+    /// Does the part of a commit that needs no database state (say, encoding and sorting index entries) so that a
+    /// pipeline — the store's bulk importer — prepares one commit while the previous one writes. Commit the result
+    /// with ``commit(_:commitTime:)-(PreparedCommit,_)``. Engines that have nothing to prepare keep this default.
+    public func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit {
+        PreparedCommit(mutations: mutations)
+    }
+
+    /// Commits a prepared commit; the same contract as ``commit(_:commitTime:)-(Array<DocumentMutation>,_)``.
+    public func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult {
+        try await commit(prepared.mutations, commitTime: commitTime)
+    }
+
     /// The document at `path`, or `nil`.
     public func document(at path: String) async throws -> StoredDocument? {
         try await documents(at: [path]).first ?? nil

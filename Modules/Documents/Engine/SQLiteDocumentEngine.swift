@@ -177,28 +177,37 @@ extension SQLiteDocumentEngine: DocumentEngine {
     /// empty commit writes nothing and returns the current last sequence.
     public func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
         if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
-        let prepared = try mutations.map { mutation -> Prepared in
-            let parts = try EnginePath.split(document: mutation.path)
-            if case .put(_, let entries) = mutation.kind {
-                return Prepared(parts: parts, entries: entries)
-            }
-            return Prepared(parts: parts, entries: [])
-        }
-        let changes = ChangeSlots(mutations)
-        guard changes.last.count <= Self.maximumPathsPerCommit else {
-            throw DocumentsError(
-                .limitExceeded,
-                "a commit writes \(changes.last.count) documents; the SQLite engine takes at most \(Self.maximumPathsPerCommit)",
-                hint: "split the import into several commits"
-            )
-        }
+        return try await run(try CommitWork(mutations, ahead: false, indexIDs: indexIDs), mutations, commitTime)
+    }
+
+    /// Works out, outside any transaction, what a bulk commit needs no database for: each put's own index entries
+    /// (by index id, canonical) and their encoding, and — for the usual import of new documents — every entry as a
+    /// put, sorted, ready to be written as a run. The bulk importer prepares its next chunk so while the previous one
+    /// writes. Small commits prepare nothing: their work is small and the write follows at once.
+    public func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit {
+        PreparedCommit(
+            mutations: mutations,
+            engineWork: mutations.isEmpty ? nil : try CommitWork(mutations, ahead: true, indexIDs: indexIDs))
+    }
+
+    /// Commits what ``prepareCommit(_:)`` prepared; see ``commit(_:commitTime:)-(Array<DocumentMutation>,_)``.
+    public func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult {
+        let mutations = prepared.mutations
+        if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
+        let work = try prepared.engineWork as? CommitWork ?? CommitWork(mutations, ahead: false, indexIDs: indexIDs)
+        return try await run(work, mutations, commitTime)
+    }
+
+    private func run(_ work: CommitWork, _ mutations: [DocumentMutation], _ commitTime: Int64) async throws
+        -> CommitResult
+    {
         let indexIDs = indexIDs
         let writerPending = writerPending
         let tuning = tuning
         let (result, maintain) = try await write(inline: mutations.count <= Self.inlineWriteLimit) { db in
             try Self.apply(
-                mutations, prepared: prepared, changes: changes, commitTime: commitTime, indexIDs: indexIDs,
-                writerPending: writerPending, tuning: tuning, db: db)
+                mutations, work: work, commitTime: commitTime, indexIDs: indexIDs, writerPending: writerPending,
+                tuning: tuning, db: db)
         }
         if maintain { maintenance.kick() }
         return result
@@ -503,6 +512,68 @@ extension SQLiteDocumentEngine {
         var entries: [IndexEntry]
     }
 
+    /// A commit's work that needs no database: paths split, change-log slots and, for a bulk commit prepared ahead
+    /// (``prepareCommit(_:)``), its own-entry lists and sorted puts.
+    struct CommitWork: Sendable {
+        var prepared: [Prepared]
+        var changes: ChangeSlots
+        /// Per mutation: a put's own entries (canonical) and their encoding, where every index id was known.
+        var own: [[OwnEntry]?]
+        var ownBlobs: [[UInt8]?]
+        /// Each distinct path's final entries as puts, sorted: the commit's index operations when no document
+        /// existed before it (an import of new documents). `nil` when an index id was unknown.
+        var puts: IndexOpBuffer?
+
+        init(_ mutations: [DocumentMutation], ahead: Bool, indexIDs: IndexIDs) throws {
+            prepared = try mutations.map { mutation -> Prepared in
+                let parts = try EnginePath.split(document: mutation.path)
+                if case .put(_, let entries) = mutation.kind {
+                    return Prepared(parts: parts, entries: entries)
+                }
+                return Prepared(parts: parts, entries: [])
+            }
+            changes = ChangeSlots(mutations)
+            guard changes.last.count <= SQLiteDocumentEngine.maximumPathsPerCommit else {
+                throw DocumentsError(
+                    .limitExceeded,
+                    "a commit writes \(changes.last.count) documents; the SQLite engine takes at most \(SQLiteDocumentEngine.maximumPathsPerCommit)",
+                    hint: "split the import into several commits"
+                )
+            }
+            own = []
+            ownBlobs = []
+            guard ahead, mutations.count > SQLiteDocumentEngine.inlineWriteLimit else { return }
+            own = Array(repeating: nil, count: mutations.count)
+            ownBlobs = Array(repeating: nil, count: mutations.count)
+            let known = indexIDs.snapshot()
+            var complete = true
+            for (i, mutation) in zip(prepared.indices, prepared) where !mutation.entries.isEmpty {
+                var entries: [OwnEntry] = []
+                entries.reserveCapacity(mutation.entries.count)
+                for entry in mutation.entries {
+                    guard let id = known[entry.index] else { break }
+                    entries.append(OwnEntry(index: id, key: entry.key))
+                }
+                guard entries.count == mutation.entries.count else {
+                    complete = false
+                    continue
+                }
+                let canonical = OwnEntryList.canonical(entries)
+                own[i] = canonical
+                ownBlobs[i] = OwnEntryList.encode(canonical)
+            }
+            guard complete else { return }
+            var buffer = IndexOpBuffer()
+            for last in changes.last {
+                guard case .put = mutations[last].kind, let entries = own[last], !entries.isEmpty else { continue }
+                let path = buffer.addPath(mutations[last].path.utf8)
+                for entry in entries { buffer.add(index: entry.index, key: entry.key, path: path, isPut: true) }
+            }
+            buffer.sortAndCollapse()
+            puts = buffer
+        }
+    }
+
     /// Index names and their integer ids (table `index_names`).
     ///
     /// Ids are never deleted or reused, so an id once read from the committed database stays valid for the file's
@@ -511,6 +582,9 @@ extension SQLiteDocumentEngine {
     /// reads and caches it.
     final class IndexIDs: Sendable {
         private let cache = Mutex<[String: Int64]>([:])
+
+        /// Every cached name and id.
+        func snapshot() -> [String: Int64] { cache.withLock { $0 } }
 
         /// The id of `name`, or `nil` when no entry of that index was ever stored.
         func id(of name: String, _ db: Database) throws -> Int64? {
@@ -601,14 +675,14 @@ extension SQLiteDocumentEngine {
     /// commit's do at once — straight into a new run with everything pending.
     static func apply(
         _ mutations: [DocumentMutation],
-        prepared: [Prepared],
-        changes: ChangeSlots,
+        work: CommitWork,
         commitTime: Int64,
         indexIDs: IndexIDs,
         writerPending: WriterPending,
         tuning: IndexTuning,
         db: Database
     ) throws -> (CommitResult, maintain: Bool) {
+        let (prepared, changes) = (work.prepared, work.changes)
         let sequence = try lastSequence(db) + 1
         let slots = changes.slot
         let select = try SQLiteStatement(
@@ -696,7 +770,7 @@ extension SQLiteDocumentEngine {
                         throw DocumentsError(.storage, "document '\(path)' appeared during its own commit")
                     }
                 }
-                let entries = try ids.entries(prep.entries, db)
+                let entries = try work.own.isEmpty ? ids.entries(prep.entries, db) : work.own[index] ?? ids.entries(prep.entries, db)
                 after[slot] = entries
                 let createTime = existing?.createTime ?? commitTime
                 written[slot] = .some((createTime, entries))
@@ -721,14 +795,21 @@ extension SQLiteDocumentEngine {
             }
         }
 
-        // Index operations per slot.
+        // Index operations per slot; or, when no document existed and there are enough for a run, the puts sorted
+        // ahead of the transaction (`CommitWork.puts`).
         var slotOps: [(removed: [OwnEntry], added: [OwnEntry])] = []
-        slotOps.reserveCapacity(changes.last.count)
         var operationCount = 0
-        for slot in changes.last.indices {
-            let difference = OwnEntryList.difference(old: before[slot] ?? [], new: after[slot])
-            operationCount += difference.removed.count + difference.added.count
-            slotOps.append(difference)
+        var presorted: IndexOpBuffer?
+        if let puts = work.puts, puts.count >= tuning.directRunThreshold, before.allSatisfy({ $0?.isEmpty ?? true }) {
+            presorted = puts
+            operationCount = puts.count
+        } else {
+            slotOps.reserveCapacity(changes.last.count)
+            for slot in changes.last.indices {
+                let difference = OwnEntryList.difference(old: before[slot] ?? [], new: after[slot])
+                operationCount += difference.removed.count + difference.added.count
+                slotOps.append(difference)
+            }
         }
         let flushed = try SQLiteIndexRuns.flushedThrough(db)
         let pendingCount = operationCount == 0 ? 0 : try writerPending.count(db, flushedThrough: flushed)
@@ -760,13 +841,18 @@ extension SQLiteDocumentEngine {
                 insertChange.bind(document.createTime, at: 4)
                 insertChange.bind(document.updateTime, at: 5)
                 insertChange.bind(document.body, at: 6)
-                insertChange.bind(OwnEntryList.encode(after[n]), at: 8)
+                insertChange.bind(work.ownBlobs.isEmpty ? OwnEntryList.encode(after[n]) : work.ownBlobs[i] ?? OwnEntryList.encode(after[n]), at: 8)
             } else {
                 insertChange.bindNull(at: 3)
                 insertChange.bindNull(at: 4)
                 insertChange.bindNull(at: 5)
                 insertChange.bindNull(at: 6)
                 insertChange.bindNull(at: 8)
+            }
+            if presorted != nil {
+                insertChange.bindNull(at: 7)
+                try insertChange.run()
+                continue
             }
             let (removed, added) = slotOps[n]
             if removed.isEmpty && added.isEmpty {
@@ -798,7 +884,7 @@ extension SQLiteDocumentEngine {
         if flushNow {
             let through = sequence << 20 | Int64(changes.last.count - 1)
             try SQLiteIndexRuns.flush(
-                db, pendingAfter: flushed, through: through, extra: flushBuffer, tuning: tuning)
+                db, pendingAfter: flushed, through: through, extra: presorted ?? flushBuffer, tuning: tuning)
             writerPending.set(flushedThrough: through, count: 0)
         } else if operationCount > 0 {
             writerPending.set(flushedThrough: flushed, count: pendingCount + operationCount)

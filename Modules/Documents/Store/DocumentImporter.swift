@@ -20,9 +20,10 @@ import Synchronization
 /// - Costs count one write per document (operation kind `import`); `documents.changed` is published once per
 ///   chunk; listeners see the changes like any other commit's. Within a chunk, documents are written (and listed
 ///   in the change log) in path order; a repeated id keeps its last data.
-/// - While one chunk commits, the next one is prepared (encoding and index entries overlap with the engine's
-///   write); chunks commit one after the other, in order. A commit failure surfaces from the next
-///   ``add(id:data:)`` or from ``finish()``, and every later call fails with it.
+/// - While one chunk commits, the next one is prepared by the engine (``DocumentEngine/prepareCommit(_:)``) and the
+///   one after is encoded; chunks commit one after the other, in order. A commit failure surfaces from a later
+///   ``add(id:data:)`` or from ``finish()``, and every later call fails with it; the chunks after the failed one
+///   are not committed.
 ///
 /// No snapshots are built: the import returns only counts.
 public final class DocumentImporter: Sendable {
@@ -43,7 +44,11 @@ public final class DocumentImporter: Sendable {
         var declared: [IndexDefinition]?
         var added = 0
         var committed = 0
+        /// The last chunk launched (it waits for the one before it, so awaiting it awaits all of them).
         var inFlight: Task<Void, any Error>?
+        /// The chunk launched before it, still being committed; a launch waits for it, so that at most two chunks
+        /// are on their way (one preparing, one committing) while the next one fills.
+        var older: Task<Void, any Error>?
         var finished = false
         /// A chunk's commit failure: every later call fails with it.
         var failure: (any Error)?
@@ -176,36 +181,50 @@ public final class DocumentImporter: Sendable {
 
     private func takeInFlight() -> Task<Void, any Error>? {
         state.withLock { state in
-            defer { state.inFlight = nil }
+            defer {
+                state.inFlight = nil
+                state.older = nil
+            }
             return state.inFlight
         }
     }
 
-    /// Waits for the chunk in flight, then starts committing `chunk` (one chunk is prepared while another commits).
+    /// Starts preparing and committing `chunk`. Chunks commit one after the other, in order; while one writes, the
+    /// next is prepared by the engine (``DocumentEngine/prepareCommit(_:)``) and the one after fills.
     private func launch(_ chunk: [DocumentMutation]) async throws {
         // Path order: the engine's document inserts walk its b-tree in order instead of jumping around. The sort is
         // stable, so repeated ids keep their order (the last one wins).
         var chunk = chunk
         if !chunk.isEmpty { chunk.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
-        // One launch at a time (producers may add concurrently): wait for the chunk in flight, then start this one.
-        // At most two chunks are in memory: one committing, one being prepared.
+        // One launch at a time (producers may add concurrently). At most three chunks are in memory: one committing,
+        // one being prepared, one filling.
         await launchGate.lock()
         defer { launchGate.unlock() }
+        let older = state.withLock { $0.older }
         do {
-            try await takeInFlight()?.value
+            try await older?.value
         } catch {
             state.withLock { $0.failure = error }
             throw error
         }
+        let engine = store.engine
+        // The launch gate is held: no other launch reads or replaces `inFlight` meanwhile.
+        let previous = state.withLock { $0.inFlight }
         let task = Task { [self] in
-            let count = try await store.commitImportChunk(chunk, collectionID: collectionID)
+            let prepared = try await engine.prepareCommit(chunk)
+            // In order: after the chunk before (whose failure fails this one, uncommitted).
+            try await previous?.value
+            let count = try await store.commitImportChunk(prepared, collectionID: collectionID)
             let total = state.withLock { state -> Int in
                 state.committed += count
                 return state.committed
             }
             onCommit?(total)
         }
-        state.withLock { $0.inFlight = task }
+        state.withLock { launched in
+            launched.older = previous
+            launched.inFlight = task
+        }
     }
 
     private static func positioned(_ error: any Error, position: Int, id: String?) -> any Error {
@@ -245,8 +264,9 @@ extension DocumentStore {
     }
 
     /// Commits one import chunk: blind puts, costs, bus event, listeners. Returns the number of documents.
-    func commitImportChunk(_ mutations: [DocumentMutation], collectionID: String) async throws -> Int {
-        let result = try await engine.commit(mutations, commitTime: nowMicroseconds)
+    func commitImportChunk(_ prepared: PreparedCommit, collectionID: String) async throws -> Int {
+        let mutations = prepared.mutations
+        let result = try await engine.commit(prepared, commitTime: nowMicroseconds)
         recordCost(kind: "import", collection: collectionID, CostCounts(writes: Int64(mutations.count)))
         if let bus {
             var seen = Set<String>(minimumCapacity: mutations.count)

@@ -770,7 +770,9 @@ extension SQLiteDocumentEngine {
                         throw DocumentsError(.storage, "document '\(path)' appeared during its own commit")
                     }
                 }
-                let entries = try work.own.isEmpty ? ids.entries(prep.entries, db) : work.own[index] ?? ids.entries(prep.entries, db)
+                let entries =
+                    try work.own.isEmpty
+                    ? ids.entries(prep.entries, db) : work.own[index] ?? ids.entries(prep.entries, db)
                 after[slot] = entries
                 let createTime = existing?.createTime ?? commitTime
                 written[slot] = .some((createTime, entries))
@@ -841,7 +843,9 @@ extension SQLiteDocumentEngine {
                 insertChange.bind(document.createTime, at: 4)
                 insertChange.bind(document.updateTime, at: 5)
                 insertChange.bind(document.body, at: 6)
-                insertChange.bind(work.ownBlobs.isEmpty ? OwnEntryList.encode(after[n]) : work.ownBlobs[i] ?? OwnEntryList.encode(after[n]), at: 8)
+                insertChange.bind(
+                    work.ownBlobs.isEmpty
+                        ? OwnEntryList.encode(after[n]) : work.ownBlobs[i] ?? OwnEntryList.encode(after[n]), at: 8)
             } else {
                 insertChange.bindNull(at: 3)
                 insertChange.bindNull(at: 4)

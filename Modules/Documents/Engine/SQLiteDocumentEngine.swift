@@ -108,8 +108,9 @@ public final class SQLiteDocumentEngine: Sendable {
         configuration.label = "suite.documents"
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            // Index entries land at random places in large b-trees: a bigger page cache for the writer keeps bulk
-            // imports from re-reading (and spilling) pages. Negative values are KiB.
+            // Page caches (negative values are KiB). The writer's is 16 MiB: index entries go to sequentially written
+            // runs, not random b-tree pages, and against 64 MiB a 100k-document `suite docs import` was as fast
+            // (2.8–3.0 s against 3.1 s) with a peak memory of 153–172 MB instead of 216–224 MB.
             if db.configuration.readonly {
                 // Readers map the file (up to 1 GiB) instead of copying pages into their own caches: a point read
                 // then costs about half as much on a large file. The page cache still holds what lies beyond.
@@ -122,7 +123,7 @@ public final class SQLiteDocumentEngine: Sendable {
                 // 500 per commit 4.9k → 6.2k docs/s. The log is truncated back to 64 MiB after a checkpoint.
                 try db.execute(
                     sql: """
-                        PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 10000; \
+                        PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 10000; \
                         PRAGMA journal_size_limit = 67108864
                         """)
             }

@@ -169,6 +169,38 @@ struct SQLiteIndexRunsTests {
         try engine.close()
     }
 
+    @Test func aNewDocumentsOperationsAreItsOwnEntriesStoredOnce() async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let engine = try SQLiteDocumentEngine.tiny(path, flushThreshold: 1000)
+        func put(_ keys: [UInt8]) -> DocumentMutation {
+            DocumentMutation(
+                path: "c/d", kind: .put(body: [1], indexEntries: keys.map { IndexEntry(index: "a", key: [$0]) }))
+        }
+        func opsOfLastRow() async throws -> [UInt8]? {
+            try await engine.pool.read { db in
+                try Data.fetchOne(db, sql: "SELECT index_ops FROM changes ORDER BY id DESC LIMIT 1").map { [UInt8]($0) }
+            }
+        }
+        _ = try await engine.commit([put([1, 2])], commitTime: 1)
+        #expect(try await opsOfLastRow() == IndexOpCodec.allOwnEntriesPut)
+        #expect(try await engine.scan(IndexScan(index: "a")).map(\.key) == [[1], [2]])
+        // An update lists its removals and puts.
+        _ = try await engine.commit([put([2, 3])], commitTime: 2)
+        #expect(try await opsOfLastRow().map { $0 != IndexOpCodec.allOwnEntriesPut } == true)
+        #expect(try await engine.scan(IndexScan(index: "a")).map(\.key) == [[2], [3]])
+        // Another process reads the same pending operations from the file.
+        let second = try SQLiteDocumentEngine.tiny(path, flushThreshold: 1000)
+        #expect(try await second.scan(IndexScan(index: "a")).map(\.key) == [[2], [3]])
+        try second.close()
+        try engine.close()
+        // A marker row without its own entries is corrupt: an error, not a trap.
+        #expect(throws: DocumentsError.self) {
+            try IndexOpCodec.allOwnEntriesPut.withUnsafeBytes { marker in
+                try IndexOpCodec.decodeChangeOps(marker, ownEntries: nil) { _, _, _ in }
+            }
+        }
+    }
+
     @Test func corruptBlocksAndOperationListsThrowInsteadOfTrapping() throws {
         var random = Generator(seed: 42)
         var failures = 0
@@ -187,7 +219,9 @@ struct SQLiteIndexRunsTests {
             }
             try bytes.withUnsafeBytes { buffer in
                 do {
-                    try IndexOpCodec.decodeChangeOps(buffer) { _, key, _ in #expect(key.count <= buffer.count) }
+                    try IndexOpCodec.decodeChangeOps(buffer, ownEntries: nil) { _, key, _ in
+                        #expect(key.count <= buffer.count)
+                    }
                 } catch let error as DocumentsError {
                     #expect(error.code == .corrupted, "round \(round)")
                 }

@@ -137,6 +137,10 @@ extension SQLiteDocumentEngine {
         // `IndexKey.maximumLength` bytes (`IndexKey.bounded`); earlier files hold longer keys whole, which a query for
         // a long value no longer finds. The tables stay as they are; those keys are rewritten.
         migrator.registerMigration("v4") { db in try boundAutomaticIndexKeys(db) }
+        // v5: a new document's change row stores its index operations as `IndexOpCodec.allOwnEntriesPut` (its own
+        // entries, each a put) instead of a second copy of its entries. Nothing to convert; the version makes engines
+        // that would misread those rows refuse the file.
+        migrator.registerMigration("v5") { _ in }
         return migrator
     }
 

@@ -52,8 +52,9 @@ import Synchronization
 ///   names are integer ids in `index_names(id, name)`, cached: ids are never deleted or reused.
 /// - `metadata(meta_key, value)`.
 ///
-/// The schema is v4. Schema changes go through GRDB's `DatabaseMigrator` (`SQLiteDocumentEngine+Schema.swift`); v4
-/// changed no table: it rewrote the keys of automatic index entries longer than ``IndexKey/maximumLength``, which
+/// The schema is v5. Schema changes go through GRDB's `DatabaseMigrator` (`SQLiteDocumentEngine+Schema.swift`); v5
+/// lets a new document's change row say that its index operations are its own entries (instead of a second copy);
+/// v4 changed no table: it rewrote the keys of automatic index entries longer than ``IndexKey/maximumLength``, which
 /// earlier files hold whole, as ``IndexKey/bounded(_:)`` keys (the engine stores the keys it is given; the store
 /// bounds them). A file written by a newer schema, a file that is not a SQLite database, or a SQLite database of
 /// another application is refused with a ``DocumentsError``.
@@ -648,11 +649,15 @@ extension SQLiteDocumentEngine {
         func count(_ db: Database, flushedThrough: Int64) throws -> Int {
             if let count = state.withLock({ $0.flushedThrough == flushedThrough ? $0.count : nil }) { return count }
             let select = try SQLiteStatement(
-                db, "SELECT index_ops FROM changes WHERE id > ?1 AND index_ops IS NOT NULL")
+                db, "SELECT index_ops, index_keys FROM changes WHERE id > ?1 AND index_ops IS NOT NULL")
             defer { select.reset() }
             select.bind(flushedThrough, at: 1)
             var total = 0
-            while try select.step() { total += select.withBytes(0) { IndexOpCodec.changeOpCount($0) } }
+            while try select.step() {
+                total += select.withOptionalBytes(1) { own in
+                    select.withBytes(0) { IndexOpCodec.changeOpCount($0, ownEntries: own) }
+                }
+            }
             set(flushedThrough: flushedThrough, count: total)
             return total
         }
@@ -871,6 +876,9 @@ extension SQLiteDocumentEngine {
                 for entry in added {
                     flushBuffer.add(index: entry.index, key: entry.key, path: pathSlot, isPut: true)
                 }
+            } else if removed.isEmpty, added.count == after[n].count {
+                // A new document: its operations are its own entries, stored once (in `index_keys`).
+                insertChange.bind(IndexOpCodec.allOwnEntriesPut, at: 7)
             } else {
                 opsBlob.removeAll(keepingCapacity: true)
                 IndexOpCodec.appendVarint(UInt64(removed.count + added.count), to: &opsBlob)

@@ -252,12 +252,34 @@ enum IndexOpCodec {
             hint: "restore the database from a backup")
     }
 
+    /// `index_ops` of a change row whose operations are exactly its own entries (`index_keys`), each a put: a new
+    /// document's (since schema v5). A count of zero is never written otherwise (no operations is NULL), so the two
+    /// bytes cannot be read as a list of operations.
+    static let allOwnEntriesPut: [UInt8] = [0x00, 0x01]
+
+    static func isAllOwnEntriesPut(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count == 2 && bytes[0] == 0x00 && bytes[1] == 0x01
+    }
+
     /// A change row's operations: a varint count, then per operation a kind byte (1 put, 0 removal), the index id
-    /// (varint), the key's length (varint) and the key. The path is the row's.
+    /// (varint), the key's length (varint) and the key; or ``allOwnEntriesPut``, when they are the row's own entries
+    /// (`ownEntries`, in ``OwnEntryList``'s encoding). The path is the row's.
     static func decodeChangeOps(
-        _ bytes: UnsafeRawBufferPointer, _ body: (_ index: Int64, _ key: UnsafeRawBufferPointer, _ isPut: Bool) -> Void
+        _ bytes: UnsafeRawBufferPointer, ownEntries: UnsafeRawBufferPointer?,
+        _ body: (_ index: Int64, _ key: UnsafeRawBufferPointer, _ isPut: Bool) -> Void
     ) throws {
         var offset = 0
+        if isAllOwnEntriesPut(bytes) {
+            guard let own = ownEntries, let count = varint(own, &offset) else { throw corrupted("own entries") }
+            for _ in 0..<count {
+                guard let index = varint(own, &offset), index <= UInt64(Int64.max),
+                    let keyCount = varint(own, &offset), keyCount <= UInt64(own.count - offset)
+                else { throw corrupted("own entries") }
+                body(Int64(index), UnsafeRawBufferPointer(rebasing: own[offset..<offset + Int(keyCount)]), true)
+                offset += Int(keyCount)
+            }
+            return
+        }
         guard let count = varint(bytes, &offset) else { throw corrupted("operation count") }
         for _ in 0..<count {
             guard offset < bytes.count else { throw corrupted("operation") }
@@ -271,10 +293,11 @@ enum IndexOpCodec {
         }
     }
 
-    /// The number of operations in a change row's `index_ops`.
-    static func changeOpCount(_ bytes: UnsafeRawBufferPointer) -> Int {
+    /// The number of operations in a change row's `index_ops` (with its own entries, for ``allOwnEntriesPut``).
+    static func changeOpCount(_ bytes: UnsafeRawBufferPointer, ownEntries: UnsafeRawBufferPointer?) -> Int {
         var offset = 0
-        return varint(bytes, &offset).map { Int(min($0, UInt64(Int.max))) } ?? 0
+        let counted = isAllOwnEntriesPut(bytes) ? (ownEntries ?? UnsafeRawBufferPointer(start: nil, count: 0)) : bytes
+        return varint(counted, &offset).map { Int(min($0, UInt64(Int.max))) } ?? 0
     }
 }
 
@@ -876,15 +899,20 @@ extension SQLiteIndexRuns {
     static func readPending(_ db: Database, after: Int64, through: Int64, into buffer: inout IndexOpBuffer) throws {
         let select = try SQLiteStatement(
             db,
-            "SELECT path, index_ops FROM changes WHERE id > ?1 AND id <= ?2 AND index_ops IS NOT NULL ORDER BY id")
+            """
+            SELECT path, index_ops, index_keys FROM changes WHERE id > ?1 AND id <= ?2 AND index_ops IS NOT NULL \
+            ORDER BY id
+            """)
         defer { select.reset() }
         select.bind(after, at: 1)
         select.bind(through, at: 2)
         while try select.step() {
             let path = buffer.addPath(select.text(0).utf8)
-            try select.withBytes(1) { bytes in
-                try IndexOpCodec.decodeChangeOps(bytes) { index, key, isPut in
-                    buffer.add(index: index, key: key, path: path, isPut: isPut)
+            try select.withOptionalBytes(2) { own in
+                try select.withBytes(1) { bytes in
+                    try IndexOpCodec.decodeChangeOps(bytes, ownEntries: own) { index, key, isPut in
+                        buffer.add(index: index, key: key, path: path, isPut: isPut)
+                    }
                 }
             }
         }
@@ -1092,7 +1120,10 @@ final class PendingIndexCache: Sendable {
     private static func load(_ db: Database, index wanted: Int64, through: Int64, into ops: inout Ops) throws {
         let select = try SQLiteStatement(
             db,
-            "SELECT id, path, index_ops FROM changes WHERE id > ?1 AND id <= ?2 AND index_ops IS NOT NULL ORDER BY id")
+            """
+            SELECT id, path, index_ops, index_keys FROM changes WHERE id > ?1 AND id <= ?2 \
+            AND index_ops IS NOT NULL ORDER BY id
+            """)
         defer { select.reset() }
         select.bind(ops.loadedThrough, at: 1)
         select.bind(through, at: 2)
@@ -1100,11 +1131,13 @@ final class PendingIndexCache: Sendable {
         while try select.step() {
             let changeID = select.int64(0)
             var path: [UInt8]?
-            try select.withBytes(2) { bytes in
-                try IndexOpCodec.decodeChangeOps(bytes) { index, key, isPut in
-                    guard index == wanted else { return }
-                    if path == nil { path = Array(select.text(1).utf8) }
-                    found.append(Op(key: [UInt8](key), path: path ?? [], changeID: changeID, isPut: isPut))
+            try select.withOptionalBytes(3) { own in
+                try select.withBytes(2) { bytes in
+                    try IndexOpCodec.decodeChangeOps(bytes, ownEntries: own) { index, key, isPut in
+                        guard index == wanted else { return }
+                        if path == nil { path = Array(select.text(1).utf8) }
+                        found.append(Op(key: [UInt8](key), path: path ?? [], changeID: changeID, isPut: isPut))
+                    }
                 }
             }
         }

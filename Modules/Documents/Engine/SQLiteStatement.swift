@@ -117,6 +117,12 @@ struct SQLiteStatement {
         return try body(UnsafeRawBufferPointer(start: count > 0 ? pointer : nil, count: count))
     }
 
+    /// Like ``withBytes(_:_:)``, with `nil` for a NULL column.
+    func withOptionalBytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer?) throws -> T) rethrows -> T {
+        if isNull(column) { return try body(nil) }
+        return try withBytes(column, body)
+    }
+
     func text(_ column: Int32) -> String {
         guard let pointer = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))

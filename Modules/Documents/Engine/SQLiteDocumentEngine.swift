@@ -566,6 +566,14 @@ extension SQLiteDocumentEngine {
             }
             guard complete else { return }
             var buffer = IndexOpBuffer()
+            var (operations, bytes) = (0, 0)
+            for last in changes.last {
+                guard let entries = own[last] else { continue }
+                operations += entries.count
+                bytes += mutations[last].path.utf8.count
+                for entry in entries { bytes += entry.key.count }
+            }
+            buffer.reserveCapacity(operations: operations, bytes: bytes)
             for last in changes.last {
                 guard case .put = mutations[last].kind, let entries = own[last], !entries.isEmpty else { continue }
                 let path = buffer.addPath(mutations[last].path.utf8)

@@ -95,6 +95,11 @@ struct IndexOpBuffer {
     var count: Int { ops.count }
     var isEmpty: Bool { ops.isEmpty }
 
+    mutating func reserveCapacity(operations: Int, bytes: Int) {
+        ops.reserveCapacity(operations)
+        arena.reserveCapacity(bytes)
+    }
+
     /// Stores a path's UTF-8 once; pass the result to ``add(index:key:path:isPut:)``.
     mutating func addPath<S: Sequence>(_ utf8: S) -> (start: Int, count: Int) where S.Element == UInt8 {
         let start = arena.count

@@ -52,6 +52,14 @@ import Testing
         }
     }
 
+    /// A store over a fresh engine with ``rows()`` written, and its collection.
+    static func seededStore(_ factory: DocumentEngineFactory) async throws -> ([Row], CollectionReference) {
+        let store = try await T.store(factory)
+        return (try await seed(store), try store.collection("items"))
+    }
+
+    static func ids(_ q: Query) async throws -> [String] { T.ids(try await q.getDocuments()) }
+
     /// Ids in Firestore order of `value` (then id), ascending or descending.
     static func ordered(_ rows: [Row], by value: (Row) -> DocumentValue, descending: Bool = false) -> [String] {
         let sorted = rows.sorted { a, b in
@@ -64,69 +72,67 @@ import Testing
 
     @Test(arguments: DocumentEngineFactory.all)
     func orderingAndLimitsFollowValuesWithinAPrefixGroup(_ factory: DocumentEngineFactory) async throws {
-        let store = try await T.store(factory)
-        let rows = try await Self.seed(store)
-        let items = try store.collection("items")
-        func ids(_ q: Query) async throws -> [String] { T.ids(try await q.getDocuments()) }
+        let (rows, items) = try await Self.seededStore(factory)
         let byS: (Row) -> DocumentValue = { .string($0.s) }
         let byM: (Row) -> DocumentValue = { .map($0.m) }
 
         for limit in [1, 3, 7, 40] {
             #expect(
-                try await ids(items.order(by: "s").limit(to: limit)) == Array(Self.ordered(rows, by: byS).prefix(limit))
+                try await Self.ids(items.order(by: "s").limit(to: limit))
+                    == Array(Self.ordered(rows, by: byS).prefix(limit))
             )
             #expect(
-                try await ids(items.order(by: "s", descending: true).limit(to: limit))
+                try await Self.ids(items.order(by: "s", descending: true).limit(to: limit))
                     == Array(Self.ordered(rows, by: byS, descending: true).prefix(limit)))
             #expect(
-                try await ids(items.order(by: "m").limit(to: limit)) == Array(Self.ordered(rows, by: byM).prefix(limit))
+                try await Self.ids(items.order(by: "m").limit(to: limit))
+                    == Array(Self.ordered(rows, by: byM).prefix(limit))
             )
             #expect(
-                try await ids(items.order(by: "s").limit(toLast: limit))
+                try await Self.ids(items.order(by: "s").limit(toLast: limit))
                     == Array(Self.ordered(rows, by: byS).suffix(limit)))
         }
         // Range bounds longer than a bounded key's prefix, and a cursor on a long value.
         let pivot = rows[7].s
         let above = rows.filter { DocumentValue.compare(.string($0.s), .string(pivot)) > 0 }
-        #expect(try await ids(items.whereField("s", isGreaterThan: .string(pivot))) == Self.ordered(above, by: byS))
+        #expect(
+            try await Self.ids(items.whereField("s", isGreaterThan: .string(pivot))) == Self.ordered(above, by: byS))
         let atMost = rows.filter { DocumentValue.compare(.string($0.s), .string(pivot)) <= 0 }
         #expect(
-            try await ids(items.whereField("s", isLessThanOrEqualTo: .string(pivot)).order(by: "s", descending: true))
+            try await Self.ids(
+                items.whereField("s", isLessThanOrEqualTo: .string(pivot)).order(by: "s", descending: true))
                 == Self.ordered(atMost, by: byS, descending: true))
         #expect(
-            try await ids(items.order(by: "s").start(after: [.string(pivot)]).limit(to: 5))
+            try await Self.ids(items.order(by: "s").start(after: [.string(pivot)]).limit(to: 5))
                 == Array(Self.ordered(above, by: byS).prefix(5)))
         #expect(try await items.whereField("s", isGreaterThan: .string(pivot)).count() == above.count)
     }
 
     @Test(arguments: DocumentEngineFactory.all)
     func equalityNegationAndContainsOnLongValues(_ factory: DocumentEngineFactory) async throws {
-        let store = try await T.store(factory)
-        let rows = try await Self.seed(store)
-        let items = try store.collection("items")
-        func ids(_ q: Query) async throws -> [String] { T.ids(try await q.getDocuments()) }
+        let (rows, items) = try await Self.seededStore(factory)
 
         let value = rows[3].s
         let equal = rows.filter { $0.s == value }.map(\.id)
         #expect(equal.count >= 1)
-        #expect(try await ids(items.whereField("s", isEqualTo: .string(value))) == equal)
+        #expect(try await Self.ids(items.whereField("s", isEqualTo: .string(value))) == equal)
         #expect(try await items.whereField("s", isEqualTo: .string(value)).count() == equal.count)
         let others = rows.filter { $0.s != value }
         #expect(
-            try await ids(items.whereField("s", isNotEqualTo: .string(value)))
+            try await Self.ids(items.whereField("s", isNotEqualTo: .string(value)))
                 == Self.ordered(others, by: { .string($0.s) }))
         #expect(try await items.whereField("s", isNotEqualTo: .string(value)).count() == others.count)
 
         let map = DocumentValue.map(rows[5].m)
         let sameMap = rows.filter { DocumentValue.compare(.map($0.m), map) == 0 }.map(\.id)
-        #expect(try await ids(items.whereField("m", isEqualTo: map)) == sameMap)
+        #expect(try await Self.ids(items.whereField("m", isEqualTo: map)) == sameMap)
 
         let tag = rows[9].tags[1]
         let tagged = rows.filter { $0.tags.contains(tag) }.map(\.id)
-        #expect(try await ids(items.whereField("tags", arrayContains: .string(tag))) == tagged)
+        #expect(try await Self.ids(items.whereField("tags", arrayContains: .string(tag))) == tagged)
         #expect(try await items.whereField("tags", arrayContains: .string(tag)).count() == tagged.count)
         // A long value no document has: nothing, though its key shares the group's prefix.
-        #expect(try await ids(items.whereField("s", isEqualTo: .string(Self.longPrefix + "absent"))).isEmpty)
+        #expect(try await Self.ids(items.whereField("s", isEqualTo: .string(Self.longPrefix + "absent"))).isEmpty)
     }
 
     @Test func boundedKeysAreShortAndKeepEqualityAndPrefixOrder() {

@@ -71,6 +71,8 @@ extension DocsCommand {
                     }
                 }
                 let imported = try await importer.finish()
+                // Finish an index merge the import started rather than drop it when the store closes.
+                await store.engine.waitForBackgroundWork()
                 progress.finish(bytes: reader.bytesRead, items: imported)
                 if globals.json {
                     Output.print(JSONValue.object(["imported": .int(Int64(imported))]).jsonString)

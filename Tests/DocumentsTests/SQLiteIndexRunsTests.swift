@@ -201,6 +201,30 @@ struct SQLiteIndexRunsTests {
         }
     }
 
+    @Test func waitingForBackgroundWorkLeavesSettledRuns() async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let engine = try SQLiteDocumentEngine.tiny(path, flushThreshold: 3, fanIn: 2)
+        // Bulk commits, each its own run: merges are due all along.
+        for commit in 0..<12 {
+            let mutations = (0..<4).map { i in
+                DocumentMutation(
+                    path: "c/d\(commit)-\(i)",
+                    kind: .put(body: [1], indexEntries: [IndexEntry(index: "a", key: [UInt8(commit), UInt8(i)])]))
+            }
+            _ = try await engine.commit(mutations, commitTime: 1)
+        }
+        await engine.waitForBackgroundWork()
+        let (runs, building) = try await engine.pool.read { db in
+            (try RunInfo.all(db), try Int.fetchOne(db, sql: "SELECT count(*) FROM index_runs WHERE tier < 0") ?? -1)
+        }
+        #expect(SQLiteIndexRuns.plan(runs, tuning: engine.tuning) == nil, "\(runs.map(\.tier))")
+        #expect(building == 0)
+        #expect(try await engine.scan(IndexScan(index: "a")).count == 48)
+        try engine.close()
+        // After closing, it returns at once.
+        await engine.waitForBackgroundWork()
+    }
+
     @Test func corruptBlocksAndOperationListsThrowInsteadOfTrapping() throws {
         var random = Generator(seed: 42)
         var failures = 0

@@ -156,6 +156,11 @@ public protocol DocumentEngine: Sendable {
     /// Commits what ``prepareCommit(_:)`` prepared (see the default implementation).
     func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult
 
+    /// Waits until the engine's background work (index flushes and merges, say) is done. A short-lived process — a
+    /// command-line import — calls it before closing, so that it leaves its work finished rather than abandoned.
+    /// Engines without background work keep the default, which returns at once.
+    func waitForBackgroundWork() async
+
     /// The documents at `paths`, in the same order; `nil` where none exists.
     func documents(at paths: [String]) async throws -> [StoredDocument?]
 
@@ -226,6 +231,8 @@ extension DocumentEngine {
     public func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult {
         try await commit(prepared.mutations, commitTime: commitTime)
     }
+
+    public func waitForBackgroundWork() async {}
 
     /// The document at `path`, or `nil`.
     public func document(at path: String) async throws -> StoredDocument? {

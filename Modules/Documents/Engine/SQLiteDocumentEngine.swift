@@ -161,6 +161,21 @@ public final class SQLiteDocumentEngine: Sendable {
         maintenance.waitUntilIdle()
     }
 
+    /// Starts whatever index flush or merge is due and waits (without blocking a task's thread) until none is left
+    /// or running: `suite docs import` calls it before exiting, so that a merge in progress is finished instead of
+    /// thrown away when the engine closes.
+    public func waitForBackgroundWork() async {
+        guard !isClosed.load(ordering: .sequentiallyConsistent) else { return }
+        maintenance.kick()
+        let maintenance = maintenance
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                maintenance.waitUntilIdle()
+                done.resume()
+            }
+        }
+    }
+
     /// Closes the database. Later calls fail with a ``DocumentsError``; the file stays consistent.
     public func close() throws {
         isClosed.store(true, ordering: .sequentiallyConsistent)

@@ -174,13 +174,15 @@ struct SQLiteDocumentEngineTests {
     // MARK: Crash safety
 
     /// Runs the real `documents-crash-writer` executable (Tools/CrashWriter), which commits in a loop printing
-    /// `ACK <sequence> <n> <count>` after each acknowledged commit, and kills it with SIGKILL at a random moment.
-    @Test
-    func killedWriterLosesNoAcknowledgedCommit() async throws {
+    /// `ACK <sequence> <n> <count>` after each acknowledged commit, and kills it with SIGKILL at a random moment. With
+    /// `indexHeavy`, its commits also make the engine flush pending index operations and merge runs in the
+    /// background, so the kill can land in those too.
+    @Test(arguments: [false, true])
+    func killedWriterLosesNoAcknowledgedCommit(indexHeavy: Bool) async throws {
         let path = try TemporaryFiles.newDatabasePath()
         let process = Process()
         process.executableURL = TestSupport.binDirectory.appendingPathComponent("documents-crash-writer")
-        process.arguments = [path]
+        process.arguments = indexHeavy ? [path, "--index-heavy"] : [path]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -228,7 +230,7 @@ struct SQLiteDocumentEngineTests {
         let engine = try SQLiteDocumentEngine(path: path)
         let last = try await engine.lastSequence()
         #expect(last >= acks.last?.sequence ?? 0)
-        let changes = try await engine.changes(after: 0, limit: Int(last) * 200 + 10)
+        let changes = try await engine.changes(after: 0, limit: Int(last) * (indexHeavy ? 8_200 : 200) + 10)
         var recordsPerSequence: [Int64: Int] = [:]
         for change in changes { recordsPerSequence[change.sequence, default: 0] += 1 }
         for ack in acks {
@@ -240,6 +242,15 @@ struct SQLiteDocumentEngineTests {
         let documents = try await engine.documents(inCollection: "crash", after: nil, limit: nil)
         #expect(documents.count == changes.count)
         #expect(try await engine.scan(IndexScan(index: "n")).count == changes.count)
+        if indexHeavy {
+            // Each one-document commit's 4,096 entries, none lost or doubled by a flush or merge the kill cut short.
+            let single = recordsPerSequence.values.filter { $0 == 1 }.count
+            #expect(try await engine.scan(IndexScan(index: "m")).count == single * 4096)
+            let abandoned = try await engine.pool.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM index_runs WHERE tier < 0") ?? -1
+            }
+            #expect(abandoned == 0, "a partial run of the killed process was left behind")
+        }
         // And the reopened file takes new commits.
         #expect(try await engine.commit([put("crash/after")], commitTime: 0).sequence == last + 1)
     }

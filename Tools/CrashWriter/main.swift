@@ -1,14 +1,20 @@
-// documents-crash-writer DATABASE — commits to a Documents SQLite file in a loop, printing `ACK <sequence> <n> <count>`
-// after each acknowledged commit, until killed (or for 60 s at most). The crash test in DocumentsTests kills it with
-// SIGKILL at a random moment and checks that every acknowledged commit survived, whole.
+// documents-crash-writer DATABASE [--index-heavy] — commits to a Documents SQLite file in a loop, printing
+// `ACK <sequence> <n> <count>` after each acknowledged commit, until killed (or for 60 s at most). The crash tests in
+// DocumentsTests kill it with SIGKILL at a random moment and check that every acknowledged commit survived, whole.
+//
+// Every document has one entry in index `n`. With `--index-heavy`, each one-document commit also brings 4,096 entries
+// in index `m` (the pending operations pass the flush threshold after 32 of them, and a background flush runs), and
+// every 40th commit brings 8,200 documents (a run of its own, with everything pending): runs pile up and merge in the
+// background. The kill can then land inside a background flush or merge as well.
 import Documents
 import Foundation
 
 let arguments = CommandLine.arguments
-guard arguments.count == 2 else {
-    FileHandle.standardError.write(Data("usage: documents-crash-writer DATABASE\n".utf8))
+guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "--index-heavy") else {
+    FileHandle.standardError.write(Data("usage: documents-crash-writer DATABASE [--index-heavy]\n".utf8))
     exit(64)
 }
+let heavy = arguments.count == 3
 do {
     let engine = try SQLiteDocumentEngine(path: arguments[1])
     let deadline = Date().addingTimeInterval(60)
@@ -16,13 +22,19 @@ do {
     while Date() < deadline {
         n += 1
         // Alternate one-document commits with bigger ones, so the kill can land inside a long transaction.
-        let count = n % 5 == 0 ? 200 : 1
+        let count = heavy ? (n % 40 == 0 ? 8_200 : 1) : (n % 5 == 0 ? 200 : 1)
         let mutations = (0..<count).map { i in
-            DocumentMutation(
+            var entries = [IndexEntry(index: "n", key: [UInt8(n & 0xFF), UInt8(i & 0xFF), UInt8(i >> 8 & 0xFF)])]
+            if heavy && count == 1 {
+                for j in 0..<4096 {
+                    entries.append(
+                        IndexEntry(
+                            index: "m", key: [UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF), UInt8(j >> 8), UInt8(j & 0xFF)]))
+                }
+            }
+            return DocumentMutation(
                 path: "crash/d\(n)-\(i)",
-                kind: .put(
-                    body: ValueCodec.encode(["n": .int(Int64(n))]),
-                    indexEntries: [IndexEntry(index: "n", key: [UInt8(n & 0xFF), UInt8(i & 0xFF)])]))
+                kind: .put(body: ValueCodec.encode(["n": .int(Int64(n))]), indexEntries: entries))
         }
         let result = try await engine.commit(mutations, commitTime: Int64(n))
         FileHandle.standardOutput.write(Data("ACK \(result.sequence) \(n) \(count)\n".utf8))

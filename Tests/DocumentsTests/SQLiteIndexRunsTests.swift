@@ -259,6 +259,52 @@ struct SQLiteIndexRunsTests {
         try engine.close()
     }
 
+    /// Bulk commits prepared ahead (`prepareCommit`: own-entry lists encoded from one sorted buffer, puts sorted
+    /// outside the transaction) against the in-memory model: new documents, updates, a path written twice in one
+    /// commit, deletes, and names the id cache does not know yet.
+    @Test func preparedBulkCommitsMatchTheModel() async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let engine = try SQLiteDocumentEngine.tiny(path)
+        let model = InMemoryDocumentEngine()
+        func put(_ id: Int, _ round: Int) -> DocumentMutation {
+            let entries = [
+                IndexEntry(index: "a", key: [UInt8(id % 7), UInt8(round)]),
+                IndexEntry(index: "b\(id % 3)", key: [UInt8(id & 0xFF), UInt8(round)]),
+                IndexEntry(index: "a", key: [UInt8(id % 7), UInt8(round)]),  // a repeat: deduplicated
+            ]
+            return DocumentMutation(path: "c/d\(id)", kind: .put(body: [UInt8(round)], indexEntries: entries))
+        }
+        var rounds: [[DocumentMutation]] = []
+        rounds.append((0..<100).map { put($0, 0) })  // new names: prepared without lists
+        rounds.append((100..<200).map { put($0, 0) })  // known names, new documents: sorted ahead
+        rounds.append((150..<250).map { put($0, 3) } + [put(160, 4), DocumentMutation(path: "c/d5", kind: .delete)])
+        rounds.append((0..<80).map { put($0, 5) })  // updates only
+        for (n, mutations) in rounds.enumerated() {
+            let prepared = try await engine.prepareCommit(mutations)
+            let ours = try await engine.commit(prepared, commitTime: Int64(n))
+            let theirs = try await model.commit(mutations, commitTime: Int64(n))
+            #expect(ours.documents.map { $0?.path } == theirs.documents.map { $0?.path })
+            for index in ["a", "b0", "b1", "b2"] {
+                let expected = try await model.scan(IndexScan(index: index))
+                #expect(try await engine.scan(IndexScan(index: index)) == expected, "round \(n), index \(index)")
+            }
+        }
+        engine.waitForIndexMaintenance()
+        try engine.close()
+        let reopened = try SQLiteDocumentEngine.tiny(path)
+        for index in ["a", "b0", "b1", "b2"] {
+            #expect(try await reopened.scan(IndexScan(index: index)) == (try await model.scan(IndexScan(index: index))))
+        }
+        // A later update of a document written by a prepared commit removes exactly its old entries.
+        let update = put(170, 9)
+        _ = try await reopened.commit([update], commitTime: 9)
+        _ = try await model.commit([update], commitTime: 9)
+        for index in ["a", "b0", "b1", "b2"] {
+            #expect(try await reopened.scan(IndexScan(index: index)) == (try await model.scan(IndexScan(index: index))))
+        }
+        try reopened.close()
+    }
+
     @Test func corruptBlocksAndOperationListsThrowInsteadOfTrapping() throws {
         var random = Generator(seed: 42)
         var failures = 0

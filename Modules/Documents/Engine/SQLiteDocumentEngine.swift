@@ -534,8 +534,8 @@ extension SQLiteDocumentEngine {
     struct CommitWork: Sendable {
         var prepared: [Prepared]
         var changes: ChangeSlots
-        /// Per mutation: a put's own entries (canonical) and their encoding, where every index id was known.
-        var own: [[OwnEntry]?]
+        /// Per mutation: the encoded own-entry list (``OwnEntryList/encode(_:)``) of each path's final put, when the
+        /// commit was prepared ahead and every index id was known; empty otherwise.
         var ownBlobs: [[UInt8]?]
         /// Each distinct path's final entries as puts, sorted: the commit's index operations when no document
         /// existed before it (an import of new documents). `nil` when an index id was unknown.
@@ -557,44 +557,54 @@ extension SQLiteDocumentEngine {
                     hint: "split the import into several commits"
                 )
             }
-            own = []
             ownBlobs = []
             guard ahead, mutations.count > SQLiteDocumentEngine.inlineWriteLimit else { return }
-            own = Array(repeating: nil, count: mutations.count)
-            ownBlobs = Array(repeating: nil, count: mutations.count)
+            // Every final put's entries as puts in one buffer (ids from the shared cache; an unknown name leaves the
+            // work to the transaction), sorted once for the whole commit.
             let known = indexIDs.snapshot()
-            var complete = true
-            for (i, mutation) in zip(prepared.indices, prepared) where !mutation.entries.isEmpty {
-                var entries: [OwnEntry] = []
-                entries.reserveCapacity(mutation.entries.count)
-                for entry in mutation.entries {
-                    guard let id = known[entry.index] else { break }
-                    entries.append(OwnEntry(index: id, key: entry.key))
-                }
-                guard entries.count == mutation.entries.count else {
-                    complete = false
-                    continue
-                }
-                let canonical = OwnEntryList.canonical(entries)
-                own[i] = canonical
-                ownBlobs[i] = OwnEntryList.encode(canonical)
-            }
-            guard complete else { return }
             var buffer = IndexOpBuffer()
             var (operations, bytes) = (0, 0)
             for last in changes.last {
-                guard let entries = own[last] else { continue }
-                operations += entries.count
+                operations += prepared[last].entries.count
                 bytes += mutations[last].path.utf8.count
-                for entry in entries { bytes += entry.key.count }
+                for entry in prepared[last].entries { bytes += entry.key.count }
             }
             buffer.reserveCapacity(operations: operations, bytes: bytes)
+            var documentOfOperation: [Int32] = []
+            documentOfOperation.reserveCapacity(operations)
             for last in changes.last {
-                guard case .put = mutations[last].kind, let entries = own[last], !entries.isEmpty else { continue }
+                guard case .put = mutations[last].kind, !prepared[last].entries.isEmpty else { continue }
                 let path = buffer.addPath(mutations[last].path.utf8)
-                for entry in entries { buffer.add(index: entry.index, key: entry.key, path: path, isPut: true) }
+                for entry in prepared[last].entries {
+                    guard let id = known[entry.index] else { return }
+                    buffer.add(index: id, key: entry.key, path: path, isPut: true)
+                    documentOfOperation.append(Int32(truncatingIfNeeded: last))
+                }
             }
             buffer.sortAndCollapse()
+            // Each document's own-entry list falls out of the sorted buffer: its entries come in (index, key) order,
+            // deduplicated — ``OwnEntryList``'s canonical form — so it is encoded without sorting it again.
+            var counts = [Int](repeating: 0, count: mutations.count)
+            var sizes = [Int](repeating: 0, count: mutations.count)
+            buffer.forEachOperation { order, _, key, _ in
+                let document = Int(documentOfOperation[order])
+                counts[document] += 1
+                sizes[document] += key.count + 12
+            }
+            var blobs: [[UInt8]?] = Array(repeating: nil, count: mutations.count)
+            for last in changes.last where counts[last] > 0 {
+                var blob: [UInt8] = []
+                blob.reserveCapacity(sizes[last] + 10)
+                IndexOpCodec.appendVarint(UInt64(counts[last]), to: &blob)
+                blobs[last] = blob
+            }
+            buffer.forEachOperation { order, index, key, _ in
+                let document = Int(documentOfOperation[order])
+                IndexOpCodec.appendVarint(UInt64(index), to: &blobs[document]!)
+                IndexOpCodec.appendVarint(UInt64(key.count), to: &blobs[document]!)
+                blobs[document]!.append(contentsOf: key)
+            }
+            ownBlobs = blobs
             puts = buffer
         }
     }
@@ -757,6 +767,8 @@ extension SQLiteDocumentEngine {
         var before: [[OwnEntry]?] = Array(repeating: nil, count: changes.last.count)
         var after: [[OwnEntry]] = Array(repeating: [], count: changes.last.count)
         var written: [(createTime: Int64, entries: [OwnEntry])??] = Array(repeating: nil, count: changes.last.count)
+        // Slots whose final entries are still only in `work.ownBlobs` (decoded when needed).
+        var afterIsEncoded = Array(repeating: false, count: changes.last.count)
         var ids = IndexIDs.Local(indexIDs)
         for (index, (mutation, prep)) in zip(mutations, prepared).enumerated() {
             let path = mutation.path
@@ -799,9 +811,10 @@ extension SQLiteDocumentEngine {
                         throw DocumentsError(.storage, "document '\(path)' appeared during its own commit")
                     }
                 }
-                let entries =
-                    try work.own.isEmpty
-                    ? ids.entries(prep.entries, db) : work.own[index] ?? ids.entries(prep.entries, db)
+                // A prepared final put carries its list encoded; it is decoded below only if the commit needs it.
+                let blob = work.ownBlobs.isEmpty ? nil : work.ownBlobs[index]
+                let entries = blob == nil ? try ids.entries(prep.entries, db) : []
+                if blob != nil { afterIsEncoded[slot] = true }
                 after[slot] = entries
                 let createTime = existing?.createTime ?? commitTime
                 written[slot] = .some((createTime, entries))
@@ -835,6 +848,13 @@ extension SQLiteDocumentEngine {
             presorted = puts
             operationCount = puts.count
         } else {
+            for slot in changes.last.indices where afterIsEncoded[slot] {
+                let last = changes.last[slot]
+                after[slot] =
+                    try work.ownBlobs[last].map { blob in
+                        try blob.withUnsafeBytes { try OwnEntryList.decode($0, path: mutations[last].path) }
+                    } ?? []
+            }
             slotOps.reserveCapacity(changes.last.count)
             for slot in changes.last.indices {
                 let difference = OwnEntryList.difference(old: before[slot] ?? [], new: after[slot])
@@ -872,9 +892,11 @@ extension SQLiteDocumentEngine {
                 insertChange.bind(document.createTime, at: 4)
                 insertChange.bind(document.updateTime, at: 5)
                 insertChange.bind(document.body, at: 6)
-                insertChange.bind(
-                    work.ownBlobs.isEmpty
-                        ? OwnEntryList.encode(after[n]) : work.ownBlobs[i] ?? OwnEntryList.encode(after[n]), at: 8)
+                if !work.ownBlobs.isEmpty, let blob = work.ownBlobs[i] {
+                    insertChange.bind(blob, at: 8)
+                } else {
+                    insertChange.bind(OwnEntryList.encode(after[n]), at: 8)
+                }
             } else {
                 insertChange.bindNull(at: 3)
                 insertChange.bindNull(at: 4)

@@ -181,6 +181,20 @@ struct IndexOpBuffer {
         }
     }
 
+    /// Calls `body` with each operation's insertion position (0 for the first ``add(index:key:path:isPut:)``), index,
+    /// key and kind, in the buffer's order.
+    func forEachOperation(_ body: (Int, Int64, UnsafeRawBufferPointer, Bool) throws -> Void) rethrows {
+        try arena.withUnsafeBytes { bytes in
+            for op in ops {
+                let key =
+                    bytes.baseAddress.map {
+                        UnsafeRawBufferPointer(start: $0 + Int(op.keyStart), count: Int(op.keyCount))
+                    } ?? UnsafeRawBufferPointer(start: nil, count: 0)
+                try body(Int(op.order), op.index, key, op.isPut)
+            }
+        }
+    }
+
     /// Calls `body` with each operation's index, key, path and kind, in the buffer's order.
     func forEach(
         _ body: (Int64, UnsafeRawBufferPointer, UnsafeRawBufferPointer, Bool) throws -> Void

@@ -91,6 +91,8 @@ struct IndexOpBuffer {
     /// never smaller, so the sort can order equal keys by where their paths are stored instead of comparing paths.
     private var pathsAscending = true
     private var lastPath: (start: Int, count: Int)?
+    /// Sorted and collapsed, with nothing added since: sorting again does nothing.
+    private var isSorted = false
 
     var count: Int { ops.count }
     var isEmpty: Bool { ops.isEmpty }
@@ -117,6 +119,7 @@ struct IndexOpBuffer {
     mutating func add(index: Int64, key: UnsafeRawBufferPointer, path: (start: Int, count: Int), isPut: Bool) {
         let keyStart = arena.count
         arena.append(contentsOf: key)
+        isSorted = false
         ops.append(
             Op(
                 prefix: Self.prefix(key),
@@ -140,7 +143,8 @@ struct IndexOpBuffer {
 
     /// Sorts by `(index, key, path)` and keeps, of several operations on one entry, the one added last.
     mutating func sortAndCollapse() {
-        if ops.count <= 1 { return }
+        if ops.count <= 1 || isSorted { return }
+        defer { isSorted = true }
         let pathsAscending = pathsAscending
         arena.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return }

@@ -81,8 +81,8 @@ public enum IndexKey {
     /// so it never equals a key that was stored whole.
     public static let boundedPrefixLength = maximumLength - 7
 
-    /// `key` when it is at most ``maximumLength`` bytes; otherwise its first ``boundedPrefixLength`` bytes and an
-    /// FNV-1a 64-bit hash of all of it (``maximumLength`` + 1 bytes).
+    /// `key` when it is at most ``maximumLength`` bytes; otherwise its first ``boundedPrefixLength`` bytes and a
+    /// 64-bit hash of all of it (``maximumLength`` + 1 bytes).
     ///
     /// What holds for bounded keys (the query runner relies on each):
     /// - Equal values have equal bounded keys; different values almost never (a 64-bit hash collision) — so an
@@ -91,14 +91,37 @@ public enum IndexKey {
     ///   key: the comparison is decided within the prefix.
     /// - Two keys whose first ``boundedPrefixLength`` bytes are equal and that are longer than that may come out of
     ///   order (hash order); those form a *prefix group*, which an ordered scan re-sorts by value.
-    public static func bounded(_ key: [UInt8]) -> [UInt8] {
+    public static func bounded(_ key: consuming [UInt8]) -> [UInt8] {
         guard key.count > maximumLength else { return key }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        var result = Array(key[0..<boundedPrefixLength])
-        result.reserveCapacity(maximumLength + 1)
-        appendBigEndian(hash, to: &result)
-        return result
+        let hash = key.withUnsafeBytes { longKeyHash($0) }
+        // In place when the caller's key is not shared (most are not): no second allocation.
+        key.removeSubrange(boundedPrefixLength...)
+        appendBigEndian(hash, to: &key)
+        return key
+    }
+
+    /// The 64-bit hash a bounded key ends with: eight bytes at a time (little-endian words, then the tail), each
+    /// word mixed in by xor, multiply and shift, the length folded in last. Stored in files: never change it.
+    static func longKeyHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var hash: UInt64 = 0x2545_F491_4F6C_DD1D
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            hash = (hash ^ word) &* multiplier
+            hash ^= hash >> 29
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < bytes.count {
+            tail |= UInt64(bytes[offset]) << shift
+            shift += 8
+            offset += 1
+        }
+        hash = (hash ^ tail ^ UInt64(bytes.count) << 56) &* multiplier
+        hash ^= hash >> 32
+        return hash
     }
 
     /// Whether `key` (of a range bound or a filter value) would be cut by ``bounded(_:)``.

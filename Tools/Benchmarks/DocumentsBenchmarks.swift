@@ -29,13 +29,33 @@ enum DocumentsBenchmarks {
     /// Runs every measurement; `queries: false` leaves out the equality queries (which grow a database to 1M documents
     /// at scale 1) for a quicker look at imports, point gets and single writes.
     static func run(scale: Double, queries runQueries: Bool = true) async throws -> [BenchResult] {
+        try await withTempFiles("documents") { files in try await run(scale: scale, queries: runQueries, files: files) }
+    }
+
+    /// Only the bulk imports (a quick look while working on the write path).
+    static func runImport(scale: Double) async throws -> [BenchResult] {
+        try await withTempFiles("import") { files in
+            let imported = try await importRows(scale: scale, files: files)
+            await imported.store.close()
+            try imported.engine.close()
+            try imported.raw.close()
+            return imported.results
+        }
+    }
+
+    /// Runs `body` with a fresh temporary directory, removed afterwards.
+    static func withTempFiles(_ label: String, _ body: (TempFiles) async throws -> [BenchResult]) async throws
+        -> [BenchResult]
+    {
         let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("suite-bench-documents-\(ProcessInfo.processInfo.processIdentifier)").path
+            .appendingPathComponent("suite-bench-\(label)-\(ProcessInfo.processInfo.processIdentifier)").path
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let files = TempFiles(directory: directory)
+        return try await body(TempFiles(directory: directory))
+    }
 
+    static func run(scale: Double, queries runQueries: Bool, files: TempFiles) async throws -> [BenchResult] {
         var results: [BenchResult] = []
         let imported = try await importRows(scale: scale, files: files)
         results += imported.results
@@ -47,20 +67,6 @@ enum DocumentsBenchmarks {
         try imported.raw.close()
         if runQueries { results += try await queries(scale: scale, files: files) }
         return results
-    }
-
-    /// Only the bulk imports (a quick look while working on the write path).
-    static func runImport(scale: Double) async throws -> [BenchResult] {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("suite-bench-import-\(ProcessInfo.processInfo.processIdentifier)").path
-        try? FileManager.default.removeItem(atPath: directory)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let imported = try await importRows(scale: scale, files: TempFiles(directory: directory))
-        await imported.store.close()
-        try imported.engine.close()
-        try imported.raw.close()
-        return imported.results
     }
 
     // MARK: - 1. Bulk import

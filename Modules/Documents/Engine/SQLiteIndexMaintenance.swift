@@ -208,16 +208,19 @@ final class SQLiteIndexMaintenance: Sendable {
         }
     }
 
-    /// Inserts an invisible run row (`tier` -1, this process's id in `entries`) for a flush or merge to fill.
+    /// Inserts an invisible run row (`tier` -1, this process's id in `entries`) for a flush or merge to fill, in its
+    /// own transaction.
     private func reserveRun(seq: Int64) throws -> Int64 {
-        let pid = Int64(getpid())
-        return try pool.write { db in
-            let insert = try SQLiteStatement(db, "INSERT INTO index_runs (seq, tier, entries) VALUES (?1, -1, ?2)")
-            insert.bind(seq, at: 1)
-            insert.bind(-pid, at: 2)
-            try insert.run()
-            return db.lastInsertedRowID
-        }
+        try pool.write { db in try Self.reserveRun(seq: seq, db) }
+    }
+
+    /// Inserts an invisible run row (see above) inside the current write transaction; returns its id.
+    static func reserveRun(seq: Int64, _ db: Database) throws -> Int64 {
+        let insert = try SQLiteStatement(db, "INSERT INTO index_runs (seq, tier, entries) VALUES (?1, -1, ?2)")
+        insert.bind(seq, at: 1)
+        insert.bind(-Int64(getpid()), at: 2)
+        try insert.run()
+        return db.lastInsertedRowID
     }
 
     /// Makes a filled run visible, in its size tier.
@@ -232,17 +235,13 @@ final class SQLiteIndexMaintenance: Sendable {
     /// Performs the next merge the tiers call for; `false` when there is none (or the engine is closing).
     private func mergeOnce() throws -> Bool {
         if isStopped { return false }
-        let pid = Int64(getpid())
         _ = blocks.take()
         // Plan and reserve the output run in one transaction, so no run can slip in between.
         let planned: (inputs: [RunInfo], includesOldest: Bool, run: Int64, generation: Int64)? = try pool.write { db in
             guard let next = SQLiteIndexRuns.plan(try RunInfo.all(db), tuning: tuning) else { return nil }
             let generation = try SQLiteIndexRuns.generation(db)
-            let insert = try SQLiteStatement(db, "INSERT INTO index_runs (seq, tier, entries) VALUES (?1, -1, ?2)")
-            insert.bind(next.runs.map(\.seq).max() ?? 0, at: 1)
-            insert.bind(-pid, at: 2)
-            try insert.run()
-            return (next.runs, next.includesOldest, db.lastInsertedRowID, generation)
+            let run = try Self.reserveRun(seq: next.runs.map(\.seq).max() ?? 0, db)
+            return (next.runs, next.includesOldest, run, generation)
         }
         guard let planned else { return false }
         do {

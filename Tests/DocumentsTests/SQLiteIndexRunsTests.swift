@@ -305,6 +305,57 @@ struct SQLiteIndexRunsTests {
         try reopened.close()
     }
 
+    /// Bulk puts prepared from their flat entries (`prepareCommit(BulkPuts)`) against the in-memory model: index
+    /// names created ahead, new documents, a path put twice in one commit, documents without entries, updates; and
+    /// the model itself takes them through the protocol's default (`BulkPuts.mutations()`).
+    @Test func bulkPutsMatchTheModel() async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let engine = try SQLiteDocumentEngine.tiny(path)
+        let model = InMemoryDocumentEngine()
+        func puts(_ ids: [Int], round: Int) throws -> BulkPuts {
+            var entries = IndexEntryBatch()
+            for id in ids {
+                if id % 11 != 0 {
+                    entries.append(IndexEntry(index: "a", key: [UInt8(id % 7), UInt8(round)]))
+                    entries.append(IndexEntry(index: "b\(id % 3)", key: [UInt8(id & 0xFF), UInt8(round)]))
+                    entries.append(IndexEntry(index: "a", key: [UInt8(id % 7), UInt8(round)]))  // deduplicated
+                }
+                entries.endDocument()
+            }
+            return try BulkPuts(
+                paths: ids.map { "c/d\($0)" }, bodies: ids.map { [UInt8($0 & 0xFF), UInt8(round)] }, entries: entries)
+        }
+        let rounds = [
+            try puts(Array(0..<100), round: 0),  // every name new: created before the commit
+            try puts(Array(100..<200), round: 1),
+            try puts(Array(150..<250) + [160, 170], round: 2),  // updates, and two paths put twice
+            try puts(Array(0..<80), round: 3),
+        ]
+        let indexes = ["a", "b0", "b1", "b2"]
+        for (n, bulk) in rounds.enumerated() {
+            let prepared = try await engine.prepareCommit(bulk)
+            let ours = try await engine.commit(prepared, commitTime: Int64(n))
+            let theirs = try await model.commit(try await model.prepareCommit(bulk), commitTime: Int64(n))
+            #expect(ours.documents == theirs.documents)
+            for index in indexes {
+                let expected = try await model.scan(IndexScan(index: index))
+                #expect(try await engine.scan(IndexScan(index: index)) == expected, "round \(n), index \(index)")
+            }
+        }
+        #expect(try await engine.documents(at: ["c/d160"]) == (try await model.documents(at: ["c/d160"])))
+        engine.waitForIndexMaintenance()
+        try engine.close()
+        let reopened = try SQLiteDocumentEngine.tiny(path)
+        // A later update of a document written by bulk puts removes exactly its old entries.
+        let update = try puts([170, 22], round: 9).mutations()
+        _ = try await reopened.commit(update, commitTime: 9)
+        _ = try await model.commit(update, commitTime: 9)
+        for index in indexes {
+            #expect(try await reopened.scan(IndexScan(index: index)) == (try await model.scan(IndexScan(index: index))))
+        }
+        try reopened.close()
+    }
+
     @Test func corruptBlocksAndOperationListsThrowInsteadOfTrapping() throws {
         var random = Generator(seed: 42)
         var failures = 0

@@ -124,6 +124,25 @@ import Testing
         #expect(try await orders.getDocuments().documents.count == 100)
     }
 
+    /// Imported documents get the entries of the collection's declared indexes too, and a chunk that puts one id
+    /// twice keeps the last.
+    @Test(arguments: DocumentEngineFactory.all)
+    func importMaintainsDeclaredIndexes(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        try await store.declareIndex(
+            IndexDefinition(
+                collectionID: "orders",
+                fields: [.init(try FieldPath("status")), .init(try FieldPath("n"), order: .descending)]))
+        let orders = try store.collection("orders")
+        let importer = store.importer(into: orders, chunkSize: 5)
+        for i in 0..<12 { try await importer.add(id: String(format: "o%02d", i), data: Self.order(i)) }
+        try await importer.add(id: "o03", data: Self.order(30))
+        #expect(try await importer.finish() == 13)
+        let query = orders.whereField("status", isEqualTo: .string("open")).order(by: "n", descending: true)
+        #expect(T.ids(try await query.getDocuments()) == ["o03", "o09", "o06", "o00"])
+        #expect(try await query.explain().indexes.first?.contains("composite") == true)
+    }
+
     @Test func importCostsCountAsWrites() async throws {
         let store = try await T.store(.inMemory)
         try await store.importDocuments(

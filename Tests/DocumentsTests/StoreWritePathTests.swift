@@ -66,6 +66,55 @@ struct StoreWritePathTests {
         #expect(entries == Self.referenceEntries(order, collectionPath: "a/b/orders"))
     }
 
+    /// One batch holding the documents of two collections (its name cache warm across documents; nested, quoted and
+    /// invalid field names) gives each document the entries the reference gives it, also once reordered.
+    @Test func batchedEntriesMatchTheReferencePerDocument() {
+        var rng = ModelTestRandom(seed: 91)
+        var batch = IndexEntryBatch()
+        var expected: [[IndexEntry]] = []
+        for n in 0..<2_000 {
+            let (collection, id) = n % 2 == 0 ? ("users", "users") : ("a/b/orders", "orders")
+            let data = n % 10 == 0 ? ModelValueGenerator.order(n) : ModelValueGenerator.data(&rng)
+            IndexPolicy.appendEntries(
+                for: data, path: "\(collection)/d\(n)", collectionPath: collection, collectionID: id, declared: [],
+                into: &batch)
+            expected.append(Self.referenceEntries(data, collectionPath: collection))
+        }
+        #expect(batch.documentCount == expected.count)
+        #expect(batch.entryCount == expected.reduce(0) { $0 + $1.count })
+        #expect(Set(batch.names).count == batch.names.count)
+        for n in expected.indices {
+            #expect(batch.entries(ofDocument: n) == expected[n], "document \(n)")
+            var visited: [IndexEntry] = []
+            batch.forEachEntry(ofDocument: n) { visited.append(IndexEntry(index: batch.names[$0], key: Array($1))) }
+            #expect(visited == expected[n])
+        }
+        var order = Array(expected.indices)
+        order.shuffle(using: &rng)
+        let reordered = batch.reordered(order)
+        for i in order.indices { #expect(reordered.entries(ofDocument: i) == expected[order[i]]) }
+        // Reordering a reordered batch composes the two orders.
+        let back = reordered.reordered(order.indices.sorted { order[$0] < order[$1] })
+        for n in expected.indices { #expect(back.entries(ofDocument: n) == expected[n]) }
+    }
+
+    @Test func bulkPutsNeedOneBodyAndOneDocumentOfEntriesPerPath() throws {
+        var entries = IndexEntryBatch()
+        entries.append(IndexEntry(index: "c|a", key: [1]))
+        entries.endDocument()
+        let puts = try BulkPuts(paths: ["c/d"], bodies: [[7]], entries: entries)
+        #expect(
+            puts.mutations() == [
+                DocumentMutation(path: "c/d", kind: .put(body: [7], indexEntries: [IndexEntry(index: "c|a", key: [1])]))
+            ])
+        for (paths, bodies) in [(["c/d", "c/e"], [[7], [8]]), (["c/d"], []) as ([String], [[UInt8]])] {
+            let error = #expect(throws: DocumentsError.self) {
+                try BulkPuts(paths: paths, bodies: bodies, entries: entries)
+            }
+            #expect(error?.code == .invalidValue)
+        }
+    }
+
     @Test func arrayContainsEntriesAreDistinctInFirstSeenOrder() {
         for count in [2, 5, 16, 17, 40] {
             let elements: [DocumentValue] = (0..<count).map { .int(Int64(($0 * 7) % 5)) } + [.double(1.0)]

@@ -153,7 +153,12 @@ public protocol DocumentEngine: Sendable {
     /// Prepares a commit ahead of its write (see the default implementation); engines may leave the default.
     func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit
 
-    /// Commits what ``prepareCommit(_:)`` prepared (see the default implementation).
+    /// Prepares a bulk commit of unconditional puts whose index entries come in one flat batch (see the default
+    /// implementation, which prepares ``BulkPuts/mutations()``); engines may leave the default.
+    func prepareCommit(_ puts: BulkPuts) async throws -> PreparedCommit
+
+    /// Commits what ``prepareCommit(_:)-(Array<DocumentMutation>)`` or ``prepareCommit(_:)-(BulkPuts)`` prepared (see
+    /// the default implementation).
     func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult
 
     /// Waits until the engine's background work (index flushes and merges, say) is done. A short-lived process — a
@@ -207,7 +212,8 @@ public protocol DocumentEngine: Sendable {
 /// A commit prepared ahead of its write by ``DocumentEngine/prepareCommit(_:)``: the mutations, plus whatever the
 /// engine worked out that needs no database state.
 public struct PreparedCommit: Sendable {
-    /// The mutations, as given.
+    /// The mutations, as given. For ``BulkPuts`` prepared by an engine that keeps their entries in its own form
+    /// (``engineWork``), the puts carry no index entries here.
     public var mutations: [DocumentMutation]
     /// The preparing engine's own work (opaque to everyone else; `nil` from engines that prepare nothing). Hand a
     /// prepared commit only to the engine that prepared it.
@@ -225,6 +231,12 @@ extension DocumentEngine {
     /// with ``commit(_:commitTime:)-(PreparedCommit,_)``. Engines that have nothing to prepare keep this default.
     public func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit {
         PreparedCommit(mutations: mutations)
+    }
+
+    /// Prepares ``BulkPuts/mutations()``: the puts as ordinary mutations, their entries as arrays. Engines that can
+    /// take the entries in their flat form override it (the SQLite engine sorts them straight from the batch).
+    public func prepareCommit(_ puts: BulkPuts) async throws -> PreparedCommit {
+        try await prepareCommit(puts.mutations())
     }
 
     /// Commits a prepared commit; the same contract as ``commit(_:commitTime:)-(Array<DocumentMutation>,_)``.

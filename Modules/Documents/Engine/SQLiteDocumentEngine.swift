@@ -207,6 +207,31 @@ extension SQLiteDocumentEngine: DocumentEngine {
             engineWork: mutations.isEmpty ? nil : try CommitWork(mutations, ahead: true, indexIDs: indexIDs))
     }
 
+    /// Prepares a bulk commit of puts from their flat entries (``BulkPuts``): ids for every index name (a new name
+    /// is created in a short transaction of its own first), every entry sorted as a put straight from the batch, and
+    /// each document's own-entry list encoded from the sorted buffer. No array per document or per key is built.
+    public func prepareCommit(_ puts: BulkPuts) async throws -> PreparedCommit {
+        let mutations = puts.paths.indices.map { i in
+            DocumentMutation(path: puts.paths[i], kind: .put(body: puts.bodies[i], indexEntries: []))
+        }
+        if mutations.isEmpty { return PreparedCommit(mutations: []) }
+        let ids = try await indexIDs(creating: puts.entries.names)
+        return PreparedCommit(
+            mutations: mutations, engineWork: try CommitWork(bulk: puts, mutations: mutations, ids: ids))
+    }
+
+    /// The ids of the index names `names`, creating (and committing) those that do not exist yet.
+    func indexIDs(creating names: [String]) async throws -> [Int64] {
+        let known = indexIDs.snapshot()
+        let missing = names.filter { known[$0] == nil }
+        if missing.isEmpty { return names.map { known[$0]! } }
+        let indexIDs = indexIDs
+        let created = try await write { db in try missing.map { try indexIDs.idCreating($0, db) } }
+        // Committed now: the ids are the file's for good.
+        let ids = indexIDs.remember(Dictionary(zip(missing, created), uniquingKeysWith: { first, _ in first }))
+        return names.map { ids[$0]! }
+    }
+
     /// Commits what ``prepareCommit(_:)`` prepared; see ``commit(_:commitTime:)-(Array<DocumentMutation>,_)``.
     public func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult {
         let mutations = prepared.mutations
@@ -542,12 +567,53 @@ extension SQLiteDocumentEngine {
         var puts: IndexOpBuffer?
 
         init(_ mutations: [DocumentMutation], ahead: Bool, indexIDs: IndexIDs) throws {
-            prepared = try mutations.map { mutation -> Prepared in
-                let parts = try EnginePath.split(document: mutation.path)
-                if case .put(_, let entries) = mutation.kind {
-                    return Prepared(parts: parts, entries: entries)
+            try self.init(
+                mutations,
+                entries: { mutation in
+                    if case .put(_, let entries) = mutation.kind { return entries }
+                    return []
+                })
+            guard ahead, mutations.count > SQLiteDocumentEngine.inlineWriteLimit else { return }
+            // Ids from the shared cache; an unknown name leaves the work to the transaction.
+            let known = indexIDs.snapshot()
+            var (operations, bytes) = (0, 0)
+            for last in changes.last {
+                operations += prepared[last].entries.count
+                bytes += mutations[last].path.utf8.count
+                for entry in prepared[last].entries { bytes += entry.key.count }
+            }
+            let prepared = prepared
+            sortPuts(mutations, operations: operations, bytes: bytes) { document, add in
+                for entry in prepared[document].entries {
+                    guard let id = known[entry.index] else { return false }
+                    entry.key.withUnsafeBytes { add(id, $0) }
                 }
-                return Prepared(parts: parts, entries: [])
+                return true
+            }
+        }
+
+        /// The work of ``BulkPuts`` (as `mutations`, puts without entries), whose index names have the ids `ids`.
+        init(bulk puts: BulkPuts, mutations: [DocumentMutation], ids: [Int64]) throws {
+            try self.init(mutations, entries: { _ in [] })
+            // A path put twice: its earlier puts are applied in the transaction, with their entries as arrays.
+            if changes.last.count < mutations.count {
+                var isLast = [Bool](repeating: false, count: mutations.count)
+                for last in changes.last { isLast[last] = true }
+                for i in mutations.indices where !isLast[i] {
+                    prepared[i].entries = puts.entries.entries(ofDocument: i)
+                }
+            }
+            var bytes = puts.entries.keyBytes
+            for path in puts.paths { bytes += path.utf8.count }
+            sortPuts(mutations, operations: puts.entries.entryCount, bytes: bytes) { document, add in
+                puts.entries.forEachEntry(ofDocument: document) { name, key in add(ids[name], key) }
+                return true
+            }
+        }
+
+        private init(_ mutations: [DocumentMutation], entries: (DocumentMutation) -> [IndexEntry]) throws {
+            prepared = try mutations.map { mutation in
+                Prepared(parts: try EnginePath.split(document: mutation.path), entries: entries(mutation))
             }
             changes = ChangeSlots(mutations)
             guard changes.last.count <= SQLiteDocumentEngine.maximumPathsPerCommit else {
@@ -558,28 +624,28 @@ extension SQLiteDocumentEngine {
                 )
             }
             ownBlobs = []
-            guard ahead, mutations.count > SQLiteDocumentEngine.inlineWriteLimit else { return }
-            // Every final put's entries as puts in one buffer (ids from the shared cache; an unknown name leaves the
-            // work to the transaction), sorted once for the whole commit.
-            let known = indexIDs.snapshot()
+        }
+
+        /// Sorts every final put's entries, as puts, into one buffer (``puts``), once for the whole commit, and
+        /// encodes each one's own-entry list from it (``ownBlobs``). `entriesOf(document, add)` calls `add` with the
+        /// index id and key of each entry of mutation `document`, and returns `false` when an id is unknown: then
+        /// nothing is prepared and the transaction does the work.
+        private mutating func sortPuts(
+            _ mutations: [DocumentMutation], operations: Int, bytes: Int,
+            entriesOf: (Int, (Int64, UnsafeRawBufferPointer) -> Void) -> Bool
+        ) {
             var buffer = IndexOpBuffer()
-            var (operations, bytes) = (0, 0)
-            for last in changes.last {
-                operations += prepared[last].entries.count
-                bytes += mutations[last].path.utf8.count
-                for entry in prepared[last].entries { bytes += entry.key.count }
-            }
             buffer.reserveCapacity(operations: operations, bytes: bytes)
             var documentOfOperation: [Int32] = []
             documentOfOperation.reserveCapacity(operations)
             for last in changes.last {
-                guard case .put = mutations[last].kind, !prepared[last].entries.isEmpty else { continue }
+                guard case .put = mutations[last].kind else { continue }
                 let path = buffer.addPath(mutations[last].path.utf8)
-                for entry in prepared[last].entries {
-                    guard let id = known[entry.index] else { return }
-                    buffer.add(index: id, key: entry.key, path: path, isPut: true)
+                let known = entriesOf(last) { id, key in
+                    buffer.add(index: id, key: key, path: path, isPut: true)
                     documentOfOperation.append(Int32(truncatingIfNeeded: last))
                 }
+                guard known else { return }
             }
             buffer.sortAndCollapse()
             // Each document's own-entry list falls out of the sorted buffer: its entries come in (index, key) order,
@@ -620,6 +686,14 @@ extension SQLiteDocumentEngine {
 
         /// Every cached name and id.
         func snapshot() -> [String: Int64] { cache.withLock { $0 } }
+
+        /// Caches `ids` (names created by a committed transaction) and returns every cached name and id.
+        func remember(_ ids: [String: Int64]) -> [String: Int64] {
+            cache.withLock { cache in
+                cache.merge(ids) { cached, _ in cached }
+                return cache
+            }
+        }
 
         /// The id of `name`, or `nil` when no entry of that index was ever stored.
         func id(of name: String, _ db: Database) throws -> Int64? {

@@ -39,8 +39,16 @@ public final class DocumentImporter: Sendable {
     private let nestingAllowed: Bool
     private let onCommit: (@Sendable (Int) -> Void)?
 
+    /// The documents of the chunk being filled: paths, bodies and their index entries in one flat batch.
+    private struct Chunk {
+        var paths: [String] = []
+        var bodies: [[UInt8]] = []
+        var entries = IndexEntryBatch()
+        var count: Int { paths.count }
+    }
+
     private struct State {
-        var pending: [DocumentMutation] = []
+        var pending = Chunk()
         var declared: [IndexDefinition]?
         var added = 0
         var committed = 0
@@ -56,10 +64,6 @@ public final class DocumentImporter: Sendable {
     private let state = Mutex(State())
     /// Serializes chunk launches so that chunks commit one after the other, in order.
     private let launchGate = AsyncGate()
-    /// Index names shared by the documents of the chunk being prepared (see ``IndexPolicy/IndexNames``). Each chunk
-    /// gets its own: strings shared with the chunk the engine is committing on another thread would have their
-    /// reference counts bounce between the two cores on every entry.
-    private let names = Mutex(IndexPolicy.IndexNames())
 
     init(store: DocumentStore, collection: CollectionReference, chunkSize: Int, onCommit: (@Sendable (Int) -> Void)?) {
         self.store = store
@@ -84,24 +88,32 @@ public final class DocumentImporter: Sendable {
     /// earlier chunk's commit failed.
     public func add(id: String?, data: DocumentData) async throws {
         let (position, declared) = try await begin()
-        let mutation: DocumentMutation
+        let path: String
+        let body: [UInt8]
         do {
-            mutation = try prepare(id: id, data: data, declared: declared)
+            (path, body) = try prepare(id: id, data: data)
         } catch {
             // The chunks before the bad document stay imported: let the one in flight land first.
             try? await drainInFlight()
             throw Self.positioned(error, position: position, id: id)
         }
-        let full = state.withLock { state -> [DocumentMutation]? in
-            state.pending.append(mutation)
+        let full = state.withLock { state -> Chunk? in
+            // Each chunk gets its own batch, index-name strings included: strings shared with the chunk the engine
+            // is committing on another thread would have their reference counts bounce between the two cores.
+            state.pending.paths.append(path)
+            state.pending.bodies.append(body)
+            IndexPolicy.appendEntries(
+                for: data, path: path, collectionPath: collectionPath, collectionID: collectionID, declared: declared,
+                into: &state.pending.entries)
             guard state.pending.count >= chunkSize else { return nil }
             let chunk = state.pending
-            state.pending = []
-            state.pending.reserveCapacity(chunkSize)
+            state.pending = Chunk()
+            state.pending.paths.reserveCapacity(chunkSize)
+            state.pending.bodies.reserveCapacity(chunkSize)
+            state.pending.entries.reserveCapacity(entries: chunk.entries.entryCount, keyBytes: chunk.entries.keyBytes)
             state.declared = nil
             return chunk
         }
-        if full != nil { names.withLock { $0 = IndexPolicy.IndexNames() } }
         if let full { try await launch(full) }
     }
 
@@ -109,13 +121,13 @@ public final class DocumentImporter: Sendable {
     @discardableResult
     public func finish() async throws -> Int {
         if let failure = state.withLock({ $0.failure }) { throw failure }
-        let rest = state.withLock { state -> [DocumentMutation] in
+        let rest = state.withLock { state -> Chunk in
             let chunk = state.pending
-            state.pending = []
+            state.pending = Chunk()
             state.finished = true
             return chunk
         }
-        if !rest.isEmpty { try await launch(rest) }
+        if rest.count > 0 { try await launch(rest) }
         try await drainInFlight()
         return committedCount
     }
@@ -124,7 +136,7 @@ public final class DocumentImporter: Sendable {
     /// (its failure is ignored). Call it when the input turns out bad, before closing the store.
     public func abandon() async {
         state.withLock { state in
-            state.pending = []
+            state.pending = Chunk()
             state.finished = true
         }
         try? await drainInFlight()
@@ -148,7 +160,8 @@ public final class DocumentImporter: Sendable {
         return (position, loaded)
     }
 
-    private func prepare(id: String?, data: DocumentData, declared: [IndexDefinition]) throws -> DocumentMutation {
+    /// The document's path and body, validated.
+    private func prepare(id: String?, data: DocumentData) throws -> (path: String, body: [UInt8]) {
         let documentID: String
         if let id {
             try PathSegments.validate(id: id, kind: "document")
@@ -164,12 +177,7 @@ public final class DocumentImporter: Sendable {
         let path = pathPrefix + documentID
         let body = ValueCodec.encode(data)
         try store.limits.validate(data, encodedSize: body.count)
-        let entries = names.withLock { names in
-            IndexPolicy.entries(
-                for: data, path: path, collectionPath: collectionPath, collectionID: collectionID, declared: declared,
-                names: names)
-        }
-        return DocumentMutation(path: path, kind: .put(body: body, indexEntries: entries))
+        return (path, body)
     }
 
     /// Waits for the chunk being committed, if any.
@@ -191,11 +199,16 @@ public final class DocumentImporter: Sendable {
 
     /// Starts preparing and committing `chunk`. Chunks commit one after the other, in order; while one writes, the
     /// next is prepared by the engine (``DocumentEngine/prepareCommit(_:)``) and the one after fills.
-    private func launch(_ chunk: [DocumentMutation]) async throws {
-        // Path order: the engine's document inserts walk its b-tree in order instead of jumping around. The sort is
-        // stable, so repeated ids keep their order (the last one wins).
-        var chunk = chunk
-        if !chunk.isEmpty { chunk.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) } }
+    private func launch(_ chunk: Chunk) async throws {
+        // Path order: the engine's document inserts walk its b-tree in order instead of jumping around. Repeated ids
+        // keep their order (the last one wins).
+        let order = chunk.paths.indices.sorted { a, b in
+            let order = UTF8Order.compare(chunk.paths[a], chunk.paths[b])
+            return order != 0 ? order < 0 : a < b
+        }
+        let puts = try BulkPuts(
+            paths: order.map { chunk.paths[$0] }, bodies: order.map { chunk.bodies[$0] },
+            entries: chunk.entries.reordered(order))
         // One launch at a time (producers may add concurrently). At most three chunks are in memory: one committing,
         // one being prepared, one filling.
         await launchGate.lock()
@@ -211,7 +224,7 @@ public final class DocumentImporter: Sendable {
         // The launch gate is held: no other launch reads or replaces `inFlight` meanwhile.
         let previous = state.withLock { $0.inFlight }
         let task = Task { [self] in
-            let prepared = try await engine.prepareCommit(chunk)
+            let prepared = try await engine.prepareCommit(puts)
             // In order: after the chunk before (whose failure fails this one, uncommitted).
             try await previous?.value
             let count = try await store.commitImportChunk(prepared, collectionID: collectionID)

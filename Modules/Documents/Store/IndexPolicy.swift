@@ -39,85 +39,36 @@ enum IndexPolicy {
 
     /// Every index entry of `data` stored at `path` (a valid document path in `collectionPath`, whose last segment is
     /// `collectionID`).
-    ///
-    /// With `names`, index names are interned: documents of one collection share their index-name strings instead
-    /// of each holding copies (bulk imports keep thousands of documents' entries in memory at once).
     static func entries(
         for data: DocumentData, path: String, collectionPath: String, collectionID: String,
-        declared: [IndexDefinition], names: IndexNames? = nil
+        declared: [IndexDefinition]
     ) -> [IndexEntry] {
-        var entries: [IndexEntry] = []
-        // Room for a nested map or an array's elements per field, about.
-        entries.reserveCapacity(data.count * 3)
-        var unused: [(name: String, key: [UInt8])] = []
-        addFieldEntries(
-            data, ancestors: [], collectionPath: collectionPath, canonicalPrefix: collectionPath + "|",
-            simplePrefix: true, names: names, into: &entries, keys: &unused, collectKeys: false)
+        var batch = IndexEntryBatch()
+        appendEntries(
+            for: data, path: path, collectionPath: collectionPath, collectionID: collectionID, declared: declared,
+            into: &batch)
+        return batch.entries(ofDocument: 0)
+    }
+
+    /// Adds every index entry of `data` stored at `path` to `batch` as its next document (see
+    /// ``entries(for:path:collectionPath:collectionID:declared:)``).
+    ///
+    /// Keys are written straight into the batch's byte arena, and index names are looked up per parent and field
+    /// name in the batch's cache: a bulk import of order documents builds no array and no string per entry.
+    static func appendEntries(
+        for data: DocumentData, path: String, collectionPath: String, collectionID: String,
+        declared: [IndexDefinition], into batch: inout IndexEntryBatch
+    ) {
+        batch.scratch.removeAll(keepingCapacity: true)
+        batch.addFieldEntries(data, parent: batch.root(collectionPath), collectKeys: false)
         if !declared.isEmpty {
+            var entries: [IndexEntry] = []
             for definition in declared where definition.collectionID == collectionID {
                 addDeclaredEntries(definition, data: data, path: path, collectionPath: collectionPath, into: &entries)
             }
+            for entry in entries { batch.append(entry) }
         }
-        return entries
-    }
-
-    /// Adds entries for every field of `map`. `canonicalPrefix` is the index name so far (`users|` or
-    /// `users|address.`); when a segment needs quoting, names are built from ``FieldPath/canonicalString``.
-    ///
-    /// Adds each field's key to `keys` when `collectKeys`, so that the key of the map holding these fields is composed
-    /// from them (``IndexKey/mapKey(fields:)``) instead of encoding every nested value twice; arrays likewise compose
-    /// their key from their elements' keys, which their array-contains entries need anyway. `ancestors` are the field
-    /// names leading to `map`, needed only for names that must be quoted.
-    private static func addFieldEntries(
-        _ map: [String: DocumentValue], ancestors: [String], collectionPath: String, canonicalPrefix: String,
-        simplePrefix: Bool, names: IndexNames?, into entries: inout [IndexEntry],
-        keys fieldKeys: inout [(name: String, key: [UInt8])], collectKeys: Bool
-    ) {
-        for (name, value) in map {
-            var indexName: String
-            let simple = simplePrefix && FieldPath.isSimple(name)
-            if simple {
-                indexName = canonicalPrefix + name
-            } else {
-                guard let field = try? FieldPath(segments: ancestors + [name]) else {
-                    if collectKeys { fieldKeys.append((name, IndexKey.encode(value))) }
-                    continue
-                }
-                indexName = collectionPath + "|" + field.canonicalString
-            }
-            if let names { indexName = names.intern(indexName) }
-            switch value {
-            case .array(let elements):
-                let elementKeys = elements.map { IndexKey.encode($0) }
-                let key = IndexKey.arrayKey(elementKeys: elementKeys)
-                entries.append(IndexEntry(index: indexName, key: IndexKey.bounded(key)))
-                if collectKeys { fieldKeys.append((name, key)) }
-                if !elementKeys.isEmpty {
-                    var contains = indexName + "|contains"
-                    if let names { contains = names.intern(contains) }
-                    for element in distinct(elementKeys.map(IndexKey.bounded)) {
-                        entries.append(IndexEntry(index: contains, key: element))
-                    }
-                }
-            case .map(let nested):
-                // The map's own entry comes first; its key is known once its fields' keys are.
-                let slot = entries.count
-                entries.append(IndexEntry(index: indexName, key: []))
-                var nestedKeys: [(name: String, key: [UInt8])] = []
-                nestedKeys.reserveCapacity(nested.count)
-                addFieldEntries(
-                    nested, ancestors: ancestors + [name], collectionPath: collectionPath,
-                    canonicalPrefix: indexName + ".", simplePrefix: simple, names: names, into: &entries,
-                    keys: &nestedKeys, collectKeys: true)
-                let key = IndexKey.mapKey(fields: nestedKeys)
-                entries[slot].key = IndexKey.bounded(key)
-                if collectKeys { fieldKeys.append((name, key)) }
-            default:
-                let key = IndexKey.encode(value)
-                entries.append(IndexEntry(index: indexName, key: IndexKey.bounded(key)))
-                if collectKeys { fieldKeys.append((name, key)) }
-            }
-        }
+        batch.endDocument()
     }
 
     /// `keys` without repeats, in order of first appearance. Small arrays compare directly: hashing keys byte by byte
@@ -133,20 +84,6 @@ enum IndexPolicy {
             for key in keys where seen.insert(key).inserted { result.append(key) }
         }
         return result
-    }
-
-    /// A bounded set of index names shared by the documents of one import.
-    final class IndexNames {
-        private var names = Set<String>()
-        /// Names beyond this many are not remembered (documents with ever-new field names).
-        static let capacity = 4096
-
-        /// The shared instance equal to `name` (remembering it while there is room).
-        func intern(_ name: String) -> String {
-            if names.count < Self.capacity { return names.insert(name).memberAfterInsert }
-            if let index = names.firstIndex(of: name) { return names[index] }
-            return name
-        }
     }
 
     /// The entries of one declared index for one document (none when a field is missing).
@@ -233,5 +170,197 @@ enum IndexPolicy {
             best = (value, key)
         }
         return best?.value
+    }
+}
+
+// MARK: - Building entries into a batch
+
+extension IndexEntryBatch {
+    /// The root parent of `collectionPath`'s top-level fields.
+    mutating func root(_ collectionPath: String) -> Int32 {
+        if let known = roots[collectionPath] { return known }
+        let root = -1 - Int32(truncatingIfNeeded: rootParents.count)
+        rootParents.append(ParentName(collectionPath: collectionPath, segments: [], simplePrefix: collectionPath + "|"))
+        roots[collectionPath] = root
+        return root
+    }
+
+    /// The single-field index of field `field` under `parent` (a root, or a map field's index), or -1 when the field
+    /// path is not valid (the field then has no entries).
+    ///
+    /// As ``IndexPolicy/singleFieldIndex(_:_:)``: `prefix + field` while every segment is simple, the whole field
+    /// path's canonical string once one needs quoting.
+    @inline(__always)
+    mutating func fieldIndex(parent: Int32, field: String) -> Int32 {
+        if let known = fieldNames[FieldNameKey(parent: parent, field: field)] { return known }
+        return newFieldIndex(parent: parent, field: field)
+    }
+
+    private mutating func newFieldIndex(parent: Int32, field: String) -> Int32 {
+        guard let parentName = parent < 0 ? rootParents[Int(-1 - parent)] : nameParents[Int(parent)] else {
+            return -1
+        }
+        let segments = parentName.segments + [field]
+        let name: String
+        var simplePrefix: String?
+        if let prefix = parentName.simplePrefix, FieldPath.isSimple(field) {
+            name = prefix + field
+            simplePrefix = name + "."
+        } else if let path = try? FieldPath(segments: segments) {
+            name = parentName.collectionPath + "|" + path.canonicalString
+        } else {
+            fieldNames[FieldNameKey(parent: parent, field: field)] = -1
+            return -1
+        }
+        let number = number(of: name)
+        nameParents[Int(number)] = ParentName(
+            collectionPath: parentName.collectionPath, segments: segments, simplePrefix: simplePrefix)
+        fieldNames[FieldNameKey(parent: parent, field: field)] = number
+        return number
+    }
+
+    /// The array-contains index of single-field index `index`.
+    mutating func containsIndex(_ index: Int32) -> Int32 {
+        if let known = containsNames[index] { return known }
+        let number = number(of: names[Int(index)] + "|contains")
+        containsNames[index] = number
+        return number
+    }
+
+    /// Adds the entries of every field of `map`, whose index names go on from `parent`.
+    ///
+    /// With `collectKeys` (the fields of a map, whose own key is composed from theirs), each field's whole key is
+    /// left in `scratch` and listed on `fieldStack`; arrays compose their key from their elements' keys, which their
+    /// array-contains entries need anyway. Nothing is encoded twice.
+    mutating func addFieldEntries(_ map: [String: DocumentValue], parent: Int32, collectKeys: Bool) {
+        for (name, value) in map {
+            let index = fieldIndex(parent: parent, field: name)
+            switch value {
+            case .array(let elements):
+                let start = scratch.count
+                let elementBase = elementStack.count
+                scratch.append(0x18)
+                for element in elements {
+                    let elementStart = scratch.count
+                    IndexKey.appendAscending(element, to: &scratch)
+                    elementStack.append((elementStart, scratch.count))
+                }
+                scratch.append(0x00)
+                if index >= 0 {
+                    appendBounded(index, fromScratch: start, scratch.count)
+                    if !elements.isEmpty { addContainsEntries(containsIndex(index), elementBase: elementBase) }
+                }
+                elementStack.removeLast(elementStack.count - elementBase)
+                finishField(name, start: start, collectKeys: collectKeys)
+            case .map(let nested) where index >= 0:
+                // The map's own entry comes first; its key is known once its fields' keys are.
+                let slot = slots.count
+                slots.append(Slot(name: index, keyStart: 0, keyEnd: 0))
+                let (start, fieldBase) = (scratch.count, fieldStack.count)
+                addFieldEntries(nested, parent: index, collectKeys: true)
+                composeMapKey(fieldBase: fieldBase)
+                // The map's key replaces its fields' keys in `scratch`.
+                scratch.removeLast(scratch.count - start)
+                scratch.append(contentsOf: composed)
+                slots[slot].keyStart = keys.count
+                appendBoundedKey(fromScratch: start, scratch.count)
+                slots[slot].keyEnd = keys.count
+                finishField(name, start: start, collectKeys: collectKeys)
+            default:
+                if index >= 0, !collectKeys {
+                    // A top-level scalar: its key goes straight into the arena.
+                    let start = keys.count
+                    IndexKey.appendAscending(value, to: &keys)
+                    boundInPlace(from: start)
+                    slots.append(Slot(name: index, keyStart: start, keyEnd: keys.count))
+                    continue
+                }
+                // A nested scalar (its map needs its whole key), or a field without an index (a map's whole key).
+                let start = scratch.count
+                IndexKey.appendAscending(value, to: &scratch)
+                if index >= 0 { appendBounded(index, fromScratch: start, scratch.count) }
+                finishField(name, start: start, collectKeys: collectKeys)
+            }
+        }
+    }
+
+    /// Lists the field whose whole key starts at `start` in `scratch` (when its map collects keys), or drops the key.
+    @inline(__always)
+    private mutating func finishField(_ name: String, start: Int, collectKeys: Bool) {
+        if collectKeys {
+            fieldStack.append((name, start, scratch.count))
+        } else {
+            scratch.removeLast(scratch.count - start)
+        }
+    }
+
+    /// Composes into `composed` the key of the map whose fields are listed on `fieldStack` from `fieldBase` (their
+    /// keys in `scratch`), and takes them off the stack: the same bytes as ``IndexKey/mapKey(fields:)``.
+    private mutating func composeMapKey(fieldBase: Int) {
+        composed.removeAll(keepingCapacity: true)
+        composed.append(0x19)
+        let fields = fieldStack[fieldBase...]
+        UTF8Order.forEachSorted(fields.lazy.map(\.name)) { position in
+            let field = fields[position]
+            composed.append(0x01)
+            IndexKey.appendEscaped(field.name, to: &composed)
+            scratch.withUnsafeBytes { composed.append(contentsOf: $0[field.start..<field.end]) }
+        }
+        composed.append(0x00)
+        fieldStack.removeLast(fieldStack.count - fieldBase)
+    }
+
+    /// Adds one array-contains entry per distinct element key listed on `elementStack` from `elementBase`, in order of
+    /// first appearance.
+    private mutating func addContainsEntries(_ index: Int32, elementBase: Int) {
+        let elements = elementStack[elementBase...]
+        if elements.count <= 16 {
+            // Small arrays compare directly: hashing keys costs more than a few comparisons.
+            for n in elements.indices {
+                let repeated = scratch.withUnsafeBytes { bytes in
+                    let key = UnsafeRawBufferPointer(rebasing: bytes[elements[n].start..<elements[n].end])
+                    return elements[elementBase..<n].contains { earlier in
+                        compareRaw(UnsafeRawBufferPointer(rebasing: bytes[earlier.start..<earlier.end]), key) == 0
+                    }
+                }
+                if !repeated { appendBounded(index, fromScratch: elements[n].start, elements[n].end) }
+            }
+        } else {
+            var seen = Set<ArraySlice<UInt8>>(minimumCapacity: elements.count)
+            for element in elements where seen.insert(scratch[element.start..<element.end]).inserted {
+                appendBounded(index, fromScratch: element.start, element.end)
+            }
+        }
+    }
+
+    /// Adds an entry of `index` whose whole key is `scratch[start..<end]`, bounded (``IndexKey/bounded(_:)``).
+    @inline(__always)
+    private mutating func appendBounded(_ index: Int32, fromScratch start: Int, _ end: Int) {
+        let keyStart = keys.count
+        appendBoundedKey(fromScratch: start, end)
+        slots.append(Slot(name: index, keyStart: keyStart, keyEnd: keys.count))
+    }
+
+    /// Appends `scratch[start..<end]` to the arena, bounded.
+    @inline(__always)
+    private mutating func appendBoundedKey(fromScratch start: Int, _ end: Int) {
+        scratch.withUnsafeBytes { bytes in
+            let key = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+            if key.count <= IndexKey.maximumLength {
+                keys.append(contentsOf: key)
+            } else {
+                keys.append(contentsOf: key[0..<IndexKey.boundedPrefixLength])
+                IndexKey.appendBigEndian(IndexKey.longKeyHash(key), to: &keys)
+            }
+        }
+    }
+
+    /// Bounds the key written to the arena from `start`, in place.
+    @inline(__always)
+    private mutating func boundInPlace(from start: Int) {
+        guard keys.count - start > IndexKey.maximumLength else { return }
+        let hash = keys.withUnsafeBytes { IndexKey.longKeyHash(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        keys.removeLast(keys.count - start - IndexKey.boundedPrefixLength)
+        IndexKey.appendBigEndian(hash, to: &keys)
     }
 }

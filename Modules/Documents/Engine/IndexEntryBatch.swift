@@ -21,7 +21,8 @@ public struct IndexEntryBatch: Sendable {
 
     /// The index names, each stored once; entries refer to them by position.
     public private(set) var names: [String] = []
-    private var numbers: [String: Int32] = [:]
+    /// Per name, its position in ``names``; `nil` for a batch of one document, whose names never repeat.
+    private var numbers: [String: Int32]?
     var slots: [Slot] = []
     var keys: [UInt8] = []
     /// Per document, the end of its entries in `slots` (documents are numbered in the order they ended).
@@ -29,15 +30,14 @@ public struct IndexEntryBatch: Sendable {
     /// When set, document `i` is the one that ended `order[i]`-th (``reordered(_:)``).
     private var order: [Int]?
 
-    /// The store's cache of automatic index names (see `IndexPolicy`): per parent and field name, the name's
-    /// position in ``names``, or -1 when the field has no index (its path is not a valid field path).
-    var fieldNames: [FieldNameKey: Int32] = [:]
-    /// Per position in ``names``: what naming the fields under it takes (filled by `IndexPolicy`).
-    var nameParents: [ParentName?] = []
-    /// Per collection, its root parent (a negative number, `-1 - position`).
-    var roots: [String: Int32] = [:]
-    var rootParents: [ParentName] = []
-    /// Per single-field index name, its array-contains index name.
+    /// The store's cache of automatic index names (see `IndexPolicy`), for batches of many documents: per parent
+    /// and field name, the name's position in ``names``, or -1 when the field has no index.
+    var fieldNames: [FieldNameKey: Int32]?
+    /// Per position in ``names``: the field it indexes, when it is an automatic single-field index (`IndexPolicy`).
+    var fields: [FieldName?] = []
+    /// The collections whose fields are indexed here; root parent `-1 - i` is collection `i`.
+    var collections: [String] = []
+    /// Per single-field index name, its array-contains index name (with the name cache).
     var containsNames: [Int32: Int32] = [:]
     /// Working space for composing keys (`IndexPolicy`), kept from document to document.
     var scratch: [UInt8] = []
@@ -50,16 +50,28 @@ public struct IndexEntryBatch: Sendable {
         var field: String
     }
 
-    /// How the index names of a map's fields are formed: `prefix + field` while every segment is simple, else from
-    /// the whole field path.
-    struct ParentName {
-        var collectionPath: String
-        var segments: [String]
-        /// The names so far followed by `.` (or `collectionPath|` at the root), when every segment is simple.
-        var simplePrefix: String?
+    /// The field an automatic index name stands for: a field of `parent` (a root, `-1 - collection`, or a map
+    /// field's name).
+    struct FieldName {
+        var parent: Int32
+        var field: String
+        var root: Int32
+        /// Whether every segment from the root is simple (names are then `parent.field`).
+        var simple: Bool
     }
 
-    public init() {}
+    /// An empty batch. Index names are stored once, however many documents use them.
+    public init() {
+        numbers = [:]
+        fieldNames = [:]
+    }
+
+    /// A batch for one document: no name cache (its names never repeat), room for about `fields` entries.
+    init(oneDocumentOf fields: Int) {
+        slots.reserveCapacity(fields * 3)
+        keys.reserveCapacity(fields * 24)
+        names.reserveCapacity(fields * 3)
+    }
 
     /// Documents ended so far.
     public var documentCount: Int { documentEnds.count }
@@ -125,11 +137,11 @@ public struct IndexEntryBatch: Sendable {
 
     /// The position of `name` in ``names``, added when new.
     mutating func number(of name: String) -> Int32 {
-        if let known = numbers[name] { return known }
+        if let known = numbers?[name] { return known }
         let number = Int32(truncatingIfNeeded: names.count)
         names.append(name)
-        nameParents.append(nil)
-        numbers[name] = number
+        fields.append(nil)
+        numbers?[name] = number
         return number
     }
 

@@ -43,7 +43,7 @@ enum IndexPolicy {
         for data: DocumentData, path: String, collectionPath: String, collectionID: String,
         declared: [IndexDefinition]
     ) -> [IndexEntry] {
-        var batch = IndexEntryBatch()
+        var batch = IndexEntryBatch(oneDocumentOf: data.count)
         appendEntries(
             for: data, path: path, collectionPath: collectionPath, collectionID: collectionID, declared: declared,
             into: &batch)
@@ -178,49 +178,57 @@ enum IndexPolicy {
 extension IndexEntryBatch {
     /// The root parent of `collectionPath`'s top-level fields.
     mutating func root(_ collectionPath: String) -> Int32 {
-        if let known = roots[collectionPath] { return known }
-        let root = -1 - Int32(truncatingIfNeeded: rootParents.count)
-        rootParents.append(ParentName(collectionPath: collectionPath, segments: [], simplePrefix: collectionPath + "|"))
-        roots[collectionPath] = root
-        return root
+        let position = collections.firstIndex(of: collectionPath) ?? collections.endIndex
+        if position == collections.endIndex { collections.append(collectionPath) }
+        return -1 - Int32(truncatingIfNeeded: position)
     }
 
     /// The single-field index of field `field` under `parent` (a root, or a map field's index), or -1 when the field
     /// path is not valid (the field then has no entries).
     ///
-    /// As ``IndexPolicy/singleFieldIndex(_:_:)``: `prefix + field` while every segment is simple, the whole field
+    /// As ``IndexPolicy/singleFieldIndex(_:_:)``: `parent.field` while every segment is simple, the whole field
     /// path's canonical string once one needs quoting.
     @inline(__always)
     mutating func fieldIndex(parent: Int32, field: String) -> Int32 {
-        if let known = fieldNames[FieldNameKey(parent: parent, field: field)] { return known }
-        return newFieldIndex(parent: parent, field: field)
+        guard fieldNames != nil else { return newFieldIndex(parent: parent, field: field) }
+        if let known = fieldNames?[FieldNameKey(parent: parent, field: field)] { return known }
+        let number = newFieldIndex(parent: parent, field: field)
+        fieldNames?[FieldNameKey(parent: parent, field: field)] = number
+        return number
     }
 
     private mutating func newFieldIndex(parent: Int32, field: String) -> Int32 {
-        guard let parentName = parent < 0 ? rootParents[Int(-1 - parent)] : nameParents[Int(parent)] else {
-            return -1
-        }
-        let segments = parentName.segments + [field]
-        let name: String
-        var simplePrefix: String?
-        if let prefix = parentName.simplePrefix, FieldPath.isSimple(field) {
-            name = prefix + field
-            simplePrefix = name + "."
-        } else if let path = try? FieldPath(segments: segments) {
-            name = parentName.collectionPath + "|" + path.canonicalString
+        let info: FieldName?
+        if parent < 0 {
+            info = nil
         } else {
-            fieldNames[FieldNameKey(parent: parent, field: field)] = -1
-            return -1
+            guard let known = fields[Int(parent)] else { return -1 }
+            info = known
+        }
+        let root = info?.root ?? parent
+        let collectionPath = collections[Int(-1 - root)]
+        let simple = (info?.simple ?? true) && FieldPath.isSimple(field)
+        let name: String
+        if simple {
+            name = (info == nil ? collectionPath + "|" : names[Int(parent)] + ".") + field
+        } else {
+            var segments = [field]
+            var up = parent
+            while up >= 0, let next = fields[Int(up)] {
+                segments.append(next.field)
+                up = next.parent
+            }
+            guard let path = try? FieldPath(segments: segments.reversed()) else { return -1 }
+            name = collectionPath + "|" + path.canonicalString
         }
         let number = number(of: name)
-        nameParents[Int(number)] = ParentName(
-            collectionPath: parentName.collectionPath, segments: segments, simplePrefix: simplePrefix)
-        fieldNames[FieldNameKey(parent: parent, field: field)] = number
+        fields[Int(number)] = FieldName(parent: parent, field: field, root: root, simple: simple)
         return number
     }
 
     /// The array-contains index of single-field index `index`.
     mutating func containsIndex(_ index: Int32) -> Int32 {
+        guard fieldNames != nil else { return number(of: names[Int(index)] + "|contains") }
         if let known = containsNames[index] { return known }
         let number = number(of: names[Int(index)] + "|contains")
         containsNames[index] = number

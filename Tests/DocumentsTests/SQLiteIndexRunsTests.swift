@@ -356,6 +356,56 @@ struct SQLiteIndexRunsTests {
         try reopened.close()
     }
 
+    /// The operation buffer's sort (prefixes taken after the bytes each index's keys share) against a plain sort:
+    /// keys with long common starts, keys that are prefixes of others, zero bytes, repeated entries (the last added
+    /// wins), several indexes with sparse ids, paths added in and out of order.
+    @Test func operationBufferSortsLikeAPlainSort() {
+        var random = Generator(seed: 7)
+        for round in 0..<40 {
+            var buffer = IndexOpBuffer()
+            var reference: [(index: Int64, key: [UInt8], path: [UInt8], isPut: Bool, order: Int)] = []
+            let indexes: [Int64] = round % 2 == 0 ? [1, 2, 3] : [5, 70_000, Int64.max - 1]
+            let common = (0..<Int(random.next() % 40)).map { _ in UInt8(truncatingIfNeeded: random.next() % 3) }
+            let paths = (0..<30).map { n in Array("c/d\(round % 3 == 0 ? n : (n * 7) % 30)".utf8) }
+            for (n, path) in paths.enumerated() {
+                let stored = buffer.addPath(path)
+                for _ in 0..<Int(random.next() % 6) {
+                    let index = indexes[Int(random.next() % 3)]
+                    let tail = (0..<Int(random.next() % 20)).map { _ in UInt8(truncatingIfNeeded: random.next() % 3) }
+                    let key = random.next() % 5 == 0 ? Array(common.prefix(Int(random.next() % 8))) : common + tail
+                    let isPut = random.next() % 2 == 0
+                    buffer.add(index: index, key: key, path: stored, isPut: isPut)
+                    reference.append((index, key, path, isPut, reference.count))
+                    if n % 4 == 0 {  // the same entry again: the later operation wins
+                        buffer.add(index: index, key: key, path: stored, isPut: !isPut)
+                        reference.append((index, key, path, !isPut, reference.count))
+                    }
+                }
+            }
+            buffer.sortAndCollapse()
+            reference.sort { a, b in
+                if a.index != b.index { return a.index < b.index }
+                if a.key != b.key { return a.key.lexicographicallyPrecedes(b.key) }
+                if a.path != b.path { return a.path.lexicographicallyPrecedes(b.path) }
+                return a.order < b.order
+            }
+            var expected: [(Int64, [UInt8], [UInt8], Bool)] = []
+            for entry in reference {
+                if let last = expected.last, last.0 == entry.index, last.1 == entry.key, last.2 == entry.path {
+                    expected[expected.count - 1].3 = entry.isPut
+                } else {
+                    expected.append((entry.index, entry.key, entry.path, entry.isPut))
+                }
+            }
+            var sorted: [(Int64, [UInt8], [UInt8], Bool)] = []
+            buffer.forEach { index, key, path, isPut in sorted.append((index, Array(key), Array(path), isPut)) }
+            #expect(sorted.count == expected.count, "round \(round)")
+            for (a, b) in zip(sorted, expected) {
+                #expect(a.0 == b.0 && a.1 == b.1 && a.2 == b.2 && a.3 == b.3, "round \(round)")
+            }
+        }
+    }
+
     @Test func corruptBlocksAndOperationListsThrowInsteadOfTrapping() throws {
         var random = Generator(seed: 42)
         var failures = 0

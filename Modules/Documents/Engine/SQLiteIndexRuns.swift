@@ -83,6 +83,8 @@ struct IndexOpBuffer {
         var pathCount: UInt32
         var order: UInt32
         var isPut: Bool
+        /// The key bytes every key of this index in the buffer shares, which the prefixes skip (at most 65,535).
+        var skip: UInt16
     }
 
     private(set) var ops: [Op] = []
@@ -122,12 +124,11 @@ struct IndexOpBuffer {
         isSorted = false
         ops.append(
             Op(
-                prefix: Self.prefix(key),
-                prefix2: key.count > 8 ? Self.prefix(UnsafeRawBufferPointer(rebasing: key[8...])) : 0, index: index,
+                prefix: 0, prefix2: 0, index: index,
                 keyStart: UInt32(truncatingIfNeeded: keyStart),
                 keyCount: UInt32(truncatingIfNeeded: key.count), pathStart: UInt32(truncatingIfNeeded: path.start),
                 pathCount: UInt32(truncatingIfNeeded: path.count), order: UInt32(truncatingIfNeeded: ops.count),
-                isPut: isPut))
+                isPut: isPut, skip: 0))
     }
 
     mutating func add(index: Int64, key: [UInt8], path: (start: Int, count: Int), isPut: Bool) {
@@ -141,6 +142,48 @@ struct IndexOpBuffer {
         return value
     }
 
+    /// Sets each operation's two prefixes to the 16 bytes of its key after the bytes that every key of its index in
+    /// the buffer shares (a map's first field name, a string's common start): comparisons then mostly end at the
+    /// prefixes instead of comparing the keys' bytes. Within one index every key skips as many bytes, so the order of
+    /// the prefixes is the order of the keys.
+    private static func setComparisonPrefixes(_ ops: inout [Op], _ base: UnsafeRawPointer) {
+        var low = Int64.max
+        var high = Int64.min
+        for op in ops {
+            low = min(low, op.index)
+            high = max(high, op.index)
+        }
+        // Per index: the start of its first key and how many bytes all its keys share (-1: no key seen yet). Index
+        // ids are small integers, so an array usually does instead of a dictionary.
+        let dense = low >= 0 && high < 1 << 16
+        var denseShared = [(start: Int, length: Int)](repeating: (0, -1), count: dense ? Int(high) + 1 : 0)
+        var sparseShared: [Int64: (start: Int, length: Int)] = [:]
+        func narrow(_ shared: inout (start: Int, length: Int), _ op: Op) {
+            if shared.length < 0 {
+                shared = (Int(op.keyStart), Int(op.keyCount))
+            } else if shared.length > 0 {
+                shared.length = commonPrefixLength(
+                    base + shared.start, base + Int(op.keyStart), min(shared.length, Int(op.keyCount)))
+            }
+        }
+        for op in ops {
+            if dense {
+                narrow(&denseShared[Int(op.index)], op)
+            } else {
+                narrow(&sparseShared[op.index, default: (0, -1)], op)
+            }
+        }
+        for i in ops.indices {
+            let op = ops[i]
+            let shared = dense ? denseShared[Int(op.index)].length : sparseShared[op.index]?.length ?? 0
+            let skip = min(shared, Int(UInt16.max))
+            let key = UnsafeRawBufferPointer(start: base + Int(op.keyStart) + skip, count: Int(op.keyCount) - skip)
+            ops[i].skip = UInt16(skip)
+            ops[i].prefix = Self.prefix(key)
+            ops[i].prefix2 = key.count > 8 ? Self.prefix(UnsafeRawBufferPointer(rebasing: key[8...])) : 0
+        }
+    }
+
     /// Sorts by `(index, key, path)` and keeps, of several operations on one entry, the one added last.
     mutating func sortAndCollapse() {
         if ops.count <= 1 || isSorted { return }
@@ -148,10 +191,15 @@ struct IndexOpBuffer {
         let pathsAscending = pathsAscending
         arena.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return }
+            Self.setComparisonPrefixes(&ops, base)
             func compareKeys(_ a: Op, _ b: Op) -> Int {
                 if a.index != b.index { return a.index < b.index ? -1 : 1 }
                 if a.prefix != b.prefix { return a.prefix < b.prefix ? -1 : 1 }
                 if a.prefix2 != b.prefix2 { return a.prefix2 < b.prefix2 ? -1 : 1 }
+                // The same index skips the same bytes. Equal (zero-padded) prefixes with one key ending within them:
+                // it is a prefix of the other, so the shorter key comes first (equal lengths: equal keys).
+                let (restA, restB) = (Int(a.keyCount) - Int(a.skip), Int(b.keyCount) - Int(b.skip))
+                if restA <= 16 || restB <= 16 { return restA - restB }
                 return memcmpSlices(base, Int(a.keyStart), Int(a.keyCount), Int(b.keyStart), Int(b.keyCount))
             }
             func compareEntry(_ a: Op, _ b: Op) -> Int {
@@ -218,6 +266,20 @@ struct IndexOpBuffer {
             }
         }
     }
+}
+
+/// How many leading bytes `a` and `b` share, looking at most at `limit` bytes.
+@inline(__always)
+private func commonPrefixLength(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ limit: Int) -> Int {
+    var n = 0
+    while n + 8 <= limit {
+        let x =
+            a.loadUnaligned(fromByteOffset: n, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: n, as: UInt64.self)
+        if x != 0 { return n + UInt64(littleEndian: x).trailingZeroBitCount / 8 }
+        n += 8
+    }
+    while n < limit, a.load(fromByteOffset: n, as: UInt8.self) == b.load(fromByteOffset: n, as: UInt8.self) { n += 1 }
+    return n
 }
 
 @inline(__always)

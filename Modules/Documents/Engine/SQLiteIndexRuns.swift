@@ -50,11 +50,14 @@ struct IndexTuning: Sendable {
 
     static let standard = IndexTuning()
 
-    /// The size tier of a run of `entries` entries: 0 below `fanIn × flushThreshold`, then one more per factor of
-    /// `fanIn`.
+    /// The size tier of a run of `entries` entries: 0 below `fanIn × directRunThreshold`, then one more per factor
+    /// of `fanIn`. A bulk import's runs (85,000 entries per 5,000 order documents) and the background flush's (about
+    /// `flushThreshold`) are tier 1, and eight of them merge into a tier 2 run. Tier 0 used to reach up to
+    /// `fanIn × flushThreshold`, so an import's merged run of eight chunks stayed in tier 0 with the next chunks' and
+    /// was rewritten with them: 1.96M entries rewritten per 100,000 imported documents instead of 1.36M.
     func tier(_ entries: Int64) -> Int {
         var tier = 0
-        var limit = Int64(flushThreshold) * Int64(fanIn)
+        var limit = Int64(directRunThreshold) * Int64(fanIn)
         while entries >= limit, tier < 30 {
             tier += 1
             limit *= Int64(fanIn)
@@ -1035,6 +1038,12 @@ extension SQLiteIndexRuns {
     /// a window whose newer neighbour shares its last `seq` is skipped, as the merged run would sort after it.
     /// `includesOldest`: no older run is left, so tombstones can go.
     static func plan(_ runs: [RunInfo], tuning: IndexTuning) -> (runs: [RunInfo], includesOldest: Bool)? {
+        // Tiers from the sizes, not as stored: files written with other tiers settle the same way.
+        let runs = runs.map { run in
+            var run = run
+            run.tier = tuning.tier(run.entries)
+            return run
+        }
         let n = runs.count
         func window(_ start: Int, _ count: Int) -> (runs: [RunInfo], includesOldest: Bool)? {
             let end = start + count

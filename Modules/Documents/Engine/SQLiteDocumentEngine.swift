@@ -194,7 +194,8 @@ extension SQLiteDocumentEngine: DocumentEngine {
     /// empty commit writes nothing and returns the current last sequence.
     public func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
         if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
-        return try await run(try CommitWork(mutations, ahead: false, indexIDs: indexIDs), mutations, commitTime)
+        return try await run(
+            try CommitWork(mutations, ahead: false, indexIDs: indexIDs, tuning: tuning), mutations, commitTime)
     }
 
     /// Works out, outside any transaction, what a bulk commit needs no database for: each put's own index entries
@@ -204,7 +205,8 @@ extension SQLiteDocumentEngine: DocumentEngine {
     public func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit {
         PreparedCommit(
             mutations: mutations,
-            engineWork: mutations.isEmpty ? nil : try CommitWork(mutations, ahead: true, indexIDs: indexIDs))
+            engineWork: mutations.isEmpty
+                ? nil : try CommitWork(mutations, ahead: true, indexIDs: indexIDs, tuning: tuning))
     }
 
     /// Prepares a bulk commit of puts from their flat entries (``BulkPuts``): ids for every index name (a new name
@@ -217,7 +219,8 @@ extension SQLiteDocumentEngine: DocumentEngine {
         if mutations.isEmpty { return PreparedCommit(mutations: []) }
         let ids = try await indexIDs(creating: puts.entries.names)
         return PreparedCommit(
-            mutations: mutations, engineWork: try CommitWork(bulk: puts, mutations: mutations, ids: ids))
+            mutations: mutations, engineWork: try CommitWork(bulk: puts, mutations: mutations, ids: ids, tuning: tuning)
+        )
     }
 
     /// The ids of the index names `names`, creating (and committing) those that do not exist yet.
@@ -236,7 +239,9 @@ extension SQLiteDocumentEngine: DocumentEngine {
     public func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult {
         let mutations = prepared.mutations
         if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
-        let work = try prepared.engineWork as? CommitWork ?? CommitWork(mutations, ahead: false, indexIDs: indexIDs)
+        let work =
+            try prepared.engineWork as? CommitWork
+            ?? CommitWork(mutations, ahead: false, indexIDs: indexIDs, tuning: tuning)
         return try await run(work, mutations, commitTime)
     }
 
@@ -565,8 +570,11 @@ extension SQLiteDocumentEngine {
         /// Each distinct path's final entries as puts, sorted: the commit's index operations when no document
         /// existed before it (an import of new documents). `nil` when an index id was unknown.
         var puts: IndexOpBuffer?
+        /// ``puts`` as a run's blocks, encoded ahead when they are enough for a run of their own
+        /// (``IndexTuning/directRunThreshold``): the transaction then only inserts the blocks' rows.
+        var encodedPuts: EncodedRun?
 
-        init(_ mutations: [DocumentMutation], ahead: Bool, indexIDs: IndexIDs) throws {
+        init(_ mutations: [DocumentMutation], ahead: Bool, indexIDs: IndexIDs, tuning: IndexTuning) throws {
             try self.init(
                 mutations,
                 entries: { mutation in
@@ -583,7 +591,7 @@ extension SQLiteDocumentEngine {
                 for entry in prepared[last].entries { bytes += entry.key.count }
             }
             let prepared = prepared
-            sortPuts(mutations, operations: operations, bytes: bytes) { document, add in
+            sortPuts(mutations, operations: operations, bytes: bytes, tuning: tuning) { document, add in
                 for entry in prepared[document].entries {
                     guard let id = known[entry.index] else { return false }
                     entry.key.withUnsafeBytes { add(id, $0) }
@@ -593,7 +601,7 @@ extension SQLiteDocumentEngine {
         }
 
         /// The work of ``BulkPuts`` (as `mutations`, puts without entries), whose index names have the ids `ids`.
-        init(bulk puts: BulkPuts, mutations: [DocumentMutation], ids: [Int64]) throws {
+        init(bulk puts: BulkPuts, mutations: [DocumentMutation], ids: [Int64], tuning: IndexTuning) throws {
             try self.init(mutations, entries: { _ in [] })
             // A path put twice: its earlier puts are applied in the transaction, with their entries as arrays.
             if changes.last.count < mutations.count {
@@ -605,7 +613,7 @@ extension SQLiteDocumentEngine {
             }
             var bytes = puts.entries.keyBytes
             for path in puts.paths { bytes += path.utf8.count }
-            sortPuts(mutations, operations: puts.entries.entryCount, bytes: bytes) { document, add in
+            sortPuts(mutations, operations: puts.entries.entryCount, bytes: bytes, tuning: tuning) { document, add in
                 puts.entries.forEachEntry(ofDocument: document) { name, key in add(ids[name], key) }
                 return true
             }
@@ -631,7 +639,7 @@ extension SQLiteDocumentEngine {
         /// index id and key of each entry of mutation `document`, and returns `false` when an id is unknown: then
         /// nothing is prepared and the transaction does the work.
         private mutating func sortPuts(
-            _ mutations: [DocumentMutation], operations: Int, bytes: Int,
+            _ mutations: [DocumentMutation], operations: Int, bytes: Int, tuning: IndexTuning,
             entriesOf: (Int, (Int64, UnsafeRawBufferPointer) -> Void) -> Bool
         ) {
             var buffer = IndexOpBuffer()
@@ -672,6 +680,7 @@ extension SQLiteDocumentEngine {
             }
             ownBlobs = blobs
             puts = buffer
+            if buffer.count >= tuning.directRunThreshold { encodedPuts = RunWriter.encode(buffer, tuning: tuning) }
         }
     }
 
@@ -1016,7 +1025,8 @@ extension SQLiteDocumentEngine {
         if flushNow {
             let through = sequence << 20 | Int64(changes.last.count - 1)
             try SQLiteIndexRuns.flush(
-                db, pendingAfter: flushed, through: through, extra: presorted ?? flushBuffer, tuning: tuning)
+                db, pendingAfter: flushed, through: through, extra: presorted ?? flushBuffer,
+                encodedExtra: presorted == nil ? nil : work.encodedPuts, tuning: tuning)
             writerPending.set(flushedThrough: through, count: 0)
         } else if operationCount > 0 {
             writerPending.set(flushedThrough: flushed, count: pendingCount + operationCount)

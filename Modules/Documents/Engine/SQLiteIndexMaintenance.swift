@@ -166,24 +166,17 @@ final class SQLiteIndexMaintenance: Sendable {
     private let blocks = PendingBlocks()
 
     final class PendingBlocks: @unchecked Sendable {
-        struct Block {
-            var index: Int64
-            var lastKey: [UInt8]
-            var lastPath: [UInt8]
-            var data: [UInt8]
-        }
-        private(set) var list: [Block] = []
+        private(set) var list: [EncodedBlock] = []
         var count: Int { list.count }
 
         func append(
             index: Int64, lastKey: UnsafeRawBufferPointer, lastPath: UnsafeRawBufferPointer,
             data: UnsafeRawBufferPointer
         ) {
-            list.append(
-                Block(index: index, lastKey: [UInt8](lastKey), lastPath: [UInt8](lastPath), data: [UInt8](data)))
+            list.append(EncodedBlock(index: index, lastKey: lastKey, lastPath: lastPath, data: data))
         }
 
-        func take() -> [Block] {
+        func take() -> [EncodedBlock] {
             defer { list.removeAll() }
             return list
         }
@@ -193,19 +186,7 @@ final class SQLiteIndexMaintenance: Sendable {
     private func writeBlocks(_ run: Int64) throws {
         let pending = blocks.take()
         if pending.isEmpty { return }
-        try pool.write { db in
-            let insert = try SQLiteStatement(db, RunWriter.insertBlockSQL)
-            for block in pending {
-                try block.lastKey.withUnsafeBytes { lastKey in
-                    try block.lastPath.withUnsafeBytes { lastPath in
-                        try block.data.withUnsafeBytes { data in
-                            try RunWriter.insert(
-                                insert, run: run, index: block.index, lastKey: lastKey, lastPath: lastPath, data: data)
-                        }
-                    }
-                }
-            }
-        }
+        try pool.write { db in try EncodedBlock.insert(pending, run: run, db) }
     }
 
     /// Inserts an invisible run row (`tier` -1, this process's id in `entries`) for a flush or merge to fill, in its

@@ -666,6 +666,60 @@ struct RunWriter {
         update.bind(Int64(tuning.tier(entries)), at: 3)
         try update.run()
     }
+
+    /// The blocks of a run holding `buffer`'s operations (sorted and collapsed), encoded without a database: a bulk
+    /// commit prepared ahead (``SQLiteDocumentEngine/prepareCommit(_:)-(BulkPuts)``) has them ready for its
+    /// transaction, which then only inserts rows.
+    static func encode(_ buffer: IndexOpBuffer, tuning: IndexTuning) -> EncodedRun {
+        var blocks: [EncodedBlock] = []
+        var writer = RunWriter(run: 0, tuning: tuning) { index, lastKey, lastPath, data in
+            blocks.append(EncodedBlock(index: index, lastKey: lastKey, lastPath: lastPath, data: data))
+        }
+        // Collecting blocks cannot fail.
+        try? buffer.forEach { index, key, path, isPut in
+            try writer.append(index: index, key: key, path: path, isPut: isPut)
+        }
+        try? writer.closeBlock()
+        return EncodedRun(blocks: blocks, entries: writer.entries)
+    }
+}
+
+/// A run's block, encoded (``RunWriter``), waiting for its row.
+struct EncodedBlock: Sendable {
+    var index: Int64
+    var lastKey: [UInt8]
+    var lastPath: [UInt8]
+    var data: [UInt8]
+
+    init(
+        index: Int64, lastKey: UnsafeRawBufferPointer, lastPath: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer
+    ) {
+        self.index = index
+        self.lastKey = [UInt8](lastKey)
+        self.lastPath = [UInt8](lastPath)
+        self.data = [UInt8](data)
+    }
+
+    /// Inserts `blocks` as rows of run `run`.
+    static func insert(_ blocks: [EncodedBlock], run: Int64, _ db: Database) throws {
+        let insert = try SQLiteStatement(db, RunWriter.insertBlockSQL)
+        for block in blocks {
+            try block.lastKey.withUnsafeBytes { lastKey in
+                try block.lastPath.withUnsafeBytes { lastPath in
+                    try block.data.withUnsafeBytes { data in
+                        try RunWriter.insert(
+                            insert, run: run, index: block.index, lastKey: lastKey, lastPath: lastPath, data: data)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A whole run's blocks, encoded ahead of its transaction (``RunWriter/encode(_:tuning:)``).
+struct EncodedRun: Sendable {
+    var blocks: [EncodedBlock]
+    var entries: Int64
 }
 
 // MARK: - Reading runs
@@ -948,10 +1002,23 @@ extension SQLiteIndexRuns {
     /// Flushes the pending operations (change rows after `flushed_through`) plus `extra` into a new run covering
     /// up to `through`, records `through` as flushed, then merges runs by tier. Inside a write transaction.
     static func flush(
-        _ db: Database, pendingAfter flushedThrough: Int64, through: Int64, extra: IndexOpBuffer?, tuning: IndexTuning
+        _ db: Database, pendingAfter flushedThrough: Int64, through: Int64, extra: IndexOpBuffer?,
+        encodedExtra: EncodedRun? = nil, tuning: IndexTuning
     ) throws {
         var buffer = IndexOpBuffer()
         try readPending(db, after: flushedThrough, through: through, into: &buffer)
+        if buffer.isEmpty, let encodedExtra, encodedExtra.entries > 0 {
+            // Nothing else pending: the run is exactly `extra`, whose blocks are encoded already.
+            let insertRun = try SQLiteStatement(db, "INSERT INTO index_runs (seq, tier, entries) VALUES (?1, ?2, ?3)")
+            insertRun.bind(through, at: 1)
+            insertRun.bind(Int64(tuning.tier(encodedExtra.entries)), at: 2)
+            insertRun.bind(encodedExtra.entries, at: 3)
+            try insertRun.run()
+            try EncodedBlock.insert(encodedExtra.blocks, run: db.lastInsertedRowID, db)
+            try setFlushedThrough(db, through)
+            if try RunInfo.all(db).count > tuning.maximumRuns { try compact(db, tuning: tuning) }
+            return
+        }
         if let extra {
             if buffer.isEmpty {
                 buffer = extra

@@ -192,9 +192,11 @@ enum DocumentsBenchmarks {
                 ours: ours, peer: raw,
                 peerName: "raw GRDB insert of encoded bodies, \(importChunkSize) per transaction", unit: "docs/s",
                 target: "≥ 0.3"),
+            // For reference only: the limit is the raw insert with the same transaction sizes (the row above);
+            // here the raw side writes all documents in one transaction while ours still commits chunks of 5,000.
             BenchResult(
-                name: "bulk import vs raw in one transaction", ours: ours, peer: rawOne,
-                peerName: "raw GRDB insert of encoded bodies, one transaction", unit: "docs/s", target: "≥ 0.3"),
+                name: "bulk import vs raw in one transaction (reference, unequal transactions)", ours: ours,
+                peer: rawOne, peerName: "raw GRDB insert of encoded bodies, one transaction", unit: "docs/s"),
             BenchResult(
                 name: "bulk import through WriteBatch (batches of \(batchSize)), for reference", ours: oursBatched,
                 peer: rawBatched, peerName: "raw GRDB insert of encoded bodies, \(batchSize) per transaction",

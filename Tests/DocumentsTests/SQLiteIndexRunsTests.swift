@@ -364,7 +364,7 @@ struct SQLiteIndexRunsTests {
         for round in 0..<40 {
             var buffer = IndexOpBuffer()
             var reference: [(index: Int64, key: [UInt8], path: [UInt8], isPut: Bool, order: Int)] = []
-            let indexes: [Int64] = round % 2 == 0 ? [1, 2, 3] : [5, 70_000, Int64.max - 1]
+            let indexes: [Int64] = [[1, 2, 3], [5, 70_000, Int64.max - 1], [Int64.min, 0, Int64.max]][round % 3]
             let common = (0..<Int(random.next() % 40)).map { _ in UInt8(truncatingIfNeeded: random.next() % 3) }
             let paths = (0..<30).map { n in Array("c/d\(round % 3 == 0 ? n : (n * 7) % 30)".utf8) }
             for (n, path) in paths.enumerated() {

@@ -157,9 +157,10 @@ struct IndexOpBuffer {
             high = max(high, op.index)
         }
         // Per index: the start of its first key and how many bytes all its keys share (-1: no key seen yet). Index
-        // ids are small integers, so an array usually does instead of a dictionary.
-        let dense = low >= 0 && high < 1 << 16
-        var denseShared = [(start: Int, length: Int)](repeating: (0, -1), count: dense ? Int(high) + 1 : 0)
+        // ids are small integers close to one another, so an array usually does instead of a dictionary.
+        let (span, overflow) = high.subtractingReportingOverflow(low)
+        let dense = !overflow && span < Int64(max(256, ops.count))
+        var denseShared = [(start: Int, length: Int)](repeating: (0, -1), count: dense ? Int(span) + 1 : 0)
         var sparseShared: [Int64: (start: Int, length: Int)] = [:]
         func narrow(_ shared: inout (start: Int, length: Int), _ op: Op) {
             if shared.length < 0 {
@@ -171,14 +172,14 @@ struct IndexOpBuffer {
         }
         for op in ops {
             if dense {
-                narrow(&denseShared[Int(op.index)], op)
+                narrow(&denseShared[Int(op.index - low)], op)
             } else {
                 narrow(&sparseShared[op.index, default: (0, -1)], op)
             }
         }
         for i in ops.indices {
             let op = ops[i]
-            let shared = dense ? denseShared[Int(op.index)].length : sparseShared[op.index]?.length ?? 0
+            let shared = dense ? denseShared[Int(op.index - low)].length : sparseShared[op.index]?.length ?? 0
             let skip = min(shared, Int(UInt16.max))
             let key = UnsafeRawBufferPointer(start: base + Int(op.keyStart) + skip, count: Int(op.keyCount) - skip)
             ops[i].skip = UInt16(skip)

@@ -98,6 +98,26 @@ struct StoreWritePathTests {
         for n in expected.indices { #expect(back.entries(ofDocument: n) == expected[n]) }
     }
 
+    /// The importer's chunk order (integer keys of the bytes after the collection prefix) against a plain sort of
+    /// the paths' bytes: short ids, ids sharing their first eight bytes, repeated ids (kept in the order given),
+    /// multi-byte characters.
+    @Test func importChunksSortLikeTheirPathsBytes() {
+        var rng = ModelTestRandom(seed: 5)
+        let pieces = ["a", "ab", "abcdefgh", "abcdefghi", "é", "\u{1F600}", "Z", "0", "a-b", "~"]
+        for _ in 0..<50 {
+            let paths = (0..<200).map { _ in
+                "users/u1/orders/"
+                    + (0..<Int.random(in: 1...3, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }
+                    .joined()
+            }
+            let expected = paths.indices.sorted { a, b in
+                paths[a].utf8.elementsEqual(paths[b].utf8)
+                    ? a < b : paths[a].utf8.lexicographicallyPrecedes(paths[b].utf8)
+            }
+            #expect(DocumentImporter.pathOrder(paths, sharedPrefix: "users/u1/orders/".utf8.count) == expected)
+        }
+    }
+
     @Test func bulkPutsNeedOneBodyAndOneDocumentOfEntriesPerPath() throws {
         var entries = IndexEntryBatch()
         entries.append(IndexEntry(index: "c|a", key: [1]))

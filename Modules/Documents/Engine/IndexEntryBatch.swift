@@ -124,6 +124,16 @@ public struct IndexEntryBatch: Sendable {
         }
     }
 
+    /// Calls `body` with each entry of `document`: its name's position in ``names`` and where its key lies in the
+    /// batch's key arena; returns the number of entries.
+    func forEachStoredEntry(
+        ofDocument document: Int, _ body: (_ name: Int, _ key: (start: Int, count: Int)) -> Void
+    ) -> Int {
+        let range = slotRange(ofDocument: document)
+        for slot in slots[range] { body(Int(slot.name), (slot.keyStart, slot.keyEnd - slot.keyStart)) }
+        return range.count
+    }
+
     /// The number of entries of `document`.
     public func entryCount(ofDocument document: Int) -> Int { slotRange(ofDocument: document).count }
 

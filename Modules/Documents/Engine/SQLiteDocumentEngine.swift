@@ -591,12 +591,14 @@ extension SQLiteDocumentEngine {
                 for entry in prepared[last].entries { bytes += entry.key.count }
             }
             let prepared = prepared
-            sortPuts(mutations, operations: operations, bytes: bytes, tuning: tuning) { document, add in
+            var buffer = IndexOpBuffer()
+            buffer.reserveCapacity(operations: operations, bytes: bytes)
+            sortPuts(mutations, into: buffer, tuning: tuning) { document, buffer, path in
                 for entry in prepared[document].entries {
-                    guard let id = known[entry.index] else { return false }
-                    entry.key.withUnsafeBytes { add(id, $0) }
+                    guard let id = known[entry.index] else { return nil }
+                    buffer.add(index: id, key: entry.key, path: path, isPut: true)
                 }
-                return true
+                return prepared[document].entries.count
             }
         }
 
@@ -611,11 +613,15 @@ extension SQLiteDocumentEngine {
                     prepared[i].entries = puts.entries.entries(ofDocument: i)
                 }
             }
-            var bytes = puts.entries.keyBytes
-            for path in puts.paths { bytes += path.utf8.count }
-            sortPuts(mutations, operations: puts.entries.entryCount, bytes: bytes, tuning: tuning) { document, add in
-                puts.entries.forEachEntry(ofDocument: document) { name, key in add(ids[name], key) }
-                return true
+            var pathBytes = 0
+            for path in puts.paths { pathBytes += path.utf8.count }
+            // The batch's keys become the buffer's arena in one copy; entries are added by position.
+            let buffer = IndexOpBuffer(
+                arena: puts.entries.keys, operations: puts.entries.entryCount, bytes: pathBytes)
+            sortPuts(mutations, into: buffer, tuning: tuning) { document, buffer, path in
+                puts.entries.forEachStoredEntry(ofDocument: document) { name, key in
+                    buffer.add(index: ids[name], storedKey: key, path: path, isPut: true)
+                }
             }
         }
 
@@ -634,26 +640,22 @@ extension SQLiteDocumentEngine {
             ownBlobs = []
         }
 
-        /// Sorts every final put's entries, as puts, into one buffer (``puts``), once for the whole commit, and
-        /// encodes each one's own-entry list from it (``ownBlobs``). `entriesOf(document, add)` calls `add` with the
-        /// index id and key of each entry of mutation `document`, and returns `false` when an id is unknown: then
-        /// nothing is prepared and the transaction does the work.
+        /// Sorts every final put's entries, as puts, into one buffer (``puts``, starting from `buffer`), once for the
+        /// whole commit, and encodes each one's own-entry list from it (``ownBlobs``). `addEntries(document, buffer,
+        /// path)` adds the entries of mutation `document` as puts of `path` and returns how many, or `nil` when an
+        /// index id is unknown: then nothing is prepared and the transaction does the work.
         private mutating func sortPuts(
-            _ mutations: [DocumentMutation], operations: Int, bytes: Int, tuning: IndexTuning,
-            entriesOf: (Int, (Int64, UnsafeRawBufferPointer) -> Void) -> Bool
+            _ mutations: [DocumentMutation], into buffer: consuming IndexOpBuffer, tuning: IndexTuning,
+            addEntries: (_ document: Int, _ buffer: inout IndexOpBuffer, _ path: (start: Int, count: Int)) -> Int?
         ) {
-            var buffer = IndexOpBuffer()
-            buffer.reserveCapacity(operations: operations, bytes: bytes)
+            var buffer = buffer
             var documentOfOperation: [Int32] = []
-            documentOfOperation.reserveCapacity(operations)
+            documentOfOperation.reserveCapacity(buffer.ops.capacity)
             for last in changes.last {
                 guard case .put = mutations[last].kind else { continue }
                 let path = buffer.addPath(mutations[last].path.utf8)
-                let known = entriesOf(last) { id, key in
-                    buffer.add(index: id, key: key, path: path, isPut: true)
-                    documentOfOperation.append(Int32(truncatingIfNeeded: last))
-                }
-                guard known else { return }
+                guard let added = addEntries(last, &buffer, path) else { return }
+                documentOfOperation.append(contentsOf: repeatElement(Int32(truncatingIfNeeded: last), count: added))
             }
             buffer.sortAndCollapse()
             // Each document's own-entry list falls out of the sorted buffer: its entries come in (index, key) order,

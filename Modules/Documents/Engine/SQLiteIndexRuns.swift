@@ -92,6 +92,8 @@ struct IndexOpBuffer {
 
     private(set) var ops: [Op] = []
     private(set) var arena: [UInt8] = []
+
+    init() {}
     /// Paths were added in ascending order (as a bulk import's sorted chunk adds them): a path stored later is then
     /// never smaller, so the sort can order equal keys by where their paths are stored instead of comparing paths.
     private var pathsAscending = true
@@ -124,12 +126,26 @@ struct IndexOpBuffer {
     mutating func add(index: Int64, key: UnsafeRawBufferPointer, path: (start: Int, count: Int), isPut: Bool) {
         let keyStart = arena.count
         arena.append(contentsOf: key)
+        add(index: index, storedKey: (keyStart, key.count), path: path, isPut: isPut)
+    }
+
+    /// A buffer whose arena starts with `bytes`, so that keys already there are added by position
+    /// (``add(index:storedKey:path:isPut:)``) instead of copied one by one.
+    init(arena bytes: [UInt8], operations: Int, bytes extra: Int) {
+        arena = bytes
+        arena.reserveCapacity(bytes.count + extra)
+        ops.reserveCapacity(operations)
+    }
+
+    /// Adds an operation whose key is stored in the arena already, at `storedKey`.
+    mutating func add(index: Int64, storedKey: (start: Int, count: Int), path: (start: Int, count: Int), isPut: Bool) {
         isSorted = false
         ops.append(
             Op(
                 prefix: 0, prefix2: 0, index: index,
-                keyStart: UInt32(truncatingIfNeeded: keyStart),
-                keyCount: UInt32(truncatingIfNeeded: key.count), pathStart: UInt32(truncatingIfNeeded: path.start),
+                keyStart: UInt32(truncatingIfNeeded: storedKey.start),
+                keyCount: UInt32(truncatingIfNeeded: storedKey.count),
+                pathStart: UInt32(truncatingIfNeeded: path.start),
                 pathCount: UInt32(truncatingIfNeeded: path.count), order: UInt32(truncatingIfNeeded: ops.count),
                 isPut: isPut, skip: 0))
     }

@@ -202,10 +202,7 @@ public final class DocumentImporter: Sendable {
     private func launch(_ chunk: Chunk) async throws {
         // Path order: the engine's document inserts walk its b-tree in order instead of jumping around. Repeated ids
         // keep their order (the last one wins).
-        let order = chunk.paths.indices.sorted { a, b in
-            let order = UTF8Order.compare(chunk.paths[a], chunk.paths[b])
-            return order != 0 ? order < 0 : a < b
-        }
+        let order = Self.pathOrder(chunk.paths, sharedPrefix: pathPrefix.utf8.count)
         let puts = try BulkPuts(
             paths: order.map { chunk.paths[$0] }, bodies: order.map { chunk.bodies[$0] },
             entries: chunk.entries.reordered(order))
@@ -238,6 +235,33 @@ public final class DocumentImporter: Sendable {
             launched.older = previous
             launched.inFlight = task
         }
+    }
+
+    /// The positions of `paths` (which all start with the same `sharedPrefix` bytes) in path order, equal paths in
+    /// their given order. Sorts integers: the eight bytes after the shared prefix (big-endian, so they order like
+    /// the bytes), and compares whole paths only when those are equal.
+    static func pathOrder(_ paths: [String], sharedPrefix: Int) -> [Int] {
+        struct Key {
+            var head: UInt64
+            var position: Int
+        }
+        var keys: [Key] = []
+        keys.reserveCapacity(paths.count)
+        for (position, path) in paths.enumerated() {
+            var head: UInt64 = 0
+            var taken = 0
+            for byte in path.utf8.dropFirst(sharedPrefix).prefix(8) {
+                head = head << 8 | UInt64(byte)
+                taken += 1
+            }
+            keys.append(Key(head: head << (8 * UInt64(8 - taken)), position: position))
+        }
+        keys.sort { a, b in
+            if a.head != b.head { return a.head < b.head }
+            let order = UTF8Order.compare(paths[a.position], paths[b.position])
+            return order != 0 ? order < 0 : a.position < b.position
+        }
+        return keys.map(\.position)
     }
 
     private static func positioned(_ error: any Error, position: Int, id: String?) -> any Error {

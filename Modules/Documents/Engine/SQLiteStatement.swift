@@ -139,3 +139,19 @@ struct SQLiteStatement {
 private var sqliteTransient: sqlite3_destructor_type {
     unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 }
+
+/// A statement taken from the connection's cache when first used (finding a cached statement hashes its SQL): for
+/// statements a transaction may not need at all.
+struct LazyStatement {
+    let sql: String
+    private var statement: SQLiteStatement?
+
+    init(_ sql: String) { self.sql = sql }
+
+    mutating func get(_ db: Database) throws -> SQLiteStatement {
+        if let statement { return statement }
+        let taken = try SQLiteStatement(db, sql)
+        statement = taken
+        return taken
+    }
+}

@@ -118,6 +118,23 @@ struct StoreWritePathTests {
         }
     }
 
+    /// The store's name cache, kept from write to write, gives every write the reference entries: documents of two
+    /// collections, then more distinct field names than it keeps (it starts over), then the first ones again.
+    @Test func nameCacheGivesEachWriteItsEntries() {
+        let cache = IndexPolicy.NameCache()
+        var rng = ModelTestRandom(seed: 23)
+        func check(_ data: DocumentData, _ collection: String) {
+            let entries = cache.entries(
+                for: data, path: collection + "/d", collectionPath: collection,
+                collectionID: String(collection.split(separator: "/").last!), declared: [])
+            #expect(entries == Self.referenceEntries(data, collectionPath: collection), "\(data)")
+        }
+        let first = (0..<500).map { _ in ModelValueGenerator.data(&rng) }
+        for (n, data) in first.enumerated() { check(data, n % 2 == 0 ? "users" : "a/b/orders") }
+        for n in 0..<(IndexPolicy.NameCache.capacity + 50) { check(["f\(n)": .int(Int64(n))], "users") }
+        for (n, data) in first.enumerated() { check(data, n % 2 == 0 ? "users" : "a/b/orders") }
+    }
+
     @Test func bulkPutsNeedOneBodyAndOneDocumentOfEntriesPerPath() throws {
         var entries = IndexEntryBatch()
         entries.append(IndexEntry(index: "c|a", key: [1]))

@@ -134,6 +134,14 @@ public struct IndexEntryBatch: Sendable {
         return range.count
     }
 
+    /// Removes every document and entry, keeping the index names (and their cache) and the storage.
+    mutating func removeAllDocuments() {
+        slots.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+        documentEnds.removeAll(keepingCapacity: true)
+        order = nil
+    }
+
     /// The number of entries of `document`.
     public func entryCount(ofDocument document: Int) -> Int { slotRange(ofDocument: document).count }
 

@@ -166,7 +166,7 @@ extension DocumentStore {
             if let data = pathState.data {
                 let body = ValueCodec.encode(data)
                 try limits.validate(data, encodedSize: body.count)
-                let entries = IndexPolicy.entries(
+                let entries = indexNames.entries(
                     for: data, path: path.string, collectionPath: path.collectionString,
                     collectionID: path.collectionID, declared: declared)
                 mutations.append(

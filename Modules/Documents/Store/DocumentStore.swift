@@ -76,6 +76,8 @@ public final class DocumentStore: Sendable {
     let costGate = AsyncGate()
     /// The highest change-log sequence this store has committed (one-shot query snapshots report it).
     let knownSequence = Atomic<Int64>(0)
+    /// The index names of earlier writes, so that a write does not build them again.
+    let indexNames = IndexPolicy.NameCache()
 
     /// Creates a store over `engine`.
     /// - Parameters:

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Which index entries a document gets: every field (nested map fields included) in a single-field ascending index,
 /// each array element in an array-contains index, and one entry (or one per array element) per declared index.
 ///
@@ -48,6 +50,29 @@ enum IndexPolicy {
             for: data, path: path, collectionPath: collectionPath, collectionID: collectionID, declared: declared,
             into: &batch)
         return batch.entries(ofDocument: 0)
+    }
+
+    /// Index names kept from write to write: a store's writes build each document's entries in one batch whose name
+    /// cache lives on (``IndexEntryBatch`` for many documents), instead of building every name again. Forgets them
+    /// all past ``capacity`` names (documents with ever-new field names).
+    final class NameCache: Sendable {
+        private let batch = Mutex(IndexEntryBatch())
+        static let capacity = 4096
+
+        /// As ``IndexPolicy/entries(for:path:collectionPath:collectionID:declared:)``.
+        func entries(
+            for data: DocumentData, path: String, collectionPath: String, collectionID: String,
+            declared: [IndexDefinition]
+        ) -> [IndexEntry] {
+            batch.withLock { batch in
+                if batch.names.count > Self.capacity { batch = IndexEntryBatch() }
+                batch.removeAllDocuments()
+                appendEntries(
+                    for: data, path: path, collectionPath: collectionPath, collectionID: collectionID,
+                    declared: declared, into: &batch)
+                return batch.entries(ofDocument: 0)
+            }
+        }
     }
 
     /// Adds every index entry of `data` stored at `path` to `batch` as its next document (see

@@ -143,6 +143,22 @@ import Testing
         #expect(try await query.explain().indexes.first?.contains("composite") == true)
     }
 
+    /// A chunk closes early once its bodies and index keys reach `maximumChunkBytes`, so large documents do not pile
+    /// up `chunkSize` at a time.
+    @Test func largeDocumentsCloseChunksByBytes() async throws {
+        let store = try await T.store(.inMemory)
+        let commits = Mutex<[Int]>([])
+        let importer = store.importer(
+            into: try store.collection("files"), chunkSize: 100, maximumChunkBytes: 10_000
+        ) { total in commits.withLock { $0.append(total) } }
+        let big: DocumentData = ["text": .string(String(repeating: "x", count: 3_000))]
+        for i in 0..<10 { try await importer.add(id: "f\(i)", data: big) }
+        #expect(try await importer.finish() == 10)
+        // About 3 KB of body and 64 bytes of key per document: the fourth passes 10,000 bytes.
+        #expect(commits.withLock { $0 } == [4, 8, 10])
+        #expect(try await store.collection("files").getDocuments().count == 10)
+    }
+
     @Test func importCostsCountAsWrites() async throws {
         let store = try await T.store(.inMemory)
         try await store.importDocuments(

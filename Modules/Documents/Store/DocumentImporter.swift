@@ -12,7 +12,8 @@ import Synchronization
 ///
 /// Semantics:
 /// - Each document is *set* (replacing any existing document with the same id); a `nil` id gets an ``AutoID``.
-/// - Each chunk (``chunkSize`` documents) is one atomic engine commit; **the import as a whole is not atomic**: when
+/// - Each chunk (``chunkSize`` documents, fewer when their bodies and index keys reach ``maximumChunkBytes``) is one
+///   atomic engine commit; **the import as a whole is not atomic**: when
 ///   it fails, the chunks committed before stay. Chunks are not subject to ``DocumentLimits/maximumBatchSize``
 ///   (that limit is for user batches).
 /// - Every document is validated against ``DocumentStore/limits`` when added; a bad document throws at once (its
@@ -31,6 +32,10 @@ public final class DocumentImporter: Sendable {
     public let collection: CollectionReference
     /// Documents per atomic commit.
     public let chunkSize: Int
+    /// Bytes of bodies and index keys that close a chunk before it has ``chunkSize`` documents: at most three chunks
+    /// are in memory, so large documents (up to ``DocumentLimits/maximumDocumentSize`` each) do not make an import
+    /// hold gigabytes.
+    public let maximumChunkBytes: Int
 
     private let store: DocumentStore
     private let collectionPath: String
@@ -43,8 +48,10 @@ public final class DocumentImporter: Sendable {
     private struct Chunk {
         var paths: [String] = []
         var bodies: [[UInt8]] = []
+        var bodyBytes = 0
         var entries = IndexEntryBatch()
         var count: Int { paths.count }
+        var bytes: Int { bodyBytes + entries.keyBytes }
     }
 
     private struct State {
@@ -65,7 +72,11 @@ public final class DocumentImporter: Sendable {
     /// Serializes chunk launches so that chunks commit one after the other, in order.
     private let launchGate = AsyncGate()
 
-    init(store: DocumentStore, collection: CollectionReference, chunkSize: Int, onCommit: (@Sendable (Int) -> Void)?) {
+    init(
+        store: DocumentStore, collection: CollectionReference, chunkSize: Int, maximumChunkBytes: Int,
+        onCommit: (@Sendable (Int) -> Void)?
+    ) {
+        self.maximumChunkBytes = max(1, maximumChunkBytes)
         self.store = store
         self.collection = collection
         self.chunkSize = max(1, chunkSize)
@@ -102,10 +113,11 @@ public final class DocumentImporter: Sendable {
             // is committing on another thread would have their reference counts bounce between the two cores.
             state.pending.paths.append(path)
             state.pending.bodies.append(body)
+            state.pending.bodyBytes += body.count
             IndexPolicy.appendEntries(
                 for: data, path: path, collectionPath: collectionPath, collectionID: collectionID, declared: declared,
                 into: &state.pending.entries)
-            guard state.pending.count >= chunkSize else { return nil }
+            guard state.pending.count >= chunkSize || state.pending.bytes >= maximumChunkBytes else { return nil }
             let chunk = state.pending
             state.pending = Chunk()
             state.pending.paths.reserveCapacity(chunkSize)
@@ -279,11 +291,15 @@ extension DocumentStore {
     /// not).
     /// - Parameters:
     ///   - chunkSize: documents per atomic commit (5,000 by default; larger chunks write faster, use more memory).
+    ///   - maximumChunkBytes: bytes of bodies and index keys that close a chunk early (64 MiB by default).
     ///   - onCommit: called after each chunk commits, with the total number of documents committed so far.
     public func importer(
-        into collection: CollectionReference, chunkSize: Int = 5000, onCommit: (@Sendable (Int) -> Void)? = nil
+        into collection: CollectionReference, chunkSize: Int = 5000, maximumChunkBytes: Int = 64 << 20,
+        onCommit: (@Sendable (Int) -> Void)? = nil
     ) -> DocumentImporter {
-        DocumentImporter(store: self, collection: collection, chunkSize: chunkSize, onCommit: onCommit)
+        DocumentImporter(
+            store: self, collection: collection, chunkSize: chunkSize, maximumChunkBytes: maximumChunkBytes,
+            onCommit: onCommit)
     }
 
     /// Imports `documents` into `collection` (set semantics, `nil` id = automatic id) in atomic chunks of

@@ -19,9 +19,10 @@ public struct IndexEntryBatch: Sendable {
         var keyEnd: Int
     }
 
-    /// The index names, each stored once; entries refer to them by position.
+    /// The index names, each stored once (a store's internal one-document batch may repeat one); entries refer to
+    /// them by position.
     public private(set) var names: [String] = []
-    /// Per name, its position in ``names``; `nil` for a batch of one document, whose names never repeat.
+    /// Per name, its position in ``names``; `nil` for a batch of one document, where repeats are rare and harmless.
     private var numbers: [String: Int32]?
     var slots: [Slot] = []
     var keys: [UInt8] = []

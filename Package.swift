@@ -34,18 +34,23 @@ let package = Package(
     ],
     targets: [
         // MARK: - Modules
-        .target(name: "SuiteCore", dependencies: [logging], path: "Modules/SuiteCore"),
+        // Each module's README.md is documentation, not a resource.
+        .target(name: "SuiteCore", dependencies: [logging], path: "Modules/SuiteCore", exclude: ["README.md"]),
         .target(name: "SuitePluginABI", path: "Modules/SuitePluginABI"),
         .target(
             name: "SuitePluginKit",
             dependencies: ["SuiteCore", "SuitePluginABI", logging],
-            path: "Modules/SuitePluginKit"
+            path: "Modules/SuitePluginKit",
+            exclude: ["README.md"]
         ),
-        .target(name: "Documents", dependencies: ["SuiteCore", grdb, logging], path: "Modules/Documents"),
+        .target(
+            name: "Documents", dependencies: ["SuiteCore", grdb, logging], path: "Modules/Documents",
+            exclude: ["README.md"]),
         .target(
             name: "DocumentsPluginSupport",
             dependencies: ["Documents", "SuitePluginKit", "SuiteCore"],
-            path: "Modules/DocumentsPluginSupport"
+            path: "Modules/DocumentsPluginSupport",
+            exclude: ["README.md"]
         ),
         .target(
             name: "SuiteHost",

@@ -143,9 +143,6 @@ public struct IndexEntryBatch: Sendable {
         order = nil
     }
 
-    /// The number of entries of `document`.
-    public func entryCount(ofDocument document: Int) -> Int { slotRange(ofDocument: document).count }
-
     /// The same entries with the documents renumbered: document `i` of the result is document `order[i]` of this
     /// batch. `order` must be a permutation of the documents' numbers (the bulk importer's sort by path).
     func reordered(_ order: [Int]) -> IndexEntryBatch {

@@ -319,10 +319,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
         case .all: afterID = nil
         case .afterID(let id): afterID = id
         }
-        let sql =
-            "SELECT d.doc_id, d.version, d.create_time, d.update_time, c.body FROM documents d "
-            + "CROSS JOIN changes c ON c.id = d.change_id WHERE d.parent = ?1"
-            + (afterID == nil ? "" : " AND d.doc_id > ?2") + " ORDER BY d.doc_id LIMIT ?3"
+        let sql = Self.childrenPageSQL(after: afterID != nil)
         return try read { [afterID] db in
             let select = try SQLiteStatement(db, sql)
             defer { select.reset() }
@@ -368,10 +365,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
         case .all: topAfterID = nil
         case .afterID(let id): topAfterID = id
         }
-        let topSQL =
-            "SELECT d.doc_id, d.version, d.create_time, d.update_time, c.body FROM documents d "
-            + "CROSS JOIN changes c ON c.id = d.change_id WHERE d.parent = ?1"
-            + (topAfterID == nil ? "" : " AND d.doc_id > ?2") + " ORDER BY d.doc_id LIMIT ?3"
+        let topSQL = Self.childrenPageSQL(after: topAfterID != nil)
         return try read { [topAfterID, topLevel] db in
             var nested: [(key: [UInt8], document: StoredDocument)] = []
             let select = try SQLiteStatement(db, nestedSQL)
@@ -789,6 +783,14 @@ extension SQLiteDocumentEngine {
         func set(flushedThrough: Int64, count: Int) {
             state.withLock { $0 = State(flushedThrough: flushedThrough, count: count) }
         }
+    }
+
+    /// A page of the documents whose parent is `?1` (after id `?2` when `after`), in id order, at most `?3`: columns
+    /// doc_id, version, create_time, update_time, body.
+    static func childrenPageSQL(after: Bool) -> String {
+        "SELECT d.doc_id, d.version, d.create_time, d.update_time, c.body FROM documents d "
+            + "CROSS JOIN changes c ON c.id = d.change_id WHERE d.parent = ?1"
+            + (after ? " AND d.doc_id > ?2" : "") + " ORDER BY d.doc_id LIMIT ?3"
     }
 
     static func lastSequence(_ db: Database) throws -> Int64 {

@@ -1032,36 +1032,34 @@ extension SQLiteIndexRuns {
             insertRun.bind(encodedExtra.entries, at: 3)
             try insertRun.run()
             try EncodedBlock.insert(encodedExtra.blocks, run: db.lastInsertedRowID, db)
-            try setFlushedThrough(db, through)
-            if try RunInfo.all(db).count > tuning.maximumRuns { try compact(db, tuning: tuning) }
-            return
-        }
-        if let extra {
-            if buffer.isEmpty {
-                buffer = extra
-            } else {
-                // After the pending operations, so that they lose to `extra`'s on the same entry; a path's
-                // consecutive operations share one copy of it.
-                var last: (bytes: UnsafeRawBufferPointer, slot: (start: Int, count: Int))?
-                extra.forEach { index, key, path, isPut in
-                    let slot: (start: Int, count: Int)
-                    if let last, last.bytes.baseAddress == path.baseAddress, last.bytes.count == path.count {
-                        slot = last.slot
-                    } else {
-                        slot = buffer.addPath(path)
-                        last = (path, slot)
+        } else {
+            if let extra {
+                if buffer.isEmpty {
+                    buffer = extra
+                } else {
+                    // After the pending operations, so that they lose to `extra`'s on the same entry; a path's
+                    // consecutive operations share one copy of it.
+                    var last: (bytes: UnsafeRawBufferPointer, slot: (start: Int, count: Int))?
+                    extra.forEach { index, key, path, isPut in
+                        let slot: (start: Int, count: Int)
+                        if let last, last.bytes.baseAddress == path.baseAddress, last.bytes.count == path.count {
+                            slot = last.slot
+                        } else {
+                            slot = buffer.addPath(path)
+                            last = (path, slot)
+                        }
+                        buffer.add(index: index, key: key, path: slot, isPut: isPut)
                     }
-                    buffer.add(index: index, key: key, path: slot, isPut: isPut)
                 }
             }
-        }
-        buffer.sortAndCollapse()
-        if !buffer.isEmpty {
-            var writer = try RunWriter(db, seq: through, tuning: tuning)
-            try buffer.forEach { index, key, path, isPut in
-                try writer.append(index: index, key: key, path: path, isPut: isPut)
+            buffer.sortAndCollapse()
+            if !buffer.isEmpty {
+                var writer = try RunWriter(db, seq: through, tuning: tuning)
+                try buffer.forEach { index, key, path, isPut in
+                    try writer.append(index: index, key: key, path: path, isPut: isPut)
+                }
+                try writer.finish(db)
             }
-            try writer.finish(db)
         }
         try setFlushedThrough(db, through)
         if try RunInfo.all(db).count > tuning.maximumRuns { try compact(db, tuning: tuning) }

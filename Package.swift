@@ -7,6 +7,8 @@ let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let yams: Target.Dependency = .product(name: "Yams", package: "Yams")
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle")
 
 let package = Package(
     name: "Suite",
@@ -31,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // MARK: - Modules
@@ -54,12 +57,15 @@ let package = Package(
         ),
         .target(
             name: "SuiteHost",
-            dependencies: ["SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", yams, logging],
+            dependencies: [
+                "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", yams, logging, serviceLifecycle,
+                unixSignals,
+            ],
             path: "Modules/SuiteHost"
         ),
         .executableTarget(
             name: "suite",
-            dependencies: ["SuiteHost", argumentParser, logging],
+            dependencies: ["SuiteHost", argumentParser, logging, serviceLifecycle],
             path: "Modules/suite"
         ),
 
@@ -83,7 +89,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SuiteHostTests",
-            dependencies: ["SuiteHost", "SuiteCore", "SuitePluginKit", "SuiteTestSupport"],
+            dependencies: [
+                "SuiteHost", "SuiteCore", "SuitePluginKit", "SuiteTestSupport", "Documents", serviceLifecycle, logging,
+            ],
             path: "Tests/SuiteHostTests"
         ),
         .testTarget(

@@ -1,96 +1,170 @@
+public import Foundation
 public import Synchronization
 
-/// The one channel modules talk through: publish typed events, subscribe with a handler or as an `AsyncSequence`.
+/// The one channel modules talk through: publish events, subscribe by type, by name, or to everything.
 ///
 /// An `EventBus` is an ordinary instance passed to every module that needs it; there is no global bus.
 ///
 /// Guarantees:
 /// - Publishing is synchronous: every synchronous handler has run when ``publish(_:)`` returns.
+/// - Every delivery carries an ``EventEnvelope``: name, time, source module and the publisher's sequence number.
 /// - Events from one publisher reach every subscriber in publish order.
 /// - With many concurrent publishers, every subscriber receives every event exactly once.
 /// - Handlers run outside the bus's lock, so a handler may publish, subscribe or cancel.
 /// - A stream subscription has a bounded buffer; what does not fit is dropped and counted (``BusStream/droppedCount``
 ///   and ``droppedEventCount``), never silently lost.
+/// - A cancelled subscription's handler is released once no publish that could still call it is running, also
+///   while other threads publish without pause.
+///
+/// The bus is in-process and bounded. A consumer that must see every change reads the publisher's durable change log
+/// (Documents' `changes(after:)`) and uses the bus only to wake up.
 ///
 /// ```swift
 /// let bus = EventBus()
-/// let token = bus.subscribe(to: GenericEvent.self) { event in print(event.name) }
-/// bus.publish(GenericEvent(name: "demo.hello"))
+/// let token = bus.subscribe(named: "documents.changed", as: Changed.self) { changed, envelope in
+///     print(envelope.source, envelope.sequence, changed.paths)
+/// }
+/// bus.publisher(source: "demo").publish(GenericEvent(name: "demo.hello"))
 /// token.cancel()
 /// ```
 public final class EventBus: @unchecked Sendable {
     // Publishing never takes a lock. Subscribers live in an immutable `Snapshot` reached through an atomic pointer;
-    // subscribe/unsubscribe (rare) build a new snapshot under `writeLock` and swap it in. A replaced snapshot is freed
-    // only when no publish is in flight (`activePublishers == 0` observed after the swap), so a publisher can use the
-    // snapshot it loaded without retaining it. @unchecked: all mutable state is atomic or guarded by `writeLock`.
+    // subscribe/cancel build a new snapshot under `writeLock` and swap it in. A publisher registers in the current
+    // epoch's reader count before loading the snapshot. The epoch advances only when the count of the epoch it is
+    // about to reuse is zero, so a snapshot retired in epoch E is unreachable once the epoch reaches E + 2.
+    // @unchecked: all mutable state is atomic or guarded by `writeLock`.
     @usableFromInline let current: Atomic<UnsafeMutableRawPointer>
-    @usableFromInline let activePublishers = Atomic<Int>(0)
+    @usableFromInline let epoch = Atomic<UInt64>(0)
+    /// Publishes in progress: even epochs counted in the low 32 bits, odd epochs in the high 32 bits.
+    @usableFromInline let readers = Atomic<UInt64>(0)
+    @usableFromInline let clock: any WallClock
     private let writeLock = Mutex(WriterState())
     private let dropped = DropCounter()
+    private let undecodable = DropCounter()
+    /// The publisher behind ``publish(_:)``: source `app`.
+    public let defaultPublisher: EventPublisher
 
     private struct WriterState: ~Copyable {
         var nextID: UInt64 = 1
-        var retired: [UnsafeMutableRawPointer] = []
+        var retired: [(epoch: UInt64, pointer: UnsafeMutableRawPointer)] = []
     }
 
-    /// Creates an empty bus.
-    public init() {
-        current = Atomic(Unmanaged.passRetained(Snapshot(typed: [], all: [])).toOpaque())
+    /// Creates an empty bus whose envelopes take their time from `clock`.
+    public init(clock: any WallClock = SystemWallClock()) {
+        self.clock = clock
+        current = Atomic(Unmanaged.passRetained(Snapshot(typed: [], all: [], named: [:])).toOpaque())
+        defaultPublisher = EventPublisher(source: "app")
+        defaultPublisher.bus = self
     }
 
     deinit {
         Unmanaged<Snapshot>.fromOpaque(current.load(ordering: .acquiring)).release()
         writeLock.withLock { state in
-            for pointer in state.retired { Unmanaged<Snapshot>.fromOpaque(pointer).release() }
+            for item in state.retired { Unmanaged<Snapshot>.fromOpaque(item.pointer).release() }
         }
     }
 
     /// Total events dropped by stream subscriptions whose buffer was full, since the bus was created.
     public var droppedEventCount: Int { dropped.count }
 
-    /// The number of live subscriptions (typed and catch-all).
+    /// Deliveries to name-based subscribers skipped because the payload did not decode into the subscriber's type.
+    public var undecodableEventCount: Int { undecodable.count }
+
+    /// The number of live subscriptions (typed, named and catch-all).
     public var subscriberCount: Int {
         writeLock.withLock { _ in
             Unmanaged<Snapshot>.fromOpaque(current.load(ordering: .acquiring))._withUnsafeGuaranteedRef {
-                $0.all.count + $0.typed.reduce(0) { $0 + $1.list.count }
+                $0.all.count + $0.typed.reduce(0) { $0 + $1.list.count } + $0.named.values.reduce(0) { $0 + $1.count }
             }
         }
+    }
+
+    /// Replaced subscriber lists still waiting for publishers that may read them (tests and `suite status`).
+    public var retiredSnapshotCount: Int { writeLock.withLock { $0.retired.count } }
+
+    /// A publisher stamping `source` (the module's name, e.g. `documents`) and its own sequence on its events.
+    ///
+    /// Keep one per module instance: the sequence counts that publisher's events from 1.
+    public func publisher(source: String) -> EventPublisher {
+        let publisher = EventPublisher(source: source)
+        publisher.bus = self
+        return publisher
     }
 
     // MARK: Publishing
 
-    /// Delivers `event` to every subscriber of its type and to every catch-all subscriber, on the calling thread.
+    /// Publishes `event` with source `app` (see ``publisher(source:)`` for a module's own publisher).
     @inlinable
     public func publish<E: BusEvent>(_ event: E) {
+        defaultPublisher.publish(event)
+    }
+
+    /// Delivers `event` to its typed, named and catch-all subscribers, on the calling thread.
+    @inlinable
+    func deliver<E: BusEvent>(_ event: E, source: String, sequence: UInt64) {
         let key = ObjectIdentifier(E.self)
-        activePublishers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        let readEpoch = enterReader()
         Unmanaged<Snapshot>.fromOpaque(current.load(ordering: .sequentiallyConsistent))._withUnsafeGuaranteedRef {
             snapshot in
+            guard !snapshot.isEmpty else { return }
+            let envelope = EventEnvelope(name: event.name, time: clock.now, source: source, sequence: sequence)
             // Hot path without reference counting: keys and list pointers are trivial values; the snapshot (alive
-            // while this publish is counted) owns the lists.
+            // while this reader is counted) owns the lists.
             if let index = snapshot.typedKeys.firstIndex(of: key) {
                 // The list stored under E's identifier is always a HandlerList<E>.
                 Unmanaged<HandlerList<E>>.fromOpaque(snapshot.typedLists[index])._withUnsafeGuaranteedRef { list in
                     list.unretained.withUnsafeBufferPointer { entries in
-                        for entry in entries { entry._withUnsafeGuaranteedRef { $0.handler(event) } }
+                        for entry in entries { entry._withUnsafeGuaranteedRef { $0.handler(event, envelope) } }
                     }
                 }
+            }
+            if snapshot.hasNamed, let entries = snapshot.named[envelope.name] {
+                let encoded = EncodedPayload(event.payload)
+                for entry in entries { entry.handler(event.payload, encoded, envelope) }
             }
             if !snapshot.allUnretained.isEmpty {
                 let erased: any BusEvent = event
                 snapshot.allUnretained.withUnsafeBufferPointer { entries in
-                    for entry in entries { entry._withUnsafeGuaranteedRef { $0.handler(erased) } }
+                    for entry in entries { entry._withUnsafeGuaranteedRef { $0.handler(erased, envelope) } }
                 }
             }
         }
-        activePublishers.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+        leaveReader(readEpoch)
     }
+
+    /// Counts this publish in the current epoch's readers; returns that epoch.
+    @inlinable
+    func enterReader() -> UInt64 {
+        while true {
+            let e = epoch.load(ordering: .sequentiallyConsistent)
+            readers.wrappingAdd(Self.readerUnit(e), ordering: .sequentiallyConsistent)
+            if epoch.load(ordering: .sequentiallyConsistent) == e { return e }
+            readers.wrappingSubtract(Self.readerUnit(e), ordering: .sequentiallyConsistent)
+        }
+    }
+
+    @inlinable
+    func leaveReader(_ e: UInt64) {
+        readers.wrappingSubtract(Self.readerUnit(e), ordering: .sequentiallyConsistent)
+    }
+
+    /// One reader of epoch `e` in ``readers``.
+    @inlinable
+    static func readerUnit(_ e: UInt64) -> UInt64 { e & 1 == 0 ? 1 : 1 << 32 }
 
     // MARK: Synchronous subscriptions
 
     /// Calls `handler` for every event of type `E`, on the publisher's thread. Cancel the returned token to stop.
     @discardableResult
     public func subscribe<E: BusEvent>(to type: E.Type, _ handler: @escaping @Sendable (E) -> Void) -> Subscription {
+        subscribe(to: type) { event, _ in handler(event) }
+    }
+
+    /// Calls `handler` with every event of type `E` and its envelope, on the publisher's thread.
+    @discardableResult
+    public func subscribe<E: BusEvent>(
+        to type: E.Type, _ handler: @escaping @Sendable (E, EventEnvelope) -> Void
+    ) -> Subscription {
         let key = ObjectIdentifier(E.self)
         let id = update { snapshot, id in
             var typed = snapshot.typed
@@ -101,18 +175,54 @@ public final class EventBus: @unchecked Sendable {
                 typed.append(
                     TypedSlot(key: key, list: HandlerList<E>(entries: [HandlerEntry(id: id, handler: handler)])))
             }
-            return Snapshot(typed: typed, all: snapshot.all)
+            return Snapshot(typed: typed, all: snapshot.all, named: snapshot.named)
         }
-        return Subscription(bus: self, id: id, key: key)
+        return Subscription(bus: self, id: id, key: .typed(key))
+    }
+
+    /// Calls `handler` for every event named `name`, with its payload decoded into the subscriber's own type `P`.
+    ///
+    /// This is how a module listens to another without importing it: declare a `Codable` struct with the fields you
+    /// need (docs/events.md lists each event's payload) and subscribe by name. When the publisher's payload type is
+    /// `P` itself it is passed as is; otherwise it goes through JSON once per publish (dates as ISO 8601). A payload
+    /// that does not decode into `P` is skipped and counted in ``undecodableEventCount``.
+    @discardableResult
+    public func subscribe<P: Decodable & Sendable>(
+        named name: String, as type: P.Type, _ handler: @escaping @Sendable (P, EventEnvelope) -> Void
+    ) -> Subscription {
+        let undecodable = undecodable
+        let entry = NamedEntry(id: 0) { payload, encoded, envelope in
+            if let same = payload as? P {
+                handler(same, envelope)
+            } else if let decoded = encoded.decode(P.self) {
+                handler(decoded, envelope)
+            } else {
+                undecodable.increment()
+            }
+        }
+        let id = update { snapshot, id in
+            var named = snapshot.named
+            named[name, default: []].append(NamedEntry(id: id, handler: entry.handler))
+            return Snapshot(typed: snapshot.typed, all: snapshot.all, named: named)
+        }
+        return Subscription(bus: self, id: id, key: .named(name))
     }
 
     /// Calls `handler` for every event of any type, on the publisher's thread. Cancel the returned token to stop.
     @discardableResult
     public func subscribeAll(_ handler: @escaping @Sendable (any BusEvent) -> Void) -> Subscription {
+        subscribeAll { event, _ in handler(event) }
+    }
+
+    /// Calls `handler` with every event of any type and its envelope, on the publisher's thread.
+    @discardableResult
+    public func subscribeAll(_ handler: @escaping @Sendable (any BusEvent, EventEnvelope) -> Void) -> Subscription {
         let id = update { snapshot, id in
-            Snapshot(typed: snapshot.typed, all: snapshot.all + [HandlerEntry(id: id, handler: handler)])
+            Snapshot(
+                typed: snapshot.typed, all: snapshot.all + [HandlerEntry(id: id, handler: handler)],
+                named: snapshot.named)
         }
-        return Subscription(bus: self, id: id, key: nil)
+        return Subscription(bus: self, id: id, key: .all)
     }
 
     // MARK: Stream subscriptions
@@ -122,25 +232,34 @@ public final class EventBus: @unchecked Sendable {
     /// When the buffer is full, newer events are dropped and counted. The subscription ends when the consuming task
     /// stops iterating (the stream is deallocated or cancelled) or when ``BusStream/cancel()`` is called.
     public func stream<E: BusEvent>(of type: E.Type, bufferSize: Int = 1024) -> BusStream<E> {
-        let (stream, continuation) = AsyncStream<E>.makeStream(bufferingPolicy: .bufferingOldest(max(1, bufferSize)))
-        let counter = DropCounter()
-        let subscription = subscribe(to: E.self) { [dropped] event in
-            if case .dropped = continuation.yield(event) {
-                counter.increment()
-                dropped.increment()
+        makeStream(bufferSize: bufferSize) { yield in subscribe(to: E.self) { event in yield(event) } }
+    }
+
+    /// Events named `name`, decoded into `P`, with their envelopes; see ``subscribe(named:as:_:)`` and
+    /// ``stream(of:bufferSize:)``.
+    public func stream<P: Decodable & Sendable>(
+        named name: String, as type: P.Type, bufferSize: Int = 1024
+    ) -> BusStream<ReceivedEvent<P>> {
+        makeStream(bufferSize: bufferSize) { yield in
+            subscribe(named: name, as: P.self) { payload, envelope in
+                yield(ReceivedEvent(payload: payload, envelope: envelope))
             }
         }
-        continuation.onTermination = { _ in subscription.cancel() }
-        return BusStream(stream: stream, continuation: continuation, counter: counter)
     }
 
     /// Events of every type as an `AsyncSequence`; see ``stream(of:bufferSize:)``.
     public func streamAll(bufferSize: Int = 1024) -> BusStream<any BusEvent> {
-        let (stream, continuation) = AsyncStream<any BusEvent>.makeStream(
+        makeStream(bufferSize: bufferSize) { yield in subscribeAll { event in yield(event) } }
+    }
+
+    private func makeStream<Element: Sendable>(
+        bufferSize: Int, _ subscribe: (@escaping @Sendable (Element) -> Void) -> Subscription
+    ) -> BusStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(
             bufferingPolicy: .bufferingOldest(max(1, bufferSize)))
         let counter = DropCounter()
-        let subscription = subscribeAll { [dropped] event in
-            if case .dropped = continuation.yield(event) {
+        let subscription = subscribe { [dropped] element in
+            if case .dropped = continuation.yield(element) {
                 counter.increment()
                 dropped.increment()
             }
@@ -165,29 +284,131 @@ public final class EventBus: @unchecked Sendable {
         let old = current.load(ordering: .sequentiallyConsistent)
         let next = Unmanaged<Snapshot>.fromOpaque(old)._withUnsafeGuaranteedRef { change($0) }
         current.store(Unmanaged.passRetained(next).toOpaque(), ordering: .sequentiallyConsistent)
-        state.retired.append(old)
-        // A publisher that could still hold a retired snapshot counted itself before loading it; once none is active,
-        // every retired snapshot is unreachable.
-        if activePublishers.load(ordering: .sequentiallyConsistent) == 0 {
-            for pointer in state.retired { Unmanaged<Snapshot>.fromOpaque(pointer).release() }
-            state.retired.removeAll()
+        state.retired.append((epoch.load(ordering: .sequentiallyConsistent), old))
+        reclaim(&state)
+    }
+
+    /// Advances the epoch as far as drained reader counts allow (at most twice), then frees every snapshot retired
+    /// two or more epochs ago.
+    private func reclaim(_ state: inout WriterState) {
+        for _ in 0..<2 {
+            let e = epoch.load(ordering: .sequentiallyConsistent)
+            // The next epoch reuses the parity of e - 1: its readers must all have left.
+            let count = readers.load(ordering: .sequentiallyConsistent) >> ((e + 1) & 1 == 0 ? 0 : 32)
+            guard count & 0xFFFF_FFFF == 0 else { break }
+            epoch.store(e + 1, ordering: .sequentiallyConsistent)
+        }
+        let now = epoch.load(ordering: .sequentiallyConsistent)
+        state.retired.removeAll { item in
+            guard item.epoch + 2 <= now else { return false }
+            Unmanaged<Snapshot>.fromOpaque(item.pointer).release()
+            return true
         }
     }
 
-    fileprivate func remove(id: UInt64, key: ObjectIdentifier?) {
+    fileprivate func remove(id: UInt64, key: Subscription.Key) {
         writeLock.withLock { state in
             swapSnapshot(&state) { snapshot in
-                if let key {
+                switch key {
+                case .typed(let key):
                     var typed = snapshot.typed
                     if let index = typed.firstIndex(where: { $0.key == key }) {
                         let remaining = typed[index].list.removing(id: id)
                         if remaining.count == 0 { typed.remove(at: index) } else { typed[index].list = remaining }
                     }
-                    return Snapshot(typed: typed, all: snapshot.all)
+                    return Snapshot(typed: typed, all: snapshot.all, named: snapshot.named)
+                case .named(let name):
+                    var named = snapshot.named
+                    named[name]?.removeAll { $0.id == id }
+                    if named[name]?.isEmpty == true { named[name] = nil }
+                    return Snapshot(typed: snapshot.typed, all: snapshot.all, named: named)
+                case .all:
+                    return Snapshot(
+                        typed: snapshot.typed, all: snapshot.all.filter { $0.id != id }, named: snapshot.named)
                 }
-                return Snapshot(typed: snapshot.typed, all: snapshot.all.filter { $0.id != id })
             }
         }
+    }
+}
+
+// MARK: - Envelopes and publishers
+
+/// What travels with every event: its name, when it was published, by which module, and that publisher's sequence.
+public struct EventEnvelope: Sendable, Hashable, Codable {
+    /// The event's stable name, e.g. `documents.changed`.
+    public var name: String
+    /// When it was published (the bus's clock).
+    public var time: Date
+    /// The publishing module, e.g. `documents` (`app` for ``EventBus/publish(_:)``).
+    public var source: String
+    /// The publisher's own count of its events, from 1; a gap means nothing on the bus (it is per publisher).
+    public var sequence: UInt64
+
+    /// Creates an envelope.
+    public init(name: String, time: Date, source: String, sequence: UInt64) {
+        self.name = name
+        self.time = time
+        self.source = source
+        self.sequence = sequence
+    }
+}
+
+/// A payload delivered to a name-based stream, with its envelope.
+public struct ReceivedEvent<Payload: Sendable>: Sendable {
+    /// The payload, decoded into the subscriber's type.
+    public var payload: Payload
+    /// The event's envelope.
+    public var envelope: EventEnvelope
+}
+
+/// Publishes events on a bus under one source name, numbering them.
+///
+/// ```swift
+/// let events = bus.publisher(source: "loyalty")
+/// events.publish(PointsRedeemed(payload: .init(user: "u1", points: 10)))   // envelope: source loyalty, sequence 1
+/// ```
+public final class EventPublisher: @unchecked Sendable {
+    // @unchecked: `bus` is set once, right after init, before the publisher is shared.
+    /// The source name stamped on this publisher's envelopes.
+    public let source: String
+    @usableFromInline weak var bus: EventBus?
+    @usableFromInline let sequence = Atomic<UInt64>(0)
+
+    init(source: String) {
+        self.source = source
+    }
+
+    /// How many events this publisher has published.
+    public var publishedCount: UInt64 { sequence.load(ordering: .relaxed) }
+
+    /// Delivers `event` to every subscriber on the calling thread; see ``EventBus``.
+    @inlinable
+    public func publish<E: BusEvent>(_ event: E) {
+        guard let bus else { return }
+        let number = sequence.wrappingAdd(1, ordering: .relaxed).newValue
+        bus.deliver(event, source: source, sequence: number)
+    }
+}
+
+/// A payload encoded to JSON at most once per publish, for the name-based subscribers that need another type.
+@usableFromInline
+final class EncodedPayload: @unchecked Sendable {
+    // @unchecked: used by one publish on one thread.
+    private let payload: any Encodable
+    private var data: Data??
+
+    @usableFromInline init(_ payload: any Encodable) { self.payload = payload }
+
+    func decode<P: Decodable>(_ type: P.Type) -> P? {
+        if data == nil {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            data = .some(try? encoder.encode(payload))
+        }
+        guard let bytes = data ?? nil else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try? decoder.decode(P.self, from: bytes)
     }
 }
 
@@ -201,13 +422,19 @@ final class Snapshot: @unchecked Sendable {
     let all: [HandlerEntry<any BusEvent>]
     /// `all` without reference counting, for the publish loop (`all` keeps the entries alive).
     @usableFromInline let allUnretained: [Unmanaged<HandlerEntry<any BusEvent>>]
+    @usableFromInline let named: [String: [NamedEntry]]
+    @usableFromInline let hasNamed: Bool
+    @usableFromInline let isEmpty: Bool
 
-    init(typed: [TypedSlot], all: [HandlerEntry<any BusEvent>]) {
+    init(typed: [TypedSlot], all: [HandlerEntry<any BusEvent>], named: [String: [NamedEntry]]) {
         self.typed = typed
         self.typedKeys = typed.map(\.key)
         self.typedLists = typed.map { Unmanaged.passUnretained($0.list as AnyObject).toOpaque() }
         self.all = all
         self.allUnretained = all.map { Unmanaged.passUnretained($0) }
+        self.named = named
+        self.hasNamed = !named.isEmpty
+        self.isEmpty = typed.isEmpty && all.isEmpty && named.isEmpty
     }
 }
 
@@ -217,6 +444,13 @@ struct TypedSlot: Sendable {
     var list: any HandlerListProtocol
 }
 
+/// A name-based subscriber: gets the publisher's payload, its lazily encoded JSON and the envelope.
+@usableFromInline
+struct NamedEntry: Sendable {
+    let id: UInt64
+    @usableFromInline let handler: @Sendable (any Sendable, EncodedPayload, EventEnvelope) -> Void
+}
+
 // MARK: - Handler storage
 
 /// One subscriber's handler. A class, so the publish loop can call it through an unretained reference: the closure is
@@ -224,8 +458,8 @@ struct TypedSlot: Sendable {
 @usableFromInline
 final class HandlerEntry<E>: Sendable {
     let id: UInt64
-    @usableFromInline let handler: @Sendable (E) -> Void
-    init(id: UInt64, handler: @escaping @Sendable (E) -> Void) {
+    @usableFromInline let handler: @Sendable (E, EventEnvelope) -> Void
+    init(id: UInt64, handler: @escaping @Sendable (E, EventEnvelope) -> Void) {
         self.id = id
         self.handler = handler
     }
@@ -257,12 +491,18 @@ final class HandlerList<E>: HandlerListProtocol, Sendable {
 
 /// A token for a synchronous subscription. Call ``cancel()`` to stop receiving events; cancelling twice is harmless.
 public final class Subscription: Sendable {
+    enum Key: Sendable {
+        case typed(ObjectIdentifier)
+        case named(String)
+        case all
+    }
+
     private weak let bus: EventBus?
     private let id: UInt64
-    private let key: ObjectIdentifier?
+    private let key: Key
     private let cancelled = Atomic<Bool>(false)
 
-    fileprivate init(bus: EventBus, id: UInt64, key: ObjectIdentifier?) {
+    fileprivate init(bus: EventBus, id: UInt64, key: Key) {
         self.bus = bus
         self.id = id
         self.key = key

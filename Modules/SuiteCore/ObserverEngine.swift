@@ -1,6 +1,6 @@
 public import Foundation
 
-/// A bus event as observers see it: its name, its payload as JSON text and when it was published.
+/// A bus event as observers see it: its envelope (name, time, source, sequence) and its payload as JSON text.
 public struct ObservedEvent: Sendable, Hashable {
     /// The event's stable name.
     public var name: String
@@ -8,18 +8,33 @@ public struct ObservedEvent: Sendable, Hashable {
     public var payloadJSON: String
     /// When the event was published.
     public var time: Date
+    /// The publishing module (``EventEnvelope/source``); empty when unknown.
+    public var source: String
+    /// The publisher's sequence number (``EventEnvelope/sequence``); 0 when unknown.
+    public var sequence: UInt64
 
     /// Creates an observed event from its parts.
-    public init(name: String, payloadJSON: String, time: Date) {
+    public init(name: String, payloadJSON: String, time: Date, source: String = "", sequence: UInt64 = 0) {
         self.name = name
         self.payloadJSON = payloadJSON
         self.time = time
+        self.source = source
+        self.sequence = sequence
+    }
+
+    /// Captures `event` as delivered with `envelope`, encoding its payload as JSON.
+    public init(_ event: any BusEvent, envelope: EventEnvelope) throws {
+        try self.init(event, time: envelope.time)
+        self.source = envelope.source
+        self.sequence = envelope.sequence
     }
 
     /// Captures `event`, encoding its payload as JSON.
     public init(_ event: some BusEvent, time: Date) throws {
         self.name = event.name
         self.time = time
+        self.source = ""
+        self.sequence = 0
         if let json = event.payload as? JSONValue {
             self.payloadJSON = json.jsonString
         } else {
@@ -35,7 +50,8 @@ public struct ObservedEvent: Sendable, Hashable {
         }
     }
 
-    /// The event as one JSON object: `{"name":…,"payload":…,"time":…}` (time in RFC 3339 with milliseconds).
+    /// The event as one JSON object: `{"name":…,"payload":…,"time":…}` (time in RFC 3339 with milliseconds), then
+    /// `"source":…,"sequence":…` when the source is known.
     public var jsonLine: String {
         var out = "{\"name\":"
         JSONValue.appendQuoted(name, to: &out)
@@ -43,7 +59,13 @@ public struct ObservedEvent: Sendable, Hashable {
         out += payloadJSON
         out += ",\"time\":\""
         out += ObservedEvent.formatTime(time)
-        out += "\"}"
+        out += "\""
+        if !source.isEmpty {
+            out += ",\"source\":"
+            JSONValue.appendQuoted(source, to: &out)
+            out += ",\"sequence\":\(sequence)"
+        }
+        out += "}"
         return out
     }
 

@@ -7,7 +7,13 @@ import Yams
 ///
 /// The file is `--config PATH` if given, else `SUITE_CONFIG`, else `./suite.yaml`, else
 /// `$XDG_CONFIG_HOME/suite/suite.yaml` (`~/.config/suite/suite.yaml`); with none, every default applies.
-/// Unknown keys and wrong types are errors naming the key, the file and the line.
+/// The host's own keys (`data-dir`, `plugin-path`, `plugins`, `log-level`, `plugin-timeout`) are read here; every
+/// other top-level key must be a registered module's section, which that module checks. Unknown keys and wrong types
+/// are errors naming the key, the file, the line and the closest known key.
+///
+/// One rule for paths: a relative path in the file — `data-dir`, `plugin-path`, a plugin path, and every path
+/// option of every engine (``ConfigurationSection/isPathOption(_:)``: `path`, `file`, `dir`, `*-path`, …) —
+/// resolves against the file's folder; one from the environment or a flag against the current directory.
 public struct ConfigurationLoader: Sendable {
     /// Values given on the command line; they win over the file and the environment.
     public struct Overrides: Sendable, Hashable {
@@ -24,19 +30,26 @@ public struct ConfigurationLoader: Sendable {
     /// Valid values of `log-level`.
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
+    /// The modules whose sections the configuration may hold.
+    public var modules: [any SuiteModule]
     /// The environment to read (`ProcessInfo`'s by default).
     public var environment: [String: String]
     /// The directory relative paths are resolved against.
     public var currentDirectory: String
 
-    /// A loader reading `environment` and resolving relative paths against `currentDirectory`.
+    /// A loader for `modules`, reading `environment` and resolving relative paths against `currentDirectory`.
     public init(
+        modules: [any SuiteModule],
         environment: [String: String] = ProcessInfo.processInfo.environment,
         currentDirectory: String = FileManager.default.currentDirectoryPath
     ) {
+        self.modules = modules
         self.environment = environment
         self.currentDirectory = currentDirectory
     }
+
+    /// Every key a configuration file may hold: the host's, then each module's section.
+    public var knownKeys: [String] { SuiteConfiguration.hostKeys + modules.map(\.configurationKey) }
 
     /// The default data directory: `$XDG_DATA_HOME/suite`, i.e. `~/.local/share/suite`.
     public var defaultDataDirectory: String {
@@ -67,7 +80,8 @@ public struct ConfigurationLoader: Sendable {
         return nil
     }
 
-    /// Loads the configuration: defaults, then the file, then the environment, then `overrides`.
+    /// Loads the configuration: defaults, then the file, then the environment, then `overrides`; then every module
+    /// checks its section.
     public func load(_ overrides: Overrides = Overrides()) throws -> SuiteConfiguration {
         var configuration = SuiteConfiguration(dataDirectory: defaultDataDirectory)
         if let file = try configurationFile(overrides) {
@@ -82,6 +96,9 @@ public struct ConfigurationLoader: Sendable {
             try Self.checkLogLevel(level, source: "flag --log-level")
             configuration.logLevel = level
             configuration.sources["log-level"] = .flag("--log-level")
+        }
+        for module in modules {
+            try module.validate(configuration.section(module.configurationKey))
         }
         return configuration
     }
@@ -126,30 +143,56 @@ public struct ConfigurationLoader: Sendable {
                 configuration.plugins = plugins.map {
                     PluginLoader.isPath($0) ? absolute($0, relativeTo: directory) : $0
                 }
-            case "observers":
-                guard let items = value.arrayValue else { throw wrongType("a list of {engine, options} maps") }
-                configuration.observers = try items.enumerated().map { index, item in
-                    try Self.selection(item, key: "observers[\(index)]", file: file, at: at)
-                }
-            case "documents":
-                var selection = value.objectValue ?? [:]
-                let indexes = selection.removeValue(forKey: "indexes")
-                if selection["engine"] == nil { selection["engine"] = "sqlite" }  // the embedded default
-                configuration.documents = try Self.selection(
-                    value.objectValue == nil ? value : .object(selection), key: key, file: file, at: at)
-                if let indexes {
-                    configuration.documentIndexes = try Self.indexes(indexes, file: file, at: at)
-                }
             case "log-level":
                 guard let level = value.stringValue else { throw wrongType("a string") }
                 try Self.checkLogLevel(level, source: "key 'log-level' in \(file)\(at)")
                 configuration.logLevel = level
+            case "plugin-timeout":
+                let number: Double? =
+                    switch value {
+                    case .int(let i): Double(i)
+                    case .double(let d): d
+                    default: nil
+                    }
+                guard let seconds = number else {
+                    throw wrongType("a number of seconds")
+                }
+                try Self.checkTimeout(seconds, source: "key 'plugin-timeout' in \(file)\(at)")
+                configuration.pluginTimeout = seconds
             default:
-                throw SuiteError(
-                    .invalidConfiguration, "unknown key '\(key)' in \(file)\(at)",
-                    hint: Self.suggestion(for: key, among: SuiteConfiguration.knownKeys))
+                guard modules.contains(where: { $0.configurationKey == key }) else {
+                    throw SuiteError(
+                        .invalidConfiguration, "unknown key '\(key)' in \(file)\(at)",
+                        hint: Suggestion.didYouMean(key, among: knownKeys, what: "keys"))
+                }
+                configuration.sections[key] = ConfigurationSection(
+                    key: key, value: resolvingPathOptions(value, relativeTo: directory), source: source, file: file,
+                    lines: document.lines.filter {
+                        $0.key == key || $0.key.hasPrefix(key + ".") || $0.key.hasPrefix(key + "[")
+                    })
             }
             configuration.sources[key] = source
+        }
+    }
+
+    /// `value` with every path option (in any `options` map, at any depth) made absolute against `directory`.
+    func resolvingPathOptions(_ value: JSONValue, relativeTo directory: String, inOptions: Bool = false) -> JSONValue {
+        switch value {
+        case .object(let object):
+            var resolved: [String: JSONValue] = [:]
+            for (key, member) in object {
+                if inOptions, ConfigurationSection.isPathOption(key), let path = member.stringValue, !path.isEmpty {
+                    resolved[key] = .string(absolute(path, relativeTo: directory))
+                } else {
+                    resolved[key] = resolvingPathOptions(
+                        member, relativeTo: directory, inOptions: inOptions || key == "options")
+                }
+            }
+            return .object(resolved)
+        case .array(let items):
+            return .array(items.map { resolvingPathOptions($0, relativeTo: directory, inOptions: inOptions) })
+        default:
+            return value
         }
     }
 
@@ -177,12 +220,29 @@ public struct ConfigurationLoader: Sendable {
         }
         guard let node else { return ParsedDocument(value: .null, lines: [:]) }
         var lines: [String: Int] = [:]
-        if case .mapping(let mapping) = node {
-            for (key, _) in mapping {
-                if let name = key.string, let line = key.mark?.line { lines[name] = line }
-            }
-        }
+        Self.recordLines(node, path: nil, into: &lines)
         return ParsedDocument(value: try Self.json(from: node, file: file), lines: lines)
+    }
+
+    /// Records the line of every key, by dotted path (`documents.options.path`, `observers[0].engine`).
+    static func recordLines(_ node: Node, path: String?, into lines: inout [String: Int]) {
+        switch node {
+        case .mapping(let mapping):
+            for (key, value) in mapping {
+                guard let name = key.string else { continue }
+                let keyPath = path.map { "\($0).\(name)" } ?? name
+                if let line = key.mark?.line { lines[keyPath] = line }
+                recordLines(value, path: keyPath, into: &lines)
+            }
+        case .sequence(let sequence):
+            for (index, item) in sequence.enumerated() {
+                let itemPath = "\(path ?? "")[\(index)]"
+                if let line = item.mark?.line { lines[itemPath] = line }
+                recordLines(item, path: itemPath, into: &lines)
+            }
+        default:
+            break
+        }
     }
 
     static func json(from node: Node, file: String) throws -> JSONValue {
@@ -212,65 +272,6 @@ public struct ConfigurationLoader: Sendable {
         }
     }
 
-    static func selection(_ value: JSONValue, key: String, file: String, at: String) throws -> EngineSelection {
-        guard let object = value.objectValue else {
-            throw SuiteError(
-                .invalidConfiguration,
-                "key '\(key)' in \(file)\(at) must be a map {engine: NAME, options: {…}}, "
-                    + "not \(value.typeDescription)")
-        }
-        for member in object.keys where member != "engine" && member != "options" {
-            throw SuiteError(
-                .invalidConfiguration, "unknown key '\(key).\(member)' in \(file)\(at)",
-                hint: "an engine selection has only `engine` and `options`")
-        }
-        guard let engine = object["engine"]?.stringValue, !engine.isEmpty else {
-            throw SuiteError(
-                .invalidConfiguration, "key '\(key).engine' in \(file)\(at) must be a non-empty string",
-                hint: "name the engine, e.g. {engine: eventlog, options: {path: events.jsonl}}")
-        }
-        let options = object["options"] ?? .object([:])
-        guard options.objectValue != nil else {
-            throw SuiteError(
-                .invalidConfiguration,
-                "key '\(key).options' in \(file)\(at) must be a map, not \(options.typeDescription)")
-        }
-        return EngineSelection(engine: engine, options: options)
-    }
-
-    /// Checks `documents.indexes`: a list of `{collection: ID, fields: [FIELD[:asc|desc|contains], …], group: BOOL}`.
-    static func indexes(_ value: JSONValue, file: String, at: String) throws -> [JSONValue] {
-        let hint = "e.g. indexes: [{collection: users, fields: [city, \"points:desc\"]}]"
-        guard let items = value.arrayValue else {
-            throw SuiteError(
-                .invalidConfiguration,
-                "key 'documents.indexes' in \(file)\(at) must be a list, not \(value.typeDescription)", hint: hint)
-        }
-        for (index, item) in items.enumerated() {
-            let key = "documents.indexes[\(index)]"
-            guard let object = item.objectValue else {
-                throw SuiteError(.invalidConfiguration, "key '\(key)' in \(file)\(at) must be a map", hint: hint)
-            }
-            for member in object.keys where !["collection", "fields", "group"].contains(member) {
-                throw SuiteError(
-                    .invalidConfiguration, "unknown key '\(key).\(member)' in \(file)\(at)",
-                    hint: "an index has collection, fields and group")
-            }
-            guard object["collection"]?.stringValue != nil, let fields = object["fields"].flatMap(strings),
-                !fields.isEmpty
-            else {
-                throw SuiteError(
-                    .invalidConfiguration,
-                    "key '\(key)' in \(file)\(at) needs a 'collection' string and a non-empty 'fields' list of strings",
-                    hint: hint)
-            }
-            if let group = object["group"], group.boolValue == nil {
-                throw SuiteError(.invalidConfiguration, "key '\(key).group' in \(file)\(at) must be true or false")
-            }
-        }
-        return items
-    }
-
     // MARK: - Environment
 
     func applyEnvironment(to configuration: inout SuiteConfiguration) throws {
@@ -288,9 +289,30 @@ public struct ConfigurationLoader: Sendable {
             configuration.logLevel = value
             configuration.sources["log-level"] = .environment("SUITE_LOG_LEVEL")
         }
-        if let value = environment["SUITE_DOCUMENTS_ENGINE"], !value.isEmpty {
-            configuration.documents.engine = value
-            configuration.sources["documents"] = .environment("SUITE_DOCUMENTS_ENGINE")
+        if let value = environment["SUITE_PLUGIN_TIMEOUT"], !value.isEmpty {
+            guard let seconds = Double(value) else {
+                throw SuiteError(
+                    .invalidConfiguration, "SUITE_PLUGIN_TIMEOUT must be a number of seconds, not '\(value)'")
+            }
+            try Self.checkTimeout(seconds, source: "SUITE_PLUGIN_TIMEOUT")
+            configuration.pluginTimeout = seconds
+            configuration.sources["plugin-timeout"] = .environment("SUITE_PLUGIN_TIMEOUT")
+        }
+        // SUITE_<MODULE>_ENGINE picks the engine of any module that has engines (its options are kept only when
+        // the engine stays the same).
+        for module in modules where !module.builtInEngines.isEmpty {
+            let name =
+                "SUITE_" + module.configurationKey.uppercased().replacingOccurrences(of: "-", with: "_")
+                + "_ENGINE"
+            guard let engine = environment[name], !engine.isEmpty else { continue }
+            var section = configuration.section(module.configurationKey)
+            var object = section.value.objectValue ?? [:]
+            if object["engine"]?.stringValue != engine { object["options"] = nil }
+            object["engine"] = .string(engine)
+            section.value = .object(object)
+            section.source = .environment(name)
+            configuration.sections[module.configurationKey] = section
+            configuration.sources[module.configurationKey] = .environment(name)
         }
     }
 
@@ -317,12 +339,13 @@ public struct ConfigurationLoader: Sendable {
         return strings.count == items.count ? strings : nil
     }
 
-    static func suggestion(for key: String, among known: [String]) -> String {
-        let normalized = key.lowercased().replacingOccurrences(of: "_", with: "-")
-        if let match = known.first(where: { $0 == normalized || $0 == normalized + "s" || $0 + "s" == normalized }) {
-            return "did you mean '\(match)'? Known keys: " + known.joined(separator: ", ")
+    static func checkTimeout(_ seconds: Double, source: String) throws {
+        guard seconds > 0, seconds <= 86_400 else {
+            throw SuiteError(
+                .invalidConfiguration,
+                "\(source): a plugin timeout must be between 0 and 86400 seconds, not \(seconds)",
+                hint: "e.g. plugin-timeout: 30")
         }
-        return "known keys: " + known.joined(separator: ", ")
     }
 
     func absolute(_ path: String, relativeTo directory: String) -> String {

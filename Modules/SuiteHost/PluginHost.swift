@@ -53,6 +53,11 @@ public struct PluginHost: Sendable {
         loaded.first { $0.engines.contains(PluginEngineInfo(kind: kind, name: name)) }
     }
 
+    /// The names of the engines of `kind` that loaded plugins provide.
+    public func engines(of kind: String) -> [String] {
+        loaded.flatMap(\.engines).filter { $0.kind == kind }.map(\.name)
+    }
+
     /// The directory holding the running executable, searched last for plugin names.
     public static var executableDirectory: String? {
         guard let path = Bundle.main.executablePath ?? CommandLine.arguments.first else { return nil }

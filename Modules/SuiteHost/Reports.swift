@@ -1,43 +1,43 @@
 public import SuiteCore
 public import SuitePluginKit
 
-/// What `suite status` reports.
+/// What `suite status` reports: every registered module with its engine, data file or server and health, then the
+/// bus and the plugins.
 public struct StatusReport: Sendable {
     /// One module's line.
     public struct Module: Sendable {
+        /// The module's name.
         public var name: String
-        public var engine: String
-        public var detail: String
+        /// Its status.
+        public var status: ModuleStatus
     }
     public var version: String
     public var dataDirectory: String
     public var configurationFile: String?
     public var modules: [Module]
     public var plugins: [PluginLoadResult]
-    public var observers: [EngineSelection]
+    /// Events dropped by this process's bus (full stream buffers).
+    public var busDrops: Int
 
-    /// Gathers the status of `context`.
-    public init(context: SuiteContext) {
+    /// Gathers the status of `context`, asking every module.
+    public init(context: SuiteContext) async {
         let configuration = context.configuration
         version = SuiteContext.version
         dataDirectory = configuration.dataDirectory
         configurationFile = configuration.file
         plugins = context.plugins.results
-        observers = configuration.observers
-        modules = [
-            Module(
-                name: "SuiteCore", engine: "-",
-                detail: "event bus ready, \(configuration.observers.count) observer(s) configured"),
-            Module(name: "SuitePluginKit", engine: "-", detail: "plugin ABI v\(LoadedPlugin.supportedABIVersion)"),
-            Module(
-                name: "Documents", engine: configuration.documents.engine,
-                detail: configuration.documents.engine == "sqlite"
-                    ? "\(configuration.dataDirectory)/documents.sqlite" : "engine options from the configuration"),
-        ]
+        busDrops = context.bus.droppedEventCount
+        var modules: [Module] = []
+        for module in context.modules {
+            modules.append(Module(name: module.name, status: await module.status(in: context)))
+        }
+        self.modules = modules
     }
 
-    /// Whether every configured plugin loaded.
-    public var isHealthy: Bool { plugins.allSatisfy { $0.error == nil } }
+    /// Whether every configured plugin loaded and every module is usable.
+    public var isHealthy: Bool {
+        plugins.allSatisfy { $0.error == nil } && modules.allSatisfy(\.status.isHealthy)
+    }
 
     /// The report as JSON for scripts.
     public var json: JSONValue {
@@ -46,11 +46,19 @@ public struct StatusReport: Sendable {
             "dataDirectory": .string(dataDirectory),
             "configurationFile": configurationFile.map(JSONValue.string) ?? .null,
             "modules": .array(
-                modules.map {
-                    .object(["name": .string($0.name), "engine": .string($0.engine), "detail": .string($0.detail)])
+                modules.map { module in
+                    .object([
+                        "name": .string(module.name), "engine": .string(module.status.engine),
+                        "location": .string(module.status.location), "health": .string(module.status.health),
+                        "healthy": .bool(module.status.isHealthy),
+                        "details": .object(
+                            Dictionary(
+                                module.status.details.map { ($0.label, JSONValue.string($0.value)) },
+                                uniquingKeysWith: { first, _ in first })),
+                    ])
                 }),
+            "bus": .object(["dropped": .int(Int64(busDrops))]),
             "plugins": .array(plugins.map(PluginReport.json(for:))),
-            "observers": .array(observers.map { .object(["engine": .string($0.engine), "options": $0.options]) }),
             "healthy": .bool(isHealthy),
         ])
     }
@@ -63,13 +71,21 @@ public struct StatusReport: Sendable {
             "configuration   \(configurationFile ?? "none (embedded defaults)")",
             "",
         ]
-        var table = TextTable(["MODULE", "ENGINE", "STATUS"])
-        for module in modules { table.append([module.name, module.engine, module.detail]) }
+        var table = TextTable(["MODULE", "ENGINE", "DATA", "HEALTH"])
+        for module in modules {
+            table.append([module.name, module.status.engine, module.status.location, module.status.health])
+            for detail in module.status.details { table.append(["", "", "  \(detail.label): \(detail.value)", ""]) }
+        }
         lines.append(table.render())
         lines.append("")
+        lines.append(
+            "event bus       in-process, bounded; \(busDrops) event(s) dropped in this process "
+                + "(consumers that must see every change read the change log)")
+        lines.append("plugin ABI      v\(LoadedPlugin.supportedABIVersion)")
         if plugins.isEmpty {
             lines.append("plugins         none configured")
         } else {
+            lines.append("")
             lines.append(PluginReport.table(plugins).render())
         }
         return lines.joined(separator: "\n")
@@ -164,26 +180,16 @@ public enum ConfigurationReport {
     }
 
     static func values(_ configuration: SuiteConfiguration) -> [(String, JSONValue)] {
-        [
+        var values: [(String, JSONValue)] = [
             ("data-dir", .string(configuration.dataDirectory)),
             ("plugin-path", .array(configuration.pluginPath.map(JSONValue.string))),
             ("plugins", .array(configuration.plugins.map(JSONValue.string))),
-            (
-                "observers",
-                .array(configuration.observers.map { .object(["engine": .string($0.engine), "options": $0.options]) })
-            ),
-            (
-                "documents",
-                .object(
-                    [
-                        "engine": .string(configuration.documents.engine), "options": configuration.documents.options,
-                    ].merging(
-                        configuration.documentIndexes.isEmpty ? [:] : ["indexes": .array(configuration.documentIndexes)]
-                    ) {
-                        $1
-                    })
-            ),
             ("log-level", .string(configuration.logLevel)),
+            ("plugin-timeout", .double(configuration.pluginTimeout)),
         ]
+        for key in configuration.sections.keys.sorted() {
+            values.append((key, configuration.sections[key]?.value ?? .null))
+        }
+        return values
     }
 }

@@ -1,18 +1,25 @@
 import Foundation
 public import Logging
+import ServiceLifecycle
 public import SuiteCore
-import SuitePluginKit
+public import SuitePluginKit
+import UnixSignals
 
-/// Everything a `suite` subcommand runs with, built once by the composition root: configuration, logger, bus, clock,
-/// loaded plugins and (on demand) engines.
+/// Everything a `suite` subcommand runs with, built once by the composition root: configuration, registered
+/// modules, logger, bus, clock, loaded plugins, and the engines and services it opens.
 ///
-/// Nothing here is global: tests build as many contexts as they like, each with its own bus and data directory.
+/// The context owns what it opens: ``run(_:)`` runs the command beside every module's background services
+/// (swift-service-lifecycle) and, when the command ends — or on SIGINT or SIGTERM — shuts them down gracefully and
+/// closes every engine it opened, newest first. Nothing here is global: tests build as many contexts as they like,
+/// each with its own bus and data directory.
 public final class SuiteContext: Sendable {
     /// The version of Suite.
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 
     /// The resolved configuration.
     public let configuration: SuiteConfiguration
+    /// The modules registered with the host, in order.
+    public let modules: [any SuiteModule]
     /// The logger handed to every module.
     public let logger: Logger
     /// The process's event bus.
@@ -21,16 +28,21 @@ public final class SuiteContext: Sendable {
     public let clock: any WallClock
     /// The plugins that were configured, loaded or not.
     public let plugins: PluginHost
+    /// The engines and stores this context opened, closed at shutdown.
+    public let resources: ContextResources
 
     /// Builds a context from an already loaded configuration.
     public init(
-        configuration: SuiteConfiguration, logger: Logger, clock: any WallClock = SystemWallClock(),
-        environmentPluginPath: [String] = [], executableDirectory: String? = PluginHost.executableDirectory
+        configuration: SuiteConfiguration, modules: [any SuiteModule], logger: Logger,
+        clock: any WallClock = SystemWallClock(), environmentPluginPath: [String] = [],
+        executableDirectory: String? = PluginHost.executableDirectory
     ) {
         self.configuration = configuration
+        self.modules = modules
         self.logger = logger
-        self.bus = EventBus()
+        self.bus = EventBus(clock: clock)
         self.clock = clock
+        self.resources = ContextResources(logger: logger)
         self.plugins = PluginHost(
             configuration: configuration, environmentPluginPath: environmentPluginPath,
             executableDirectory: executableDirectory)
@@ -48,31 +60,72 @@ public final class SuiteContext: Sendable {
         }
     }
 
-    // MARK: - Observers
+    /// Creates engine `selection` of `kind` in `plugin`, with the configured options.
+    public func makePluginEngine(_ plugin: LoadedPlugin, kind: String, selection: EngineSelection) throws
+        -> PluginEngineHandle
+    {
+        try plugin.makeEngine(kind: kind, name: selection.engine, options: selection.options)
+    }
 
-    /// Creates every configured observer engine (built in or from a loaded plugin) and attaches them to the bus.
+    // MARK: - Lifecycle
+
+    /// Runs `body` as the command: every module's background services start first (with `withServices`), the
+    /// command runs, then the services shut down gracefully in reverse order and every engine the context opened is
+    /// closed. SIGINT and SIGTERM start the same graceful shutdown; a command that runs until stopped (`docs watch`)
+    /// sees it through swift-service-lifecycle's `gracefulShutdown()` or as task cancellation.
     ///
-    /// Throws ``PluginError`` if a plugin failed to load, if no loaded plugin provides a configured engine, or if a
-    /// plugin refuses to create one (its own message included).
-    public func attachObservers() throws -> ObserverHub {
-        try plugins.requireAllLoaded()
-        var engines: [(name: String, engine: any ObserverEngine)] = []
-        for selection in configuration.observers {
-            guard let plugin = plugins.provider(kind: EngineKind.observer, name: selection.engine) else {
-                let available = plugins.loaded.flatMap(\.engines).filter { $0.kind == EngineKind.observer }
-                    .map(\.name)
-                throw PluginError(
-                    .engineNotFound,
-                    "no loaded plugin provides observer engine '\(selection.engine)'"
-                        + (available.isEmpty ? "" : " (loaded observers: \(available.joined(separator: ", ")))"),
-                    hint: configuration.plugins.isEmpty
-                        ? "list the plugin that provides it under `plugins` in the configuration"
-                        : "check the engine name, or add the plugin that provides it to `plugins`")
+    /// The command's error, if any, is rethrown after the shutdown; a failure while shutting down is rethrown when
+    /// the command itself succeeded.
+    public func run(withServices: Bool = true, _ body: @escaping @Sendable () async throws -> Void) async throws {
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if withServices {
+            for module in modules {
+                for service in try module.services(in: self) {
+                    services.append(
+                        .init(
+                            service: service, successTerminationBehavior: .gracefullyShutdownGroup,
+                            failureTerminationBehavior: .gracefullyShutdownGroup))
+                }
             }
-            let handle = try plugin.makeEngine(
-                kind: EngineKind.observer, name: selection.engine, options: selection.options)
-            engines.append((selection.engine, PluginObserverEngine(handle: handle)))
         }
-        return ObserverHub(bus: bus, engines: engines, clock: clock, logger: logger)
+        services.append(
+            .init(
+                service: ResourcesService(resources: resources), successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup))
+        services.append(
+            .init(
+                service: CommandService(body: body), successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup))
+        var quiet = logger
+        if quiet.logLevel > .debug { quiet.logLevel = .error }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: quiet))
+        try await group.run()
+    }
+}
+
+/// The command body as a service: it ends the group when it returns; a graceful shutdown cancels it.
+struct CommandService: Service {
+    let body: @Sendable () async throws -> Void
+
+    func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown {
+                try await body()
+            }
+        } catch is CancellationError {
+            // Stopped by SIGINT/SIGTERM: a clean end, not a failure.
+        }
+    }
+}
+
+/// Closes the context's engines once the group shuts down gracefully.
+struct ResourcesService: Service {
+    let resources: ContextResources
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await resources.closeAll()
     }
 }

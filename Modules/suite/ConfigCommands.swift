@@ -14,7 +14,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
         @OptionGroup var globals: GlobalOptions
 
-        var requiresPlugins: Bool { false }
+        var runsServices: Bool { false }
 
         func run(_ context: SuiteContext) async throws {
             if globals.json {

@@ -5,7 +5,9 @@ import SuiteCore
 import SuiteHost
 
 /// `suite docs …`: the document database from the command line.
-struct DocsCommand: AsyncParsableCommand {
+struct DocsCommand: AsyncParsableCommand, ModuleCommand {
+    static var module: any SuiteModule { DocumentsModule() }
+
     static let configuration = CommandConfiguration(
         commandName: "docs",
         abstract: "Read, write and query documents (Firestore's model, embedded on SQLite).",
@@ -319,16 +321,10 @@ struct DocsCommand: AsyncParsableCommand {
     }
 }
 
-/// Opens the configured store, runs `body`, and always closes the store (flushing cost counters).
+/// Runs `body` with the context's Documents store; the context closes it when the command ends (flushing cost
+/// counters and leaving the index cheap for the next process).
 func withStore(_ context: SuiteContext, _ body: (DocumentStore) async throws -> Void) async throws {
-    let store = try await context.openDocumentStore()
-    do {
-        try await body(store)
-    } catch {
-        await store.close()
-        throw error
-    }
-    await store.close()
+    try await body(try await context.documentStore())
 }
 
 /// Prints a write's or read's resulting document.

@@ -4,7 +4,9 @@ import SuiteHost
 import SuitePluginKit
 
 /// `suite events …`: the event bus from the command line.
-struct EventsCommand: AsyncParsableCommand {
+struct EventsCommand: AsyncParsableCommand, ModuleCommand {
+    static var module: any SuiteModule { ObserversModule() }
+
     static let configuration = CommandConfiguration(
         commandName: "events",
         abstract: "Publish events on the bus.",
@@ -40,7 +42,7 @@ struct EventsCommand: AsyncParsableCommand {
             }
             // The composition root has attached the configured observers; they are flushed before exit.
             context.bus.publish(GenericEvent(name: name, payload: payloadValue))
-            let observers = context.configuration.observers.count
+            let observers = try ObserversModule().selections(context.configuration.section("observers")).count
             if globals.json {
                 Output.json(.object(["published": .string(name), "observers": .int(Int64(observers))]))
             } else {

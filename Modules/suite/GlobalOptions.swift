@@ -30,41 +30,40 @@ struct GlobalOptions: ParsableArguments {
 }
 
 /// A subcommand run with a ``SuiteContext`` built once by the composition root (SwiftPM's pattern).
-protocol SuiteSubcommand: AsyncParsableCommand {
+protocol SuiteSubcommand: AsyncParsableCommand, Sendable {
     var globals: GlobalOptions { get }
-    /// Whether the subcommand needs the configured plugins to have loaded (most do).
-    var requiresPlugins: Bool { get }
+    /// Whether the subcommand runs the modules' background services (observers on the bus, …); commands that only
+    /// report (`status`, `config show`, `plugins list`) do not, so a broken plugin cannot stop them.
+    var runsServices: Bool { get }
     func run(_ context: SuiteContext) async throws
 }
 
+/// A command group that belongs to a module: the module's description is registered with the host through it.
+protocol ModuleCommand {
+    /// The module this command group drives.
+    static var module: any SuiteModule { get }
+}
+
 extension SuiteSubcommand {
-    var requiresPlugins: Bool { true }
+    var runsServices: Bool { true }
 
     mutating func run() async throws {
         do {
-            let loader = ConfigurationLoader()
+            let modules = SuiteCommand.modules
+            let loader = ConfigurationLoader(modules: modules)
             let configuration = try loader.load(
                 .init(configFile: globals.config, dataDirectory: globals.dataDir, logLevel: globals.logLevel))
             let logger = HostLogging.bootstrap(level: configuration.logLevel)
             let context = SuiteContext(
-                configuration: configuration, logger: logger, environmentPluginPath: loader.environmentPluginPath)
-            guard requiresPlugins else {
-                try await run(context)
-                return
-            }
-            // Every command that loads plugins attaches the configured observers, so the bus events it causes
-            // (documents.changed, documents.cost, …) reach them; they are flushed before the process exits.
-            try context.plugins.requireAllLoaded()
-            let observers = try context.attachObservers()
-            do {
-                try await run(context)
-            } catch {
-                try? await observers.shutdown()
-                throw error
-            }
-            try await observers.shutdown()
+                configuration: configuration, modules: modules, logger: logger,
+                environmentPluginPath: loader.environmentPluginPath)
+            if runsServices { try context.plugins.requireAllLoaded() }
+            // The context runs the modules' services (observers get every bus event the command causes), then shuts
+            // them down and closes every engine the command opened, also on SIGINT/SIGTERM.
+            let command = self
+            try await context.run(withServices: runsServices) { try await command.run(context) }
         } catch let error as any SuiteDescribedError {
-            Output.error(error.message, hint: error.hint)
+            Output.error(error.message, hint: error.hint, json: globals.json)
             throw ExitCode.failure
         }
     }
@@ -80,9 +79,18 @@ enum Output {
         Swift.print(value.prettyJSONString)
     }
 
-    static func error(_ message: String, hint: String?) {
-        var text = "error: \(message)\n"
-        if let hint { text += "hint: \(hint)\n" }
+    /// Prints `error: …` and `hint: …` on stderr, or with `json` one object `{"error":{"message","hint"}}`.
+    static func error(_ message: String, hint: String?, json: Bool = false) {
+        var text: String
+        if json {
+            text =
+                JSONValue.object([
+                    "error": .object(["message": .string(message), "hint": hint.map(JSONValue.string) ?? .null])
+                ]).jsonString + "\n"
+        } else {
+            text = "error: \(message)\n"
+            if let hint { text += "hint: \(hint)\n" }
+        }
         FileHandle.standardError.write(Data(text.utf8))
     }
 }

@@ -17,7 +17,7 @@ struct PluginsCommand: AsyncParsableCommand {
 
         @OptionGroup var globals: GlobalOptions
 
-        var requiresPlugins: Bool { false }
+        var runsServices: Bool { false }
 
         func run(_ context: SuiteContext) async throws {
             let results = context.plugins.results
@@ -45,7 +45,7 @@ struct PluginsCommand: AsyncParsableCommand {
 
         @OptionGroup var globals: GlobalOptions
 
-        var requiresPlugins: Bool { false }
+        var runsServices: Bool { false }
 
         func run(_ context: SuiteContext) async throws {
             let loader = PluginLoader(searchDirectories: context.plugins.searchDirectories)

@@ -24,4 +24,9 @@ struct SuiteCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var globals: GlobalOptions
+
+    /// The registered modules: each command group that drives a module names it (``ModuleCommand``).
+    static var modules: [any SuiteModule] {
+        configuration.subcommands.compactMap { ($0 as? any ModuleCommand.Type)?.module }
+    }
 }

@@ -18,7 +18,7 @@ struct SuiteCommandTests {
         #expect(help.stdout.contains("Exit codes"))
         let version = try suite.run(["--version"])
         #expect(version.status == 0)
-        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0")
+        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.2.0")
     }
 
     @Test("status on the embedded defaults reports each module and the data directory, as text and as JSON")

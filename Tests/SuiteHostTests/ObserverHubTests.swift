@@ -22,7 +22,7 @@ struct ObserverHubTests {
         let bus = EventBus()
         let observer = RecordingObserver()
         let hub = ObserverHub(
-            bus: bus, engines: [("recording", observer)], clock: ManualWallClock(), logger: Logger(label: "test"))
+            bus: bus, engines: [("recording", observer)], logger: Logger(label: "test"))
         for i in 0..<500 { bus.publish(GenericEvent(name: "e.\(i)")) }
         try await hub.shutdown()
         let names = observer.batches.withLock { $0.flatMap { $0.map(\.name) } }
@@ -36,7 +36,7 @@ struct ObserverHubTests {
         let bus = EventBus()
         let observer = RecordingObserver()
         let hub = ObserverHub(
-            bus: bus, engines: [("recording", observer)], clock: ManualWallClock(), capacity: 1,
+            bus: bus, engines: [("recording", observer)], capacity: 1,
             logger: Logger(label: "test"))
         for i in 0..<1000 { bus.publish(GenericEvent(name: "e.\(i)")) }
         let delivered = { observer.batches.withLock { $0.reduce(0) { $0 + $1.count } } }
@@ -50,23 +50,20 @@ struct ObserverHubTests {
         let directory = try TestSupport.makeTemporaryDirectory()
         var configuration = SuiteConfiguration(dataDirectory: directory.path)
         configuration.plugins = ["CTally"]
-        configuration.observers = [
-            EngineSelection(engine: "ctally", options: ["path": .string(directory.path + "/n.txt")])
-        ]
+        let selections = [EngineSelection(engine: "ctally", options: ["path": .string(directory.path + "/n.txt")])]
         let context = SuiteContext(
-            configuration: configuration, logger: Logger(label: "test"),
+            configuration: configuration, modules: [], logger: Logger(label: "test"),
             executableDirectory: TestSupport.binDirectory.path)
-        let hub = try context.attachObservers()
+        let hub = try context.attachObservers(selections)
         context.bus.publish(GenericEvent(name: "demo.one"))
         context.bus.publish(GenericEvent(name: "demo.two"))
         try await hub.shutdown()
         #expect(try String(contentsOfFile: directory.path + "/n.txt", encoding: .utf8) == "demo.one\ndemo.two\n")
 
-        configuration.observers = [EngineSelection(engine: "nosuch")]
         let other = SuiteContext(
-            configuration: configuration, logger: Logger(label: "test"),
+            configuration: configuration, modules: [], logger: Logger(label: "test"),
             executableDirectory: TestSupport.binDirectory.path)
-        #expect(throws: PluginError.self) { try other.attachObservers() }
+        #expect(throws: PluginError.self) { try other.attachObservers([EngineSelection(engine: "nosuch")]) }
     }
 
     @Test("a text table aligns columns")

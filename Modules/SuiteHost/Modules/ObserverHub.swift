@@ -1,15 +1,18 @@
 public import Logging
+public import ServiceLifecycle
 public import SuiteCore
 import SuitePluginKit
 import Synchronization
 
 /// Attaches observer engines to the bus and feeds them every event, in publish order, in batches.
 ///
-/// Each observer has a bounded queue filled synchronously by the publisher (so the event's time is its publish time
-/// and order is kept) and drained by one task that hands the engine everything queued since its last call. Events
-/// arriving at a full queue are dropped and counted in ``droppedCount``. ``shutdown()`` delivers what is queued,
-/// then flushes every engine.
-public final class ObserverHub: Sendable {
+/// Each observer has a bounded queue filled synchronously by the publisher with the event and its envelope (so the
+/// time is the publish time and order is kept) and drained by one task that encodes what was queued since its last
+/// call as JSON — off the publishing thread — and hands it to the engine. Events arriving at a full queue are
+/// dropped and counted in ``droppedCount``. ``shutdown()`` delivers what is queued, then flushes every engine.
+///
+/// As a swift-service-lifecycle `Service`, the hub runs until the group shuts down gracefully, then shuts down.
+public final class ObserverHub: Service, Sendable {
     /// One attached observer.
     struct Attachment: Sendable {
         let name: String
@@ -20,18 +23,30 @@ public final class ObserverHub: Sendable {
 
     private let attachments: [Attachment]
     private let subscription: Subscription?
+    private let shutDown = Atomic<Bool>(false)
 
     /// Attaches `engines` (name, engine) to `bus`; each gets a queue of `capacity` events.
     public init(
-        bus: EventBus, engines: [(name: String, engine: any ObserverEngine)], clock: any WallClock,
-        capacity: Int = 65_536, logger: Logger
+        bus: EventBus, engines: [(name: String, engine: any ObserverEngine)], capacity: Int = 65_536, logger: Logger
     ) {
         var attachments: [Attachment] = []
         for (name, engine) in engines {
             let queue = ObserverQueue(capacity: capacity)
             let task = Task<[String], Never> {
                 var errors: [String] = []
-                while let batch = await queue.next() {
+                while let queued = await queue.next() {
+                    var batch: [ObservedEvent] = []
+                    batch.reserveCapacity(queued.count)
+                    for (event, envelope) in queued {
+                        do {
+                            batch.append(try ObservedEvent(event, envelope: envelope))
+                        } catch {
+                            logger.error(
+                                "event not delivered to observer",
+                                metadata: ["observer": "\(name)", "event": "\(event.name)", "error": "\(error)"])
+                            queue.countDrop()
+                        }
+                    }
                     do {
                         try await engine.receive(batch)
                     } catch {
@@ -49,18 +64,15 @@ public final class ObserverHub: Sendable {
             return
         }
         let queues = attachments.map(\.queue)
-        self.subscription = bus.subscribeAll { event in
-            let observed: ObservedEvent
-            do {
-                observed = try ObservedEvent(event, time: clock.now)
-            } catch {
-                logger.error(
-                    "event not delivered to observers", metadata: ["event": "\(event.name)", "error": "\(error)"])
-                for queue in queues { queue.countDrop() }
-                return
-            }
-            for queue in queues { queue.push(observed) }
+        self.subscription = bus.subscribeAll { event, envelope in
+            for queue in queues { queue.push((event, envelope)) }
         }
+    }
+
+    /// Runs until the service group shuts down (or is cancelled), then delivers what is queued and flushes.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await shutdown()
     }
 
     /// How many observers are attached.
@@ -72,6 +84,7 @@ public final class ObserverHub: Sendable {
     /// Stops taking events, delivers everything queued, then flushes every engine.
     /// Throws a ``SuiteError`` listing every observer failure, after all observers were given the chance to finish.
     public func shutdown() async throws {
+        guard !shutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         subscription?.cancel()
         var errors: [String] = []
         for attachment in attachments {
@@ -93,9 +106,10 @@ public final class ObserverHub: Sendable {
 
 /// A bounded multi-producer, single-consumer queue handing out everything queued at once.
 final class ObserverQueue: Sendable {
+    typealias Item = (event: any BusEvent, envelope: EventEnvelope)
     private struct State {
-        var buffer: [ObservedEvent] = []
-        var waiter: CheckedContinuation<[ObservedEvent]?, Never>?
+        var buffer: [Item] = []
+        var waiter: CheckedContinuation<[Item]?, Never>?
         var finished = false
         var dropped = 0
     }
@@ -108,8 +122,8 @@ final class ObserverQueue: Sendable {
 
     func countDrop() { state.withLock { $0.dropped += 1 } }
 
-    func push(_ event: ObservedEvent) {
-        let resume: (CheckedContinuation<[ObservedEvent]?, Never>, [ObservedEvent])? = state.withLock { state in
+    func push(_ event: Item) {
+        let resume: (CheckedContinuation<[Item]?, Never>, [Item])? = state.withLock { state in
             guard !state.finished else {
                 state.dropped += 1
                 return nil
@@ -129,7 +143,7 @@ final class ObserverQueue: Sendable {
     }
 
     func finish() {
-        let waiter = state.withLock { state -> CheckedContinuation<[ObservedEvent]?, Never>? in
+        let waiter = state.withLock { state -> CheckedContinuation<[Item]?, Never>? in
             state.finished = true
             defer { state.waiter = nil }
             return state.buffer.isEmpty ? state.waiter : nil
@@ -138,9 +152,9 @@ final class ObserverQueue: Sendable {
     }
 
     /// The next batch, or `nil` once finished and drained.
-    func next() async -> [ObservedEvent]? {
+    func next() async -> [Item]? {
         await withCheckedContinuation { continuation in
-            let immediate: [ObservedEvent]?? = state.withLock { state in
+            let immediate: [Item]?? = state.withLock { state in
                 if !state.buffer.isEmpty {
                     defer { state.buffer.removeAll(keepingCapacity: true) }
                     return .some(state.buffer)

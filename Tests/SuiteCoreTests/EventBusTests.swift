@@ -1,5 +1,6 @@
 import Foundation
 import SuiteCore
+import Synchronization
 import Testing
 
 struct Ping: BusEvent {
@@ -173,5 +174,127 @@ struct EventBusTests {
         #expect(steady.all.count == publishers * perPublisher)
         #expect(Set(steady.all).count == publishers * perPublisher)
         #expect(bus.subscriberCount == 1)
+    }
+
+    @Test("every delivery carries an envelope: name, the bus clock's time, the source and the publisher's sequence")
+    func envelopes() {
+        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let bus = EventBus(clock: clock)
+        let seen = Recorder<EventEnvelope>()
+        bus.subscribe(to: Ping.self) { _, envelope in seen.append(envelope) }
+        let loyalty = bus.publisher(source: "loyalty")
+        let other = bus.publisher(source: "other")
+        loyalty.publish(Ping(sequence: 0))
+        clock.advance(by: 1)
+        other.publish(Ping(sequence: 0))
+        loyalty.publish(Ping(sequence: 1))
+        bus.publish(Ping(sequence: 2))
+        #expect(
+            seen.all == [
+                EventEnvelope(name: "test.ping", time: Date(timeIntervalSince1970: 1_800_000_000), source: "loyalty", sequence: 1),
+                EventEnvelope(name: "test.ping", time: Date(timeIntervalSince1970: 1_800_000_001), source: "other", sequence: 1),
+                EventEnvelope(name: "test.ping", time: Date(timeIntervalSince1970: 1_800_000_001), source: "loyalty", sequence: 2),
+                EventEnvelope(name: "test.ping", time: Date(timeIntervalSince1970: 1_800_000_001), source: "app", sequence: 1),
+            ])
+        #expect(loyalty.publishedCount == 2)
+    }
+
+    /// A subscriber's own view of `test.ping`: only the field it needs, declared without importing the publisher.
+    struct MyPing: Codable, Sendable, Equatable {
+        var sequence: Int
+    }
+
+    @Test("subscribing by name decodes the payload into the subscriber's own Codable type")
+    func namedSubscription() async {
+        let bus = EventBus()
+        let seen = Recorder<Int>()
+        let sources = Recorder<String>()
+        let same = Recorder<Ping.Payload>()
+        let token = bus.subscribe(named: "test.ping", as: MyPing.self) { ping, envelope in
+            seen.append(ping.sequence)
+            sources.append(envelope.source)
+        }
+        bus.subscribe(named: "test.ping", as: Ping.Payload.self) { payload, _ in same.append(payload) }
+        // A payload that cannot become the subscriber's type is skipped and counted, never a crash.
+        bus.subscribe(named: "test.pong", as: MyPing.self) { ping, _ in seen.append(-ping.sequence) }
+        bus.publisher(source: "pinger").publish(Ping(publisher: 3, sequence: 7))
+        bus.publish(GenericEvent(name: "test.ping", payload: ["sequence": 8, "extra": "ignored"]))
+        bus.publish(Pong(payload: 5))
+        bus.publish(GenericEvent(name: "test.other", payload: ["sequence": 9]))
+        #expect(seen.all == [7, 8])
+        #expect(sources.all == ["pinger", "app"])
+        #expect(same.all == [Ping.Payload(publisher: 3, sequence: 7)])
+        #expect(bus.undecodableEventCount == 2)  // GenericEvent without `publisher` for Ping.Payload; Pong's Int
+        token.cancel()
+        bus.publish(Ping(sequence: 10))
+        #expect(seen.all == [7, 8])
+
+        let stream = bus.stream(named: "test.ping", as: MyPing.self, bufferSize: 8)
+        bus.publish(Ping(sequence: 11))
+        stream.cancel()
+        var streamed: [EventEnvelope] = []
+        for await received in stream {
+            #expect(received.payload == MyPing(sequence: 11))
+            streamed.append(received.envelope)
+        }
+        #expect(streamed.map(\.name) == ["test.ping"])
+    }
+
+    /// Counts live handler contexts: each subscription's closure captures one.
+    final class Witness: Sendable {
+        static let alive = Atomic<Int>(0)
+        init() { Self.alive.add(1, ordering: .relaxed) }
+        deinit { Self.alive.subtract(1, ordering: .relaxed) }
+        func touch() {}
+    }
+
+    @Test("10,000 subscribe/cancel cycles while others publish without pause: cancelled handlers are released")
+    func churnReleasesHandlers() async {
+        let bus = EventBus()
+        final class Shared: Sendable {
+            let stop = Atomic<Bool>(false)
+            let published = Atomic<Int>(0)
+            let peakRetired = Atomic<Int>(0)
+        }
+        let shared = Shared()
+        let before = Witness.alive.load(ordering: .relaxed)
+        await withTaskGroup(of: Void.self) { group in
+            for p in 0..<2 {
+                group.addTask {
+                    var i = 0
+                    while !shared.stop.load(ordering: .relaxed) {
+                        bus.publish(Ping(publisher: p, sequence: i))
+                        i += 1
+                        // The pool may have as few threads as publishers: let the churning task run too.
+                        if i % 256 == 0 { await Task.yield() }
+                    }
+                    shared.published.add(i, ordering: .relaxed)
+                }
+            }
+            group.addTask {
+                for cycle in 0..<10_000 {
+                    let witness = Witness()
+                    let token =
+                        cycle % 3 == 0
+                        ? bus.subscribe(to: Ping.self) { _ in witness.touch() }
+                        : cycle % 3 == 1
+                            ? bus.subscribe(named: "test.ping", as: MyPing.self) { _, _ in witness.touch() }
+                            : bus.subscribeAll { _ in witness.touch() }
+                    token.cancel()
+                    shared.peakRetired.max(bus.retiredSnapshotCount, ordering: .relaxed)
+                }
+                shared.stop.store(true, ordering: .relaxed)
+            }
+        }
+        // One more change after publishing stopped lets the bus free what the last publishes could still see.
+        bus.subscribe(to: Pong.self) { _ in }.cancel()
+        bus.subscribe(to: Pong.self) { _ in }.cancel()
+        #expect(shared.published.load(ordering: .relaxed) > 0)
+        #expect(bus.subscriberCount == 0)
+        #expect(bus.retiredSnapshotCount <= 2)
+        #expect(Witness.alive.load(ordering: .relaxed) == before)
+        // Memory stays flat during the churn: retired lists never pile up (without reclamation: up to 20,000).
+        let peak = shared.peakRetired.load(ordering: .relaxed)
+        #expect(peak < 1000, "peak retired snapshots: \(peak)")
     }
 }

@@ -79,6 +79,8 @@ public final class SQLiteDocumentEngine: Sendable {
     let pool: DatabasePool
     let logger: Logger
     let isClosed = Atomic<Bool>(false)
+    /// Set by the first ``shutdown()`` (or ``close()``): later ones return at once.
+    let isShuttingDown = Atomic<Bool>(false)
     let indexIDs = IndexIDs()
     let pendingIndex = PendingIndexCache()
     /// Merges index runs in the background.
@@ -159,28 +161,6 @@ public final class SQLiteDocumentEngine: Sendable {
     /// Waits until no background index merge is running (tests).
     func waitForIndexMaintenance() {
         maintenance.waitUntilIdle()
-    }
-
-    /// Starts whatever index flush or merge is due and waits (without blocking a task's thread) until none is left
-    /// or running: `suite docs import` calls it before exiting, so that a merge in progress is finished instead of
-    /// thrown away when the engine closes.
-    public func waitForBackgroundWork() async {
-        guard !isClosed.load(ordering: .sequentiallyConsistent) else { return }
-        maintenance.kick()
-        let maintenance = maintenance
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                maintenance.waitUntilIdle()
-                done.resume()
-            }
-        }
-    }
-
-    /// Closes the database. Later calls fail with a ``DocumentsError``; the file stays consistent.
-    public func close() throws {
-        isClosed.store(true, ordering: .sequentiallyConsistent)
-        maintenance.stop()
-        do { try pool.close() } catch { throw Self.mapError(error, path: path) }
     }
 }
 
@@ -766,16 +746,7 @@ extension SQLiteDocumentEngine {
 
         func count(_ db: Database, flushedThrough: Int64) throws -> Int {
             if let count = state.withLock({ $0.flushedThrough == flushedThrough ? $0.count : nil }) { return count }
-            let select = try SQLiteStatement(
-                db, "SELECT index_ops, index_keys FROM changes WHERE id > ?1 AND index_ops IS NOT NULL")
-            defer { select.reset() }
-            select.bind(flushedThrough, at: 1)
-            var total = 0
-            while try select.step() {
-                total += select.withOptionalBytes(1) { own in
-                    select.withBytes(0) { IndexOpCodec.changeOpCount($0, ownEntries: own) }
-                }
-            }
+            let total = try SQLiteIndexRuns.pendingOperationCount(db, after: flushedThrough)
             set(flushedThrough: flushedThrough, count: total)
             return total
         }

@@ -6,9 +6,10 @@
 #   Tools/cli-pending-scenario.sh [path/to/suite]
 #
 # Defaults: the release binary (`swift build -c release --product suite`), N=100000, B=40, S=500, R=10; override
-# with the environment (ORDERS, BATCHES, BATCH_SIZE, RUNS, WORK_DIR). Needs python3 (data generation).
-# Prints per-process times in milliseconds, and `suite docs stats` (pending index operations, when the binary
-# reports them) for both stores.
+# with the environment (ORDERS, BATCHES, BATCH_SIZE, RUNS, WORK_DIR). Needs python3 (data, timing, and a read-only
+# count with its sqlite3 module). Prints wall-clock and CPU milliseconds per process (CPU time is the steadier figure
+# on a busy machine), the pending change rows and runs of both stores, and `suite docs stats`' pending count when the
+# binary reports it.
 set -euo pipefail
 
 SUITE="${1:-$(swift build -c release --show-bin-path)/suite}"
@@ -64,18 +65,27 @@ PY
 
 millis() { echo $(($(date +%s%N) / 1000000)); }
 
-# Times RUNS query processes on data directory $1; prints each time and the median.
-time_query() {
-    local dir="$1" times=() start end
-    for _ in $(seq "$RUNS"); do
-        start=$(millis)
-        "$SUITE" --data-dir "$dir" "${QUERY[@]}" >/dev/null
-        end=$(millis)
-        times+=($((end - start)))
-    done
-    printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END {
-        printf "  query ms: min %d  median %d  max %d  (", a[1], a[int((NR + 1) / 2)], a[NR]
-        for (i = 1; i <= NR; i++) printf "%s%d", (i > 1 ? " " : ""), a[i]; print ")" }'
+# Runs the query RUNS times on each data directory given, alternating between them (so a busy machine slows both
+# alike); prints wall-clock and CPU (user + system) milliseconds per process: min, median, max.
+time_queries() {
+    python3 - "$RUNS" "$SUITE" "$@" -- "${QUERY[@]}" <<'TIMING'
+import os, resource, subprocess, sys, time
+args = sys.argv[1:]
+runs, suite, dirs, query = int(args[0]), args[1], args[2:args.index("--")], args[args.index("--") + 1:]
+results = {d: ([], []) for d in dirs}
+for _ in range(runs):
+    for d in dirs:
+        before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+        subprocess.run([suite, "--data-dir", d] + query, check=True, stdout=subprocess.DEVNULL)
+        wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+        results[d][0].append(wall * 1000)
+        results[d][1].append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+def line(values):
+    values = sorted(values)
+    return f"min {values[0]:.0f}  median {values[len(values) // 2]:.0f}  max {values[-1]:.0f}"
+for d in dirs:
+    print(f"[{os.path.basename(d)}] query: wall ms {line(results[d][0])} | cpu ms {line(results[d][1])}")
+TIMING
 }
 
 for store in imported batched; do
@@ -86,22 +96,38 @@ for store in imported batched; do
     echo "[$store] import of $ORDERS orders: $(($(millis) - start)) ms"
 done
 
-dir="$WORK_DIR/batched"
-batch_times=()
-for b in $(seq 0 $((BATCHES - 1))); do
-    start=$(millis)
-    "$SUITE" --data-dir "$dir" docs batch - <"$WORK_DIR/batch-$b.json" >/dev/null
-    batch_times+=($(($(millis) - start)))
-done
-printf '%s\n' "${batch_times[@]}" | sort -n | awk -v b="$BATCHES" -v s="$BATCH_SIZE" '{ a[NR] = $1; t += $1 } END {
-    printf "[batched] %d batch processes of %d users: total %d ms, median %d, max %d ms\n", b, s, t,
-    a[int((NR + 1) / 2)], a[NR] }'
+# The batch processes, one after another; wall-clock and CPU milliseconds per process.
+python3 - "$SUITE" "$WORK_DIR" "$BATCHES" "$BATCH_SIZE" <<'BATCHES'
+import resource, subprocess, sys, time
+suite, work, batches, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+wall, cpu = [], []
+for b in range(batches):
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    with open(f"{work}/batch-{b}.json") as batch:
+        subprocess.run([suite, "--data-dir", f"{work}/batched", "docs", "batch", "-"], stdin=batch, check=True,
+                       stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall.append((time.perf_counter() - start) * 1000)
+    cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+def line(values):
+    return f"total {sum(values):.0f}  median {sorted(values)[len(values) // 2]:.0f}  max {max(values):.0f}"
+print(f"[batched] {batches} batch processes of {size} users: wall ms {line(wall)} | cpu ms {line(cpu)}")
+BATCHES
 
+# Read-only, with SQLite itself: change rows whose index operations are pending, and the index runs.
+python3 - "$WORK_DIR" <<'COUNT'
+import sqlite3, sys
+for store in ["imported", "batched"]:
+    db = sqlite3.connect(f"file:{sys.argv[1]}/{store}/documents.sqlite?mode=ro", uri=True)
+    flushed = db.execute("SELECT flushed_through FROM index_state").fetchone()[0]
+    rows = db.execute("SELECT count(*) FROM changes WHERE id > ? AND index_ops IS NOT NULL", (flushed,)).fetchone()[0]
+    runs = db.execute("SELECT count(*) FROM index_runs WHERE tier >= 0").fetchone()[0]
+    print(f"[{store}] change rows with pending index operations: {rows}; index runs: {runs}")
+COUNT
+
+echo "query (x$RUNS per store, alternating): ${QUERY[*]}"
+time_queries "$WORK_DIR/imported" "$WORK_DIR/batched"
+# Last: with this change, `suite docs stats` prints the pending count (and, closing the store, may flush them).
 for store in imported batched; do
-    echo "[$store] ${QUERY[*]}"
-    time_query "$WORK_DIR/$store"
-done
-for store in imported batched; do
-    echo "[$store] suite docs stats:"
-    "$SUITE" --data-dir "$WORK_DIR/$store" docs stats | grep -i "pending" | sed 's/^/  /' || echo "  (no pending count)"
+    echo "[$store] suite docs stats: $("$SUITE" --data-dir "$WORK_DIR/$store" docs stats | grep -i "pending" || echo "(no pending count)")"
 done

@@ -29,6 +29,14 @@ import Synchronization
 /// Either way a killed process leaves a file that reopens cleanly; SQLite replays the log on open (see the crash test
 /// in `SQLiteDocumentEngineTests`).
 ///
+/// ## Closing
+///
+/// End with ``shutdown()`` from async code (``DocumentStore/close()`` calls it): it finishes the index flush or merge
+/// under way, flushes the pending index operations into a run when more than 8,192 are left (every process reads the
+/// pending ones on its first query), does the merges then due, and closes the file — suspending the caller, never
+/// blocking a thread. ``close()`` is the synchronous, immediate variant: it abandons background work and blocks.
+/// ``indexStatus()`` tells how many operations are pending.
+///
 /// ## Storage
 ///
 /// - `documents` (`WITHOUT ROWID`): one small row per document (version, times, the change-log row holding its body)

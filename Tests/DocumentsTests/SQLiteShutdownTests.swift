@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 import Testing
 
 @testable import Documents
@@ -147,6 +148,42 @@ struct SQLiteShutdownTests {
         #expect(hits.count == 50)
         #expect(Set(hits.map(\.path)).count == 50)
         try reopened.close()
+    }
+
+    /// More shutdowns than the cooperative pool has threads, each waiting behind a held maintenance queue: were they
+    /// waiting by blocking their thread (as `close()` does), this task could not run until a timer released the
+    /// queues, a minute later. It runs at once and releases them itself.
+    @Test func shutdownWaitsWithoutBlockingACooperativeThread() async throws {
+        let count = ProcessInfo.processInfo.activeProcessorCount + 2
+        var engines: [SQLiteDocumentEngine] = []
+        var gates: [DispatchSemaphore] = []
+        for _ in 0..<count {
+            let engine = try SQLiteDocumentEngine.tiny(try TemporaryFiles.newDatabasePath())
+            let gate = DispatchSemaphore(value: 0)
+            engine.maintenance.queue.async { gate.wait() }
+            engines.append(engine)
+            gates.append(gate)
+        }
+        let releasedByTimer = Released()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { [gates] in
+            releasedByTimer.value.withLock { $0 = true }
+            for gate in gates { gate.signal() }
+        }
+        let shutdowns = engines.map { engine in Task { await engine.shutdown() } }
+        // Every shutdown has started (and is waiting for its queue), and this task still runs.
+        while !engines.allSatisfy({ $0.isShuttingDown.load(ordering: .sequentiallyConsistent) }) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        _ = try await InMemoryDocumentEngine().commit([DocumentMutation(path: "c/d", kind: .delete)], commitTime: 1)
+        #expect(releasedByTimer.value.withLock { !$0 }, "this task ran only after the timer released the queues")
+        for gate in gates { gate.signal() }
+        for shutdown in shutdowns { await shutdown.value }
+        let closed = engines.filter { $0.isClosed.load(ordering: .sequentiallyConsistent) }.count
+        #expect(closed == count)
+    }
+
+    final class Released: Sendable {
+        let value = Mutex(false)
     }
 
     static func runs(_ engine: SQLiteDocumentEngine) async throws -> (runs: [RunInfo], building: Int) {

@@ -20,7 +20,8 @@ extension SQLiteDocumentEngine {
     /// In order: the index flush or merge under way runs to its end (it is not thrown away); if more than 8,192
     /// index operations are still pending (each process would read them from the change log on its first query),
     /// they are flushed into a run; the merges that are then due are done; and the database is closed. Later calls
-    /// fail with a ``DocumentsError``, as after ``close()``; calling `shutdown()` again returns at once.
+    /// fail with a ``DocumentsError``, as after ``close()``; calling `shutdown()` again returns at once (without
+    /// waiting for the first call to end).
     ///
     /// The calling task is suspended, never blocked: the work runs on the engine's maintenance queue, which resumes
     /// it. Call it after the last write; a write racing with it either lands before the database closes (and is

@@ -176,4 +176,14 @@ public enum DocumentsCommandSupport {
         }
         return lines.joined(separator: "\n")
     }
+
+    /// The index lines of `suite docs stats`: `pending index operations: N`, then the runs.
+    public static func render(_ status: IndexMaintenanceStatus) -> String {
+        var lines = [
+            "pending index operations: \(status.pendingOperations)",
+            "index runs: \(status.runs) (\(status.runEntries) entries)",
+        ]
+        if let error = status.lastMaintenanceError { lines.append("last index maintenance error: \(error)") }
+        return lines.joined(separator: "\n")
+    }
 }

@@ -311,10 +311,14 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
                     return
                 }
                 let report = try await store.costs()
+                let index = try await store.indexStatus()
                 if globals.json {
-                    Output.json(report.json)
+                    var json = report.json.objectValue ?? [:]
+                    if let index { json["index"] = index.json }
+                    Output.json(.object(json))
                 } else {
                     Output.print(DocumentsCommandSupport.render(report))
+                    if let index { Output.print("\n" + DocumentsCommandSupport.render(index)) }
                 }
             }
         }

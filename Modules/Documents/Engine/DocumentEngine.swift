@@ -166,6 +166,17 @@ public protocol DocumentEngine: Sendable {
     /// Engines without background work keep the default, which returns at once.
     func waitForBackgroundWork() async
 
+    /// Ends the engine gracefully: finishes the background work under way instead of throwing it away, leaves its
+    /// storage in a state the next process picks up cheaply (the SQLite engine flushes pending index operations past
+    /// a small limit), then closes it. Later calls may fail. It suspends the caller and never blocks a thread of
+    /// Swift's cooperative pool; calling it twice is harmless. ``DocumentStore/close()`` calls it. Engines with
+    /// nothing to finish or close keep the default, which does nothing.
+    func shutdown() async
+
+    /// What the engine's index maintenance has left to do (see ``IndexMaintenanceStatus``), or `nil` for an engine
+    /// that keeps no pending index operations, such as the in-memory one (the default).
+    func indexStatus() async throws -> IndexMaintenanceStatus?
+
     /// The documents at `paths`, in the same order; `nil` where none exists.
     func documents(at paths: [String]) async throws -> [StoredDocument?]
 
@@ -244,7 +255,14 @@ extension DocumentEngine {
         try await commit(prepared.mutations, commitTime: commitTime)
     }
 
+    /// Returns at once: the engine has no background work.
     public func waitForBackgroundWork() async {}
+
+    /// Does nothing: the engine has nothing to finish or close.
+    public func shutdown() async {}
+
+    /// `nil`: the engine keeps no pending index operations.
+    public func indexStatus() async throws -> IndexMaintenanceStatus? { nil }
 
     /// The document at `path`, or `nil`.
     public func document(at path: String) async throws -> StoredDocument? {

@@ -29,6 +29,14 @@ import Synchronization
 /// Either way a killed process leaves a file that reopens cleanly; SQLite replays the log on open (see the crash test
 /// in `SQLiteDocumentEngineTests`).
 ///
+/// ## Closing
+///
+/// End with ``shutdown()`` from async code (``DocumentStore/close()`` calls it): it finishes the index flush or merge
+/// under way, flushes the pending index operations into a run when more than 8,192 are left (every process reads the
+/// pending ones on its first query), does the merges then due, and closes the file — suspending the caller, never
+/// blocking a thread. ``close()`` is the synchronous, immediate variant: it abandons background work and blocks.
+/// ``indexStatus()`` tells how many operations are pending.
+///
 /// ## Storage
 ///
 /// - `documents` (`WITHOUT ROWID`): one small row per document (version, times, the change-log row holding its body)
@@ -79,6 +87,8 @@ public final class SQLiteDocumentEngine: Sendable {
     let pool: DatabasePool
     let logger: Logger
     let isClosed = Atomic<Bool>(false)
+    /// Set by the first ``shutdown()`` (or ``close()``): later ones return at once.
+    let isShuttingDown = Atomic<Bool>(false)
     let indexIDs = IndexIDs()
     let pendingIndex = PendingIndexCache()
     /// Merges index runs in the background.
@@ -159,28 +169,6 @@ public final class SQLiteDocumentEngine: Sendable {
     /// Waits until no background index merge is running (tests).
     func waitForIndexMaintenance() {
         maintenance.waitUntilIdle()
-    }
-
-    /// Starts whatever index flush or merge is due and waits (without blocking a task's thread) until none is left
-    /// or running: `suite docs import` calls it before exiting, so that a merge in progress is finished instead of
-    /// thrown away when the engine closes.
-    public func waitForBackgroundWork() async {
-        guard !isClosed.load(ordering: .sequentiallyConsistent) else { return }
-        maintenance.kick()
-        let maintenance = maintenance
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                maintenance.waitUntilIdle()
-                done.resume()
-            }
-        }
-    }
-
-    /// Closes the database. Later calls fail with a ``DocumentsError``; the file stays consistent.
-    public func close() throws {
-        isClosed.store(true, ordering: .sequentiallyConsistent)
-        maintenance.stop()
-        do { try pool.close() } catch { throw Self.mapError(error, path: path) }
     }
 }
 
@@ -766,16 +754,7 @@ extension SQLiteDocumentEngine {
 
         func count(_ db: Database, flushedThrough: Int64) throws -> Int {
             if let count = state.withLock({ $0.flushedThrough == flushedThrough ? $0.count : nil }) { return count }
-            let select = try SQLiteStatement(
-                db, "SELECT index_ops, index_keys FROM changes WHERE id > ?1 AND index_ops IS NOT NULL")
-            defer { select.reset() }
-            select.bind(flushedThrough, at: 1)
-            var total = 0
-            while try select.step() {
-                total += select.withOptionalBytes(1) { own in
-                    select.withBytes(0) { IndexOpCodec.changeOpCount($0, ownEntries: own) }
-                }
-            }
+            let total = try SQLiteIndexRuns.pendingOperationCount(db, after: flushedThrough)
             set(flushedThrough: flushedThrough, count: total)
             return total
         }

@@ -25,19 +25,30 @@ import Synchronization
 /// deleted; a process that dies mid-merge leaves one that the next engine to open the file deletes.
 ///
 /// Work runs on a serial dispatch queue (SQLite calls block), one merge at a time per engine; ``kick()`` after a
-/// flush starts it, ``stop()`` (from `close()`) waits for the current step to end.
+/// flush starts it. ``finish(leaveBehind:then:)`` (from `shutdown()`) lets the work under way end, flushes what is
+/// pending past a small limit, does the merges that are due, and stops; async callers are resumed from the queue, so
+/// no thread of Swift's cooperative pool waits. ``stop()`` (from the synchronous `close()`) abandons the current step
+/// and blocks until it has ended.
 final class SQLiteIndexMaintenance: Sendable {
     private let pool: DatabasePool
     private let tuning: IndexTuning
     private let logger: Logger
-    private let queue = DispatchQueue(label: "suite.documents.index-merges", qos: .utility)
+    /// Where flushes and merges run, one at a time (internal: tests hold it to catch work under way).
+    let queue = DispatchQueue(label: "suite.documents.index-merges", qos: .utility)
     private let group = DispatchGroup()
     private let state = Mutex(State())
 
     private struct State {
         var running = false
         var again = false
+        /// The current step is abandoned (its partial run deleted) and nothing starts again.
         var stopped = false
+        /// ``finish(leaveBehind:then:)`` was called: kicks start nothing; its own work follows the work under way.
+        var finishing = false
+        /// Tasks waiting in ``idle()``, resumed when the work loop ends.
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// The last failure of a flush or merge, until one succeeds.
+        var lastError: String?
     }
 
     /// Output entries per read transaction (and block writes per write transaction that follows it).
@@ -52,7 +63,7 @@ final class SQLiteIndexMaintenance: Sendable {
     /// Starts merging if the tiers call for it (a no-op while a merge runs: it looks again when done).
     func kick() {
         let start = state.withLock { state -> Bool in
-            if state.stopped { return false }
+            if state.stopped || state.finishing { return false }
             if state.running {
                 state.again = true
                 return false
@@ -65,21 +76,64 @@ final class SQLiteIndexMaintenance: Sendable {
         queue.async { [self] in
             defer { group.leave() }
             while true {
-                do {
-                    while try flushOnce() || mergeOnce() {}
-                } catch {
-                    logger.warning(
-                        "index merge failed; it is retried after the next flush", metadata: ["error": "\(error)"])
-                }
-                let more = state.withLock { state -> Bool in
+                runDueWork(flushingAt: tuning.flushThreshold)
+                let (more, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
                     if state.again && !state.stopped {
                         state.again = false
-                        return true
+                        return (true, [])
                     }
                     state.running = false
-                    return false
+                    defer { state.idleWaiters = [] }
+                    return (false, state.idleWaiters)
                 }
-                if !more { return }
+                if !more {
+                    for waiter in waiters { waiter.resume() }
+                    return
+                }
+            }
+        }
+    }
+
+    /// Flushes once `minimum` operations are pending and merges until nothing is due; a failure is logged and kept
+    /// for ``status()`` (the work is retried after the next flush).
+    private func runDueWork(flushingAt minimum: Int) {
+        do {
+            while try flushOnce(atLeast: minimum) || mergeOnce() {}
+            state.withLock { $0.lastError = nil }
+        } catch {
+            state.withLock { $0.lastError = "\(error)" }
+            logger.warning("index merge failed; it is retried after the next flush", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Suspends the calling task until no flush or merge runs or is called for. It blocks no thread: the work loop
+    /// resumes it from the maintenance queue.
+    func idle() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if !state.running { return true }
+                state.idleWaiters.append(waiter)
+                return false
+            }
+            if now { waiter.resume() }
+        }
+    }
+
+    /// Ends maintenance gracefully: the flush or merge under way (and whatever it finds due after it) runs to its
+    /// end, then the pending operations are flushed into a run if there are more than `leaveBehind`, the merges the
+    /// tiers call for are done, and `last` runs on the maintenance queue (the engine closes its pool there). Kicks
+    /// start nothing from the moment this is called. Suspends the caller without blocking a thread.
+    func finish(leaveBehind: Int, then last: @escaping @Sendable () -> Void) async {
+        state.withLock { $0.finishing = true }
+        group.enter()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            // The queue is serial: this runs after the work loop under way, which never stops halfway for it.
+            queue.async { [self] in
+                runDueWork(flushingAt: max(1, leaveBehind + 1))
+                state.withLock { $0.stopped = true }
+                last()
+                group.leave()
+                done.resume()
             }
         }
     }
@@ -95,11 +149,16 @@ final class SQLiteIndexMaintenance: Sendable {
         group.wait()
     }
 
+    /// Whether a flush or merge is running or called for, and the last failure since one last succeeded.
+    func status() -> (running: Bool, lastError: String?) {
+        state.withLock { ($0.running, $0.lastError) }
+    }
+
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
-    /// Writes the pending operations as a run when there are at least ``IndexTuning/flushThreshold`` of them;
-    /// `false` when there are fewer (or the engine is closing).
-    private func flushOnce() throws -> Bool {
+    /// Writes the pending operations as a run when there are at least `minimum` of them (``IndexTuning/flushThreshold``
+    /// in the background); `false` when there are fewer (or the engine is closing).
+    private func flushOnce(atLeast minimum: Int) throws -> Bool {
         if isStopped { return false }
         let tuning = tuning
         // The pending operations of one snapshot, with the flush point and generation they were read under.
@@ -109,7 +168,7 @@ final class SQLiteIndexMaintenance: Sendable {
             guard through > flushed else { return nil }
             var buffer = IndexOpBuffer()
             try SQLiteIndexRuns.readPending(db, after: flushed, through: through, into: &buffer)
-            guard buffer.count >= tuning.flushThreshold else { return nil }
+            guard buffer.count >= minimum else { return nil }
             return (flushed, through, try SQLiteIndexRuns.generation(db), buffer)
         }
         guard var read else { return false }

@@ -47,6 +47,11 @@ struct IndexTuning: Sendable {
     var maximumRuns = 24
     /// A block is closed once its data reaches this many bytes.
     var blockBytes = 4_000
+    /// The most pending operations a graceful shutdown leaves behind; past it, it flushes them into a run first. The
+    /// same size as ``directRunThreshold``, the size a run is worth writing at: a process that wrote a few documents
+    /// ends without writing a run, and the next one reads at most this many operations from the change log (a few
+    /// milliseconds) instead of up to ``maximumPending``.
+    var leaveBehind = 8_192
 
     static let standard = IndexTuning()
 
@@ -1086,6 +1091,21 @@ extension SQLiteIndexRuns {
                 }
             }
         }
+    }
+
+    /// The number of pending operations in the change rows after `flushedThrough` (counted, not decoded).
+    static func pendingOperationCount(_ db: Database, after flushedThrough: Int64) throws -> Int {
+        let select = try SQLiteStatement(
+            db, "SELECT index_ops, index_keys FROM changes WHERE id > ?1 AND index_ops IS NOT NULL")
+        defer { select.reset() }
+        select.bind(flushedThrough, at: 1)
+        var total = 0
+        while try select.step() {
+            total += select.withOptionalBytes(1) { own in
+                select.withBytes(0) { IndexOpCodec.changeOpCount($0, ownEntries: own) }
+            }
+        }
+        return total
     }
 
     static func flushedThrough(_ db: Database) throws -> Int64 {

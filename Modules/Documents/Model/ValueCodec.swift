@@ -168,7 +168,7 @@ public enum ValueCodec {
         @inline(__always)
         mutating func text(_ s: String) {
             // Native strings are contiguous: no copy of the string to get at its bytes.
-            let done = s.utf8.withContiguousStorageIfAvailable { utf8 in
+            let done: Void? = s.utf8.withContiguousStorageIfAvailable { utf8 in
                 varint(UInt64(utf8.count))
                 raw(UnsafeRawBufferPointer(utf8))
             }

@@ -156,16 +156,29 @@ public final class DocumentStore: Sendable {
 
     // MARK: Lifecycle
 
-    /// Stops listeners and flushes the cost counters. The engine is left open (its owner closes it).
+    /// Stops listeners, flushes the cost counters, and shuts the engine down (``DocumentEngine/shutdown()``): the
+    /// SQLite engine finishes its background index work, flushes pending index operations past a small limit so the
+    /// next process starts cheaply, and closes its file. Neither the store nor its engine is usable afterwards (the
+    /// in-memory engine has nothing to close and stays usable). Closing a closed store does nothing. It suspends the
+    /// caller; no thread is blocked while it waits.
     public func close() async {
-        state.withLock { $0.closed = true }
+        let wasClosed = state.withLock { state -> Bool in
+            defer { state.closed = true }
+            return state.closed
+        }
+        if wasClosed { return }
         await feed.stop()
         do {
             try await flushCosts()
         } catch {
             logger.warning("cost counters not saved at close", metadata: ["error": "\(error)"])
         }
+        await engine.shutdown()
     }
+
+    /// What the engine's index maintenance has left to do — pending index operations, runs — or `nil` for an engine
+    /// that keeps none (see ``IndexMaintenanceStatus``). `suite docs stats` prints it.
+    public func indexStatus() async throws -> IndexMaintenanceStatus? { try await engine.indexStatus() }
 
     // MARK: Indexes
 

@@ -321,12 +321,12 @@ extension DocumentStore {
         let mutations = prepared.mutations
         let result = try await engine.commit(prepared, commitTime: nowMicroseconds)
         recordCost(kind: "import", collection: collectionID, CostCounts(writes: Int64(mutations.count)))
-        if let bus {
+        if let events {
             var seen = Set<String>(minimumCapacity: mutations.count)
             var paths: [String] = []
             paths.reserveCapacity(mutations.count)
             for mutation in mutations where seen.insert(mutation.path).inserted { paths.append(mutation.path) }
-            bus.publish(
+            events.publish(
                 DocumentsChanged(
                     payload: .init(sequence: result.sequence, paths: paths, deletedPaths: [], kind: "import")))
         }

@@ -218,10 +218,10 @@ extension DocumentStore {
                 recordCost(kind: kind, collection: collection, counts)
             }
         }
-        if let bus {
+        if let events = events {
             var deleted: [String] = []
             for (path, pathState) in zip(paths, states) where pathState.data == nil { deleted.append(path.string) }
-            bus.publish(
+            events.publish(
                 DocumentsChanged(
                     payload: .init(
                         sequence: result.sequence, paths: paths.map(\.string), deletedPaths: deleted, kind: kind)))

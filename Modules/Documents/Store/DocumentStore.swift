@@ -51,6 +51,8 @@ public final class DocumentStore: Sendable {
     public let engine: any DocumentEngine
     /// The bus commits and costs are published on, if any.
     public let bus: EventBus?
+    /// Publishes this store's events (`documents.changed`, `documents.cost`) with source `documents`.
+    let events: EventPublisher?
     /// The clock that stamps commits (and server timestamps).
     public let clock: any WallClock
     /// Document limits (size, depth, batch size).
@@ -94,6 +96,7 @@ public final class DocumentStore: Sendable {
     ) {
         self.engine = engine
         self.bus = bus
+        self.events = bus?.publisher(source: "documents")
         self.clock = clock
         self.limits = limits
         self.options = options
@@ -363,7 +366,7 @@ public final class DocumentStore: Sendable {
             }
             return false
         }
-        bus?.publish(
+        events?.publish(
             DocumentsCost(
                 payload: .init(
                     kind: kind, collection: collection, reads: counts.reads, writes: counts.writes,

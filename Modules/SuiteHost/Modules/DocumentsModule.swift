@@ -133,7 +133,23 @@ public struct DocumentsModule: SuiteModule {
             let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
             var status = ModuleStatus(
                 engine: "sqlite", location: path, details: [.init("file size", Self.formatBytes(size))])
-            status.details += await context.documentsHealth()
+            do {
+                if let index = try await context.documentStore().indexStatus() {
+                    status.details.append(.init("pending index operations", "\(index.pendingOperations)"))
+                    status.details.append(.init("index runs", "\(index.runs) (\(index.runEntries) entries)"))
+                    if let error = index.lastMaintenanceError {
+                        status.health = "index maintenance failing: \(error)"
+                    } else if index.pendingOperations > 0 {
+                        status.health = "ok (\(index.pendingOperations) index operations pending)"
+                    }
+                }
+            } catch let error as any SuiteDescribedError {
+                status.health = "cannot open: \(error.message)"
+                status.isHealthy = false
+            } catch {
+                status.health = "cannot open: \(error)"
+                status.isHealthy = false
+            }
             return status
         case "memory":
             return ModuleStatus(engine: "memory", location: "in memory (nothing kept after the command)")
@@ -197,10 +213,5 @@ extension SuiteContext {
             }
             return (store, { await store.close() })
         }
-    }
-
-    /// Health facts of the embedded Documents store, for `suite status`.
-    func documentsHealth() async -> [ModuleStatus.Detail] {
-        []
     }
 }

@@ -48,7 +48,7 @@ let package = Package(
             exclude: ["README.md"]),
         .target(
             name: "DocumentsPluginSupport",
-            dependencies: ["Documents", "SuitePluginKit", "SuiteCore"],
+            dependencies: ["Documents", "SuitePluginKit", "SuiteCore", logging],
             path: "Modules/DocumentsPluginSupport",
             exclude: ["README.md"]
         ),

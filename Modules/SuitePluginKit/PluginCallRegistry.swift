@@ -14,8 +14,9 @@ enum PluginCallOutcome: Sendable {
 /// A call's completion context is not a pointer but an id, `slot << 48 | serial`: `slot` names the engine (reused
 /// only after its engine is destroyed), `serial` is never reused (48 bits: centuries at a million calls a second). A
 /// completion that arrives twice, late, or for a call it was never given finds no pending entry and is logged and
-/// ignored — a box pointer would be a use-after-free there. Deadlines are kept by one watchdog task that sleeps until
-/// the earliest deadline, so a call costs two dictionary operations under a lock, not a timer.
+/// ignored — a box pointer would be a use-after-free there. Deadlines are kept by one watchdog thread
+/// (``PluginCallWatchdog``) that sleeps until the earliest deadline, so a call costs two dictionary operations under
+/// a lock, not a timer.
 ///
 /// One registry serves the whole process (``pluginCalls``) because a C completion carries only that id.
 final class PluginCallRegistry: Sendable {
@@ -40,9 +41,8 @@ final class PluginCallRegistry: Sendable {
         var nextSlot: UInt64 = 1
         var nextSerial: UInt64 = 1
         var pending: [UInt64: Pending] = [:]
-        /// When the current watchdog wakes, if one runs; a newer generation makes older watchdogs exit.
+        /// When the watchdog wakes next, if any call is pending.
         var watchdogWake: ContinuousClock.Instant?
-        var watchdogGeneration: UInt64 = 0
     }
 
     private static let serialBits: UInt64 = 48
@@ -50,6 +50,7 @@ final class PluginCallRegistry: Sendable {
     private static let maximumSlot: UInt64 = (1 << (64 - serialBits)) - 1
 
     private let state = Mutex(State())
+    private let watchdog = PluginCallWatchdog()
 
     /// Registers an engine; its calls are logged as `label` (e.g. "plugin X (/path) engine 'y'") through `logger`.
     func register(label: String, logger: Logger) throws -> UInt64 {
@@ -94,19 +95,16 @@ final class PluginCallRegistry: Sendable {
         slot: UInt64, operation: String, timeout: Duration, continuation: UnsafeContinuation<PluginCallOutcome, Never>
     ) -> UInt64 {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        let (id, startWatchdog): (UInt64, UInt64?) = state.withLock { state in
+        let (id, earliest): (UInt64, Bool) = state.withLock { state in
             let serial = state.nextSerial
             state.nextSerial = serial >= Self.serialMask ? 1 : serial + 1
             let id = slot << Self.serialBits | serial
             state.pending[id] = Pending(continuation: continuation, deadline: deadline, operation: operation)
-            if let wake = state.watchdogWake, wake <= deadline { return (id, nil) }
+            if let wake = state.watchdogWake, wake <= deadline { return (id, false) }
             state.watchdogWake = deadline
-            state.watchdogGeneration += 1
-            return (id, state.watchdogGeneration)
+            return (id, true)
         }
-        if let generation = startWatchdog {
-            Task.detached { await self.watch(generation: generation, until: deadline) }
-        }
+        if earliest { watchdog.wake(by: deadline) { [self] now in expire(now: now) } }
         return id
     }
 
@@ -138,36 +136,28 @@ final class PluginCallRegistry: Sendable {
         if let (logger, message) = stray { logger.warning("\(message)") }
     }
 
-    /// Sleeps until `wake`, resumes the calls whose deadline passed as timed out, and repeats while calls are
-    /// pending; exits when another watchdog took over.
-    private func watch(generation: UInt64, until wake: ContinuousClock.Instant) async {
-        var wake = wake
-        while true {
-            try? await Task.sleep(until: wake, clock: .continuous)
-            let now = ContinuousClock.now
-            let expired: [Pending]? = state.withLock { state in
-                guard state.watchdogGeneration == generation else { return nil }
-                var expired: [Pending] = []
-                var next: ContinuousClock.Instant?
-                for (id, pending) in state.pending {
-                    if pending.deadline <= now {
-                        state.pending[id] = nil
-                        expired.append(pending)
-                        let slot = id >> Self.serialBits
-                        state.engines[slot]?.abandoned[id] = pending.operation
-                        state.engines[slot]?.wasAbandoned = true
-                    } else if next.map({ pending.deadline < $0 }) ?? true {
-                        next = pending.deadline
-                    }
+    /// Resumes the calls whose deadline passed as timed out, marks their engines abandoned, and returns the next
+    /// deadline (the watchdog's next wake), if any call is still pending.
+    private func expire(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        let (expired, next): ([Pending], ContinuousClock.Instant?) = state.withLock { state in
+            var expired: [Pending] = []
+            var next: ContinuousClock.Instant?
+            for (id, pending) in state.pending {
+                if pending.deadline <= now {
+                    state.pending[id] = nil
+                    expired.append(pending)
+                    let slot = id >> Self.serialBits
+                    state.engines[slot]?.abandoned[id] = pending.operation
+                    state.engines[slot]?.wasAbandoned = true
+                } else if next.map({ pending.deadline < $0 }) ?? true {
+                    next = pending.deadline
                 }
-                state.watchdogWake = next
-                if let next { wake = next }
-                return expired
             }
-            guard let expired else { return }
-            for pending in expired { pending.continuation.resume(returning: .timedOut) }
-            if state.withLock({ $0.watchdogGeneration != generation || $0.watchdogWake == nil }) { return }
+            state.watchdogWake = next
+            return (expired, next)
         }
+        for pending in expired { pending.continuation.resume(returning: .timedOut) }
+        return next
     }
 }
 

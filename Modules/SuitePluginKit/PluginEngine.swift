@@ -41,10 +41,19 @@ public struct PluginEngine<Kind: PluginEngineKind>: Sendable {
     public func send<Request: PluginEngineRequest>(_ request: Request) async throws -> Request.Response
     where Request.Kind == Kind {
         let operation = request.operationName
+        let payload: [UInt8]
+        do {
+            payload = try request.encodePayload()
+        } catch let error as EncodingError {
+            throw Kind.error(
+                forCallFailure: PluginError(
+                    .callFailed, "cannot encode a \(Kind.name) '\(operation)' request: \(error)",
+                    path: handle.plugin.path))
+        }
         let status: Int32
         let response: [UInt8]
         do {
-            (status, response) = try await handle.reply(operation, request: try request.encodePayload())
+            (status, response) = try await handle.reply(operation, request: payload)
         } catch let error as PluginError {
             throw Kind.error(forCallFailure: error)
         }

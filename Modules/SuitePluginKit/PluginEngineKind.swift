@@ -1,3 +1,5 @@
+import SuiteCore
+
 /// A kind of plugin engine: the contract between the host and every plugin engine of that kind — its name on the
 /// ABI, its requests (``PluginEngineRequest``), and how its errors cross the boundary.
 ///
@@ -29,7 +31,8 @@ public protocol PluginEngineKind: Sendable {
     static func error(for failure: PluginFailure) -> any Error
 
     /// The envelope an error thrown by an engine of this kind inside a plugin travels as. The default keeps a
-    /// ``PluginFailure`` as is and sends any other error as code `error` with its description.
+    /// ``PluginFailure`` as is, keeps the code, message and hint of a `SuiteError` or ``PluginError``, and sends any
+    /// other error as code `error` with its description.
     static func failure(for error: any Error) -> PluginFailure
 
     /// The error the host throws when a call itself fails: a non-OK status without an envelope, a malformed
@@ -41,10 +44,15 @@ extension PluginEngineKind {
     /// The failure itself.
     public static func error(for failure: PluginFailure) -> any Error { failure }
 
-    /// A ``PluginFailure`` as is; any other error as code `error` with its description.
+    /// A ``PluginFailure`` as is; a `SuiteError` or ``PluginError`` with its code, message and hint; any other
+    /// error as code `error` with its description.
     public static func failure(for error: any Error) -> PluginFailure {
-        if let failure = error as? PluginFailure { return failure }
-        return PluginFailure(code: "error", "\(error)")
+        switch error {
+        case let failure as PluginFailure: failure
+        case let error as SuiteError: PluginFailure(code: error.code.description, error.message, hint: error.hint)
+        case let error as PluginError: PluginFailure(code: error.code.description, error.message, hint: error.hint)
+        default: PluginFailure(code: "error", "\(error)")
+        }
     }
 
     /// The ``PluginError`` itself.

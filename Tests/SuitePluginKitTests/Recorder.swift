@@ -30,3 +30,10 @@ final class Recorder: Sendable {
     var events: [(String, JSONValue)] { state.withLock { $0.events } }
     var hostWarnings: [String] { handler.entries.filter { $0.level == .warning }.map { "\($0.message)" } }
 }
+
+/// A counter shared between tasks.
+final class Tally: Sendable {
+    private let count = Mutex(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}

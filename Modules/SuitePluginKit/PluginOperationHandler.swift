@@ -1,7 +1,7 @@
 /// The byte-level face of an engine inside a plugin: one operation name plus a request payload in, response bytes out.
 ///
 /// Plugin authors rarely implement this directly: ``PluginRequestHandler`` serves a kind's typed requests, and
-/// ``ExportedEngine/observer(_:make:)-(_,(JSONValue)->any ObserverEngine)`` wraps an ordinary `ObserverEngine`.
+/// `ExportedEngine.observer(_:make:)` wraps an ordinary `ObserverEngine`.
 public protocol PluginOperationHandler: Sendable {
     /// Runs `operation` with `request` (JSON by default) and returns the response bytes.
     /// Throwing ``PluginOperationError`` chooses the status; any other error reports `SUITE_STATUS_ERROR`.

@@ -14,7 +14,9 @@
  *   plugin that crashes (segfault, abort, failed assertion, Swift trap) ends `suite`; one that corrupts memory
  *   corrupts the host. The host can protect itself only from a plugin that is slow: every call has a deadline (see
  *   Deadlines). A plugin author must NEVER:
- *     - block forever in `call`, or never invoke the completion: the call times out, and the engine is abandoned;
+ *     - never invoke the completion: the call times out, and the engine is abandoned;
+ *     - block inside `call` (or create_engine, destroy_engine) for long: it runs on one of the host's few threads,
+ *       which no deadline can take back; do slow work on a thread of your own and complete from there;
  *     - invoke a completion twice, or after returning an error for that call: the host ignores and logs it;
  *     - keep a pointer to a host buffer (options, request, host services strings) after the function that received
  *       it returns, or write to it;
@@ -37,7 +39,8 @@
  *     truncated to error_capacity bytes (including the NUL).
  *   - An engine handle returned by create_engine belongs to the host until it passes it to destroy_engine, exactly once.
  *   - The suite_host_services passed to create_engine_v1_1 and its context stay valid until destroy_engine of that
- *     engine returns (for an abandoned engine: for the life of the process). The plugin may keep the pointer.
+ *     engine returns (for an abandoned engine: for the life of the process). The plugin may keep the pointer; when
+ *     create_engine_v1_1 fails, it must not.
  *
  * Threading
  *   - create_engine, call and destroy_engine may be called from any thread.

@@ -13,6 +13,9 @@ public import SuiteCore
 ///
 /// The closures may be called from any thread, also from inside an engine's operation. They must return quickly and
 /// must not call into a plugin engine synchronously (a plugin may hold its own lock while it calls them).
+///
+/// Inside a plugin, the services reach the host through a table that is valid until the engine is destroyed: do not
+/// use them after that, e.g. from a task the engine started and did not wait for.
 public struct PluginHostServices: Sendable {
     /// Logs `message` at `level`, on behalf of the engine.
     public var log: @Sendable (Logger.Level, String) -> Void
@@ -33,7 +36,8 @@ public struct PluginHostServices: Sendable {
         PluginHostServices(log: { _, _ in }, publish: { _, _ in })
     }
 
-    /// Logs through `logger` (with the plugin and engine as metadata) and publishes through `publish`.
+    /// Logs through `logger` (give it the plugin and engine as metadata to tell engines apart) and publishes through
+    /// `publish`.
     public static func logging(
         to logger: Logger, publish: @escaping @Sendable (String, JSONValue) -> Void = { _, _ in }
     ) -> PluginHostServices {

@@ -13,6 +13,8 @@
  *   "destroyed" request: an engine's options; completes OK with "yes" if an engine with those options was destroyed
  * Without host services (created through create_engine), "log" and "publish" fail with SUITE_STATUS_ERROR.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 FORMAT_PATHS = Package.swift Modules Plugins Tests Tools
-PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments
+PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlugin
 
 .DEFAULT_GOAL := help
 .PHONY: help deps build plugins test run bench lint format clean

@@ -27,6 +27,8 @@ let package = Package(
         .library(name: "CTally", type: .dynamic, targets: ["CTally"]),
         .library(name: "BadABI", type: .dynamic, targets: ["BadABI"]),
         .library(name: "MemoryDocuments", type: .dynamic, targets: ["MemoryDocuments"]),
+        .library(name: "Misbehaving", type: .dynamic, targets: ["Misbehaving"]),
+        .library(name: "CounterPlugin", type: .dynamic, targets: ["CounterPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -51,7 +53,7 @@ let package = Package(
             exclude: ["README.md"]),
         .target(
             name: "DocumentsPluginSupport",
-            dependencies: ["Documents", "SuitePluginKit", "SuiteCore"],
+            dependencies: ["Documents", "SuitePluginKit", "SuiteCore", logging],
             path: "Modules/DocumentsPluginSupport",
             exclude: ["README.md"]
         ),
@@ -78,13 +80,23 @@ let package = Package(
             dependencies: ["Documents", "DocumentsPluginSupport", "SuitePluginKit", "SuiteCore"],
             path: "Plugins/MemoryDocuments"
         ),
+        // Test plugins: one breaking the completion rules (C), one serving the test-only `counter` kind (Swift).
+        .target(name: "Misbehaving", dependencies: ["SuitePluginABI"], path: "Plugins/Misbehaving"),
+        .target(
+            name: "CounterPlugin", dependencies: ["CounterKind", "SuitePluginKit", "SuiteCore", logging],
+            path: "Plugins/CounterPlugin"),
 
         // MARK: - Tests
         .target(name: "SuiteTestSupport", path: "Tests/SuiteTestSupport"),
+        // A test-only engine kind, declared as any module would declare its own.
+        .target(name: "CounterKind", dependencies: ["SuitePluginKit"], path: "Tests/CounterKind"),
         .testTarget(name: "SuiteCoreTests", dependencies: ["SuiteCore"], path: "Tests/SuiteCoreTests"),
         .testTarget(
             name: "SuitePluginKitTests",
-            dependencies: ["SuitePluginKit", "SuiteCore", "SuiteTestSupport"],
+            dependencies: [
+                "SuitePluginKit", "SuiteCore", "SuiteTestSupport", "CounterKind", logging,
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
             path: "Tests/SuitePluginKitTests"
         ),
         .testTarget(
@@ -110,7 +122,10 @@ let package = Package(
         .executableTarget(name: "CrashWriter", dependencies: ["Documents"], path: "Tools/CrashWriter"),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["SuiteCore", "SuitePluginKit", "Documents", "EventLog", grdb, argumentParser],
+            dependencies: [
+                "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", grdb,
+                argumentParser,
+            ],
             path: "Tools/Benchmarks"
         ),
     ]
@@ -119,7 +134,7 @@ let package = Package(
 // MARK: - Settings applied to every Swift target
 
 for target in package.targets
-where target.name != "SuitePluginABI" && target.name != "CTally" && target.name != "BadABI" {
+where !["SuitePluginABI", "CTally", "BadABI", "Misbehaving"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .swiftLanguageMode(.v6),

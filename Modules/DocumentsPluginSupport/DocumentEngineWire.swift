@@ -1,4 +1,5 @@
 import Documents
+import SuitePluginKit
 
 /// The binary payloads of the `documents` engine kind: how ``DocumentEngineRequest``s and
 /// ``DocumentEngineResponse``s cross the C plugin ABI. Hand-written, no Foundation, one pass each way.
@@ -124,7 +125,17 @@ public enum DocumentEngineWire {
     public static func decodeRequest(_ operation: DocumentEngineOperation, from bytes: UnsafeRawBufferPointer) throws
         -> DocumentEngineRequest
     {
-        var r = WireReader(bytes, operation: operation, direction: "request")
+        do {
+            return try readRequest(operation, from: bytes)
+        } catch let error as WireFormatError {
+            throw corrupted(error, operation, "request")
+        }
+    }
+
+    private static func readRequest(_ operation: DocumentEngineOperation, from bytes: UnsafeRawBufferPointer) throws
+        -> DocumentEngineRequest
+    {
+        var r = WireReader(bytes)
         let request: DocumentEngineRequest
         switch operation {
         case .commit:
@@ -212,9 +223,7 @@ public enum DocumentEngineWire {
         switch response {
         case .failure(let error):
             w.u8(Tag.failure.rawValue)
-            w.string(error.code.description)
-            w.string(error.message)
-            w.optionalString(error.hint)
+            w.failure(DocumentsEngineKind.failure(for: error))
         case .commit(let result):
             w.bytes.reserveCapacity(16 + result.documents.reduce(0) { $0 + estimatedSize($1) })
             w.u8(Tag.commit.rawValue)
@@ -272,7 +281,17 @@ public enum DocumentEngineWire {
     public static func decodeResponse(_ operation: DocumentEngineOperation, from bytes: UnsafeRawBufferPointer) throws
         -> DocumentEngineResponse
     {
-        var r = WireReader(bytes, operation: operation, direction: "response")
+        do {
+            return try readResponse(operation, from: bytes)
+        } catch let error as WireFormatError {
+            throw corrupted(error, operation, "response")
+        }
+    }
+
+    private static func readResponse(_ operation: DocumentEngineOperation, from bytes: UnsafeRawBufferPointer) throws
+        -> DocumentEngineResponse
+    {
+        var r = WireReader(bytes)
         let raw = try r.u8()
         guard let tag = Tag(rawValue: raw) else { throw r.malformed("unknown response tag \(raw)") }
         guard tag == .failure || tag == expectedTag(operation) else {
@@ -281,10 +300,7 @@ public enum DocumentEngineWire {
         let response: DocumentEngineResponse
         switch tag {
         case .failure:
-            let code = try r.string()
-            let message = try r.string()
-            let hint = try r.optionalString()
-            response = .failure(DocumentsError(DocumentsError.Code(named: code), message, hint: hint))
+            response = .failure(DocumentsEngineKind.documentsError(for: try r.failure()))
         case .commit:
             let sequence = try r.i64()
             response = .commit(CommitResult(sequence: sequence, documents: try optionalDocuments(&r)))
@@ -324,6 +340,14 @@ public enum DocumentEngineWire {
         }
         try r.finish()
         return response
+    }
+
+    private static func corrupted(
+        _ error: WireFormatError, _ operation: DocumentEngineOperation, _ direction: StaticString
+    ) -> DocumentsError {
+        DocumentsError(
+            .corrupted, "malformed documents-engine \(operation.rawValue) \(direction): \(error)",
+            hint: "the plugin and the host must be built from the same Suite version")
     }
 
     private static func expectedTag(_ operation: DocumentEngineOperation) -> Tag {

@@ -4,7 +4,7 @@ public import SuitePluginKit
 
 extension ExportedEngine {
     /// A Documents storage engine: an ordinary ``DocumentEngine`` made from the configured options, served as the
-    /// `documents` kind (``EngineKind/documents``) with the ``DocumentEngineWire`` payloads.
+    /// `documents` kind (``DocumentsEngineKind``) with the ``DocumentEngineWire`` payloads.
     ///
     /// ```swift
     /// let plugin = PluginExport(name: "MemoryDocuments", version: "1.0.0", engines: [
@@ -17,9 +17,25 @@ extension ExportedEngine {
     public static func documents(
         _ name: String, make: @escaping @Sendable (JSONValue) throws -> any DocumentEngine
     ) -> ExportedEngine {
-        ExportedEngine(kind: EngineKind.documents, name: name) { options in
-            DocumentOperationHandler(engine: try make(options))
+        documents(name) { options, _ in try make(options) }
+    }
+
+    /// A Documents storage engine made from the configured options and the host's services (to log, or to publish
+    /// events).
+    public static func documents(
+        _ name: String, make: @escaping @Sendable (JSONValue, PluginHostServices) throws -> any DocumentEngine
+    ) -> ExportedEngine {
+        engine(DocumentsEngineKind.self, name) { options, host in
+            .documents(serving: try make(options, host))
         }
+    }
+}
+
+extension PluginRequestHandler where Kind == DocumentsEngineKind {
+    /// Serves every `documents` operation with `engine`. Anything the engine throws travels back as a failure
+    /// response (status OK, tag 0), so the host rebuilds the same ``DocumentsError``.
+    public static func documents(serving engine: any DocumentEngine) -> PluginRequestHandler {
+        PluginRequestHandler().on(DocumentEngineRequest.self) { request in await request.run(on: engine) }
     }
 }
 
@@ -30,22 +46,15 @@ extension ExportedEngine {
 public struct DocumentOperationHandler: PluginOperationHandler {
     /// The engine requests run on.
     public let engine: any DocumentEngine
+    private let handler: PluginRequestHandler<DocumentsEngineKind>
 
     /// Serves `engine`.
     public init(engine: any DocumentEngine) {
         self.engine = engine
+        self.handler = .documents(serving: engine)
     }
 
     public func handle(operation: String, request: [UInt8]) async throws -> [UInt8] {
-        guard let op = DocumentEngineOperation(rawValue: operation) else {
-            throw PluginOperationError.unsupported(operation)
-        }
-        let decoded: DocumentEngineRequest
-        do {
-            decoded = try DocumentEngineWire.decodeRequest(op, from: request)
-        } catch {
-            throw PluginOperationError.invalid("\(error)")
-        }
-        return DocumentEngineWire.encode(await decoded.run(on: engine))
+        try await handler.handle(operation: operation, request: request)
     }
 }

@@ -1,4 +1,5 @@
 public import Documents
+public import Logging
 public import SuiteCore
 public import SuitePluginKit
 
@@ -13,37 +14,36 @@ public import SuitePluginKit
 ///
 /// Errors: a ``DocumentsError`` thrown inside the plugin comes back with the same code, message and hint (its
 /// `underlying` error stays behind). A failure of the call itself (unsupported operation, malformed request, a
-/// plugin that does not answer in the wire format) becomes a `.storage` or `.corrupted` ``DocumentsError`` whose
-/// `underlying`, when there is one, is the ``PluginError``. Calls may run concurrently.
+/// plugin that does not answer in the wire format, a timeout) becomes a `.storage` or `.corrupted` ``DocumentsError``
+/// whose `underlying`, when there is one, is the ``PluginError`` (code `timedOut` for a timeout). Calls may run
+/// concurrently.
 public struct PluginDocumentEngine: DocumentEngine {
+    private let engine: PluginEngine<DocumentsEngineKind>
+
     /// The plugin engine behind this adapter.
-    public let handle: PluginEngineHandle
+    public var handle: PluginEngineHandle { engine.handle }
 
     /// Wraps a plugin engine of kind ``EngineKind/documents``.
     public init(handle: PluginEngineHandle) {
-        self.handle = handle
+        self.engine = PluginEngine(handle: handle)
     }
 
-    /// Creates the `documents` engine `name` of `plugin` with `options`.
+    /// Creates the `documents` engine `name` of `plugin` with `options`; see
+    /// `LoadedPlugin.makeEngine(kind:name:options:services:callTimeout:logger:)` for the other parameters.
     /// - Throws: ``PluginError`` when the plugin has no such engine or refuses the options.
-    public init(plugin: LoadedPlugin, name: String, options: JSONValue = .object([:])) throws {
-        self.handle = try plugin.makeEngine(kind: EngineKind.documents, name: name, options: options)
+    public init(
+        plugin: LoadedPlugin, name: String, options: JSONValue = .object([:]),
+        services: PluginHostServices = .discarding, callTimeout: Duration = PluginEngineHandle.defaultCallTimeout,
+        logger: Logger = Logger(label: "suite.plugins", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
+        self.engine = try PluginEngine(
+            plugin: plugin, name: name, options: options, services: services, callTimeout: callTimeout,
+            logger: logger)
     }
 
     /// Sends `request` and returns the successful response, throwing a failure as its ``DocumentsError``.
     private func send(_ request: DocumentEngineRequest) async throws -> DocumentEngineResponse {
-        let operation = request.operation
-        let bytes: [UInt8]
-        do {
-            bytes = try await handle.call(operation.rawValue, request: DocumentEngineWire.encode(request))
-        } catch let error as PluginError {
-            throw DocumentsError(
-                .storage, "documents engine plugin: \(error.message)",
-                hint: "the plugin \(handle.plugin.path) may be built from another Suite version", underlying: error)
-        }
-        let response = try DocumentEngineWire.decodeResponse(operation, from: bytes)
-        if case .failure(let error) = response { throw error }
-        return response
+        try await engine.send(request)
     }
 
     private func mismatch(_ operation: DocumentEngineOperation) -> DocumentsError {

@@ -47,20 +47,74 @@ public enum ObserverWire {
     }
 }
 
-/// Serves the observer kind's operations with an ordinary ``ObserverEngine``.
-struct ObserverOperationHandler: PluginOperationHandler {
-    let engine: any ObserverEngine
+/// The `observer` engine kind: receives bus events (`event`, `events`, `flush`; JSON payloads, empty responses).
+public enum ObserverEngineKind: PluginEngineKind {
+    /// `"observer"`.
+    public static let name = "observer"
+}
 
-    func handle(operation: String, request: [UInt8]) async throws -> [UInt8] {
+/// A request of the `observer` kind: one per ``ObserverEngine`` call.
+public enum ObserverRequest: PluginEngineRequest, Hashable {
+    /// The kind.
+    public typealias Kind = ObserverEngineKind
+    /// Observer operations answer nothing.
+    public typealias Response = Void
+
+    /// One event (operation `event`).
+    case event(ObservedEvent)
+    /// Several events, in publish order (operation `events`).
+    case events([ObservedEvent])
+    /// ``ObserverEngine/flush()`` (operation `flush`).
+    case flush
+
+    /// `event`, `events` and `flush`.
+    public static let operationNames = ["event", "events", "flush"]
+
+    /// The operation this request is sent as.
+    public var operationName: String {
+        switch self {
+        case .event: "event"
+        case .events: "events"
+        case .flush: "flush"
+        }
+    }
+
+    /// The JSON payload: an event object, an array of them, or nothing.
+    public func encodePayload() -> [UInt8] {
+        switch self {
+        case .event(let event): ObserverWire.encode(event)
+        case .events(let events): ObserverWire.encode(events)
+        case .flush: []
+        }
+    }
+
+    /// Reads an `event`, `events` or `flush` request; `event` and `events` each accept an object or an array.
+    public static func decodePayload(operation: String, from bytes: UnsafeRawBufferPointer) throws -> ObserverRequest {
         switch operation {
+        case "flush": return .flush
         case "event", "events":
-            try await engine.receive(try ObserverWire.decode(request))
-            return []
-        case "flush":
-            try await engine.flush()
-            return []
-        default:
-            throw PluginOperationError.unsupported(operation)
+            let events = try ObserverWire.decode(Array(bytes))
+            return operation == "event" && events.count == 1 ? .event(events[0]) : .events(events)
+        default: throw PluginOperationError.unsupported(operation)
+        }
+    }
+
+    /// Nothing.
+    public static func encode(response: Void) -> [UInt8] { [] }
+
+    /// Ignores the response bytes: observer operations answer nothing.
+    public func decodeResponse(from bytes: UnsafeRawBufferPointer) {}
+}
+
+extension PluginRequestHandler where Kind == ObserverEngineKind {
+    /// Serves the observer kind with an ordinary ``ObserverEngine``.
+    init(observer engine: any ObserverEngine) {
+        self = PluginRequestHandler().on(ObserverRequest.self) { request in
+            switch request {
+            case .event(let event): try await engine.receive([event])
+            case .events(let events): try await engine.receive(events)
+            case .flush: try await engine.flush()
+            }
         }
     }
 }

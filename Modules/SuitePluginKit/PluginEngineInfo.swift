@@ -14,10 +14,13 @@ public struct PluginEngineInfo: Sendable, Hashable, Codable, CustomStringConvert
     public var description: String { "\(kind)/\(name)" }
 }
 
-/// Engine kinds defined by ABI version 1.
+/// The names of the engine kinds of this package, as strings (what a descriptor lists and the host looks up).
+///
+/// A kind itself is a type conforming to ``PluginEngineKind`` (``ObserverEngineKind``, `DocumentsEngineKind`, …);
+/// these names are `Kind.name`. The list is open: a module adds its kind's name in an extension.
 public enum EngineKind {
-    /// Receives bus events (`event`, `events`, `flush` operations).
-    public static let observer = "observer"
+    /// Receives bus events (`event`, `events`, `flush` operations): ``ObserverEngineKind/name``.
+    public static let observer = ObserverEngineKind.name
     /// A Documents storage engine (`commit`, `get`, `scan`, … operations; see `DocumentsPluginSupport`).
     public static let documents = "documents"
 }

@@ -23,6 +23,11 @@ public struct PluginError: SuiteDescribedError {
         public static let engineNotFound = Code("engineNotFound")
         /// An operation on a plugin engine failed.
         public static let callFailed = Code("callFailed")
+        /// A plugin engine did not complete an operation within the call timeout (`plugin-timeout`); the message
+        /// names the plugin file, the engine, the operation and the timeout.
+        public static let timedOut = Code("timedOut")
+        /// An argument the host passed is out of range (e.g. a call timeout that is not positive).
+        public static let invalidArgument = Code("invalidArgument")
 
         public var description: String { name }
     }

@@ -9,26 +9,63 @@ import SuitePluginABI
     import Musl
 #endif
 
-/// One engine a Swift plugin exports: its kind, its name and how to make one from the configured options.
+/// One engine a Swift plugin exports: its kind, its name and how to make one from the configured options and the
+/// host's services.
 public struct ExportedEngine: Sendable {
     /// The engine kind and name.
     public var info: PluginEngineInfo
-    /// Makes an engine from its JSON options; a thrown error's description is shown to the user.
-    public var make: @Sendable (JSONValue) throws -> any PluginOperationHandler
+    /// Makes an engine from its JSON options and the host's services; a thrown error's description is shown to the
+    /// user.
+    public var factory: @Sendable (JSONValue, PluginHostServices) throws -> any PluginOperationHandler
+
+    /// Makes an engine from its JSON options alone (as ``factory`` with no host services).
+    public var make: @Sendable (JSONValue) throws -> any PluginOperationHandler {
+        { [factory] options in try factory(options, .discarding) }
+    }
 
     /// An engine of any kind, served at the byte level.
     public init(kind: String, name: String, make: @escaping @Sendable (JSONValue) throws -> any PluginOperationHandler)
     {
         self.info = PluginEngineInfo(kind: kind, name: name)
-        self.make = make
+        self.factory = { options, _ in try make(options) }
+    }
+
+    /// An engine of any kind, served at the byte level, made with the host's services.
+    public init(
+        kind: String, name: String,
+        make: @escaping @Sendable (JSONValue, PluginHostServices) throws -> any PluginOperationHandler
+    ) {
+        self.info = PluginEngineInfo(kind: kind, name: name)
+        self.factory = make
+    }
+
+    /// An engine of kind `Kind`, serving its typed requests.
+    ///
+    /// ```swift
+    /// .engine(CounterKind.self, "counter") { options, host in
+    ///     PluginRequestHandler<CounterKind>().on(Add.self) { add in Add.Response(total: add.amount) }
+    /// }
+    /// ```
+    public static func engine<Kind: PluginEngineKind>(
+        _ kind: Kind.Type, _ name: String,
+        make: @escaping @Sendable (JSONValue, PluginHostServices) throws -> PluginRequestHandler<Kind>
+    ) -> ExportedEngine {
+        ExportedEngine(kind: Kind.name, name: name) { options, host in try make(options, host) }
     }
 
     /// An observer engine: an ordinary `ObserverEngine` made from the configured options.
     public static func observer(
         _ name: String, make: @escaping @Sendable (JSONValue) throws -> any ObserverEngine
     ) -> ExportedEngine {
-        ExportedEngine(kind: EngineKind.observer, name: name) { options in
-            ObserverOperationHandler(engine: try make(options))
+        observer(name) { options, _ in try make(options) }
+    }
+
+    /// An observer engine made from the configured options and the host's services (to log, or to publish events).
+    public static func observer(
+        _ name: String, make: @escaping @Sendable (JSONValue, PluginHostServices) throws -> any ObserverEngine
+    ) -> ExportedEngine {
+        engine(ObserverEngineKind.self, name) { options, host in
+            PluginRequestHandler(observer: try make(options, host))
         }
     }
 }
@@ -73,7 +110,8 @@ public final class PluginExport: @unchecked Sendable {
                 context: nil,
                 create_engine: exportCreateEngine,
                 call: exportCall,
-                destroy_engine: exportDestroyEngine
+                destroy_engine: exportDestroyEngine,
+                create_engine_v1_1: exportCreateEngineWithHost
             ))
         descriptorPointer.pointee.context = Unmanaged.passUnretained(self).toOpaque()
     }
@@ -118,32 +156,78 @@ private let exportCreateEngine:
         UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<UInt8>?, Int,
         UnsafeMutablePointer<UnsafeMutableRawPointer?>?, UnsafeMutablePointer<CChar>?, Int
     ) -> Int32 = { context, kind, name, options, optionsLength, outEngine, errorBuffer, errorCapacity in
-        guard let context, let kind, let name, let outEngine else {
-            writeError("create_engine called with a null argument", to: errorBuffer, capacity: errorCapacity)
-            return 3
-        }
-        let export = Unmanaged<PluginExport>.fromOpaque(context).takeUnretainedValue()
-        let kindString = String(cString: kind)
-        let nameString = String(cString: name)
-        guard let exported = export.engine(kind: kindString, name: nameString) else {
-            writeError(
-                "this plugin has no \(kindString) engine named '\(nameString)'", to: errorBuffer,
-                capacity: errorCapacity)
-            return 2
-        }
-        do {
-            var json = JSONValue.object([:])
-            if let options, optionsLength > 0 {
-                json = try JSONValue(parsing: UnsafeRawBufferPointer(start: options, count: optionsLength))
-            }
-            let handler = try exported.make(json)
-            outEngine.pointee = Unmanaged.passRetained(ExportedEngineBox(handler: handler)).toOpaque()
-            return 0
-        } catch {
-            writeError("\(error)", to: errorBuffer, capacity: errorCapacity)
-            return 1
-        }
+        createEngine(
+            context, kind, name, options, optionsLength, services: .discarding, outEngine, errorBuffer, errorCapacity)
     }
+
+private let exportCreateEngineWithHost:
+    @convention(c) (
+        UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<UInt8>?, Int,
+        UnsafePointer<suite_host_services>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+        UnsafeMutablePointer<CChar>?, Int
+    ) -> Int32 = { context, kind, name, options, optionsLength, host, outEngine, errorBuffer, errorCapacity in
+        createEngine(
+            context, kind, name, options, optionsLength,
+            services: host.map(PluginHostServices.init(calling:)) ?? .discarding,
+            outEngine, errorBuffer, errorCapacity)
+    }
+
+private func createEngine(
+    _ context: UnsafeMutableRawPointer?, _ kind: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?,
+    _ options: UnsafePointer<UInt8>?, _ optionsLength: Int, services: PluginHostServices,
+    _ outEngine: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ errorBuffer: UnsafeMutablePointer<CChar>?,
+    _ errorCapacity: Int
+) -> Int32 {
+    guard let context, let kind, let name, let outEngine else {
+        writeError("create_engine called with a null argument", to: errorBuffer, capacity: errorCapacity)
+        return 3
+    }
+    let export = Unmanaged<PluginExport>.fromOpaque(context).takeUnretainedValue()
+    let kindString = String(cString: kind)
+    let nameString = String(cString: name)
+    guard let exported = export.engine(kind: kindString, name: nameString) else {
+        writeError(
+            "this plugin has no \(kindString) engine named '\(nameString)'", to: errorBuffer, capacity: errorCapacity)
+        return 2
+    }
+    do {
+        var json = JSONValue.object([:])
+        if let options, optionsLength > 0 {
+            json = try JSONValue(parsing: UnsafeRawBufferPointer(start: options, count: optionsLength))
+        }
+        let handler = try exported.factory(json, services)
+        outEngine.pointee = Unmanaged.passRetained(ExportedEngineBox(handler: handler)).toOpaque()
+        return 0
+    } catch {
+        writeError("\(error)", to: errorBuffer, capacity: errorCapacity)
+        return 1
+    }
+}
+
+/// The host's `suite_host_services`, which stays valid until the engine is destroyed (see suite_plugin.h).
+private struct HostServicesTable: @unchecked Sendable {
+    let table: UnsafePointer<suite_host_services>
+}
+
+extension PluginHostServices {
+    /// The services of a host, called through its C table (each function only when its `struct_size` covers it).
+    fileprivate init(calling table: UnsafePointer<suite_host_services>) {
+        let host = HostServicesTable(table: table)
+        let size = Int(table.pointee.struct_size)
+        let hasLog = size >= MemoryLayout<suite_host_services>.offset(of: \.publish) ?? Int.max
+        let hasPublish = size >= MemoryLayout<suite_host_services>.size
+        self.init(
+            log: { level, message in
+                guard hasLog, let log = host.table.pointee.log else { return }
+                log(host.table.pointee.context, level.abiValue, message)
+            },
+            publish: { name, payload in
+                guard hasPublish, let publish = host.table.pointee.publish else { return }
+                let bytes = Array(payload.jsonString.utf8)
+                bytes.withUnsafeBufferPointer { publish(host.table.pointee.context, name, $0.baseAddress, $0.count) }
+            })
+    }
+}
 
 private let exportCall:
     @convention(c) (

@@ -4,21 +4,23 @@ public import SuiteCore
 public struct PluginObserverEngine: ObserverEngine {
     /// The plugin engine behind this adapter.
     public let handle: PluginEngineHandle
+    private let engine: PluginEngine<ObserverEngineKind>
 
     /// Wraps a plugin engine of kind `observer`.
     public init(handle: PluginEngineHandle) {
         self.handle = handle
+        self.engine = PluginEngine(handle: handle)
     }
 
     public func receive(_ events: [ObservedEvent]) async throws {
         switch events.count {
         case 0: return
-        case 1: _ = try await handle.call("event", request: ObserverWire.encode(events[0]))
-        default: _ = try await handle.call("events", request: ObserverWire.encode(events))
+        case 1: try await engine.send(ObserverRequest.event(events[0]))
+        default: try await engine.send(ObserverRequest.events(events))
         }
     }
 
     public func flush() async throws {
-        _ = try await handle.call("flush")
+        try await engine.send(ObserverRequest.flush)
     }
 }

@@ -1,7 +1,7 @@
 /// The byte-level face of an engine inside a plugin: one operation name plus a request payload in, response bytes out.
 ///
-/// Plugin authors rarely implement this directly: ``ExportedEngine/observer(_:make:)`` wraps an ordinary
-/// `ObserverEngine` in one.
+/// Plugin authors rarely implement this directly: ``PluginRequestHandler`` serves a kind's typed requests, and
+/// `ExportedEngine.observer(_:make:)` wraps an ordinary `ObserverEngine`.
 public protocol PluginOperationHandler: Sendable {
     /// Runs `operation` with `request` (JSON by default) and returns the response bytes.
     /// Throwing ``PluginOperationError`` chooses the status; any other error reports `SUITE_STATUS_ERROR`.
@@ -17,6 +17,11 @@ public struct PluginOperationError: Error, Sendable, CustomStringConvertible {
     /// The request was malformed.
     public static func invalid(_ message: String) -> PluginOperationError {
         PluginOperationError(status: 3, message: message)
+    }
+    /// The engine failed: `SUITE_STATUS_ERROR` with the failure envelope as JSON, from which the host rebuilds the
+    /// kind's error.
+    public static func failure(_ failure: PluginFailure) -> PluginOperationError {
+        PluginOperationError(status: 1, message: String(decoding: failure.jsonBytes, as: UTF8.self))
     }
 
     /// A `SUITE_STATUS_*` code.

@@ -238,7 +238,8 @@ static const suite_engine_info ctally_engines[] = {{SUITE_KIND_OBSERVER, "ctally
 
 static const suite_plugin_descriptor ctally_descriptor = {
     .abi_version = SUITE_PLUGIN_ABI_VERSION,
-    .struct_size = sizeof(suite_plugin_descriptor),
+    /* The size of an ABI 1.0 descriptor, as CTally was first built: keeps the host's compatibility path tested. */
+    .struct_size = SUITE_PLUGIN_DESCRIPTOR_SIZE_V1_0,
     .name = "CTally",
     .version = "1.0.0",
     .engine_count = 1,

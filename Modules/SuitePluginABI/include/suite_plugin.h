@@ -1,5 +1,5 @@
 /*
- * suite_plugin.h — Suite's plugin ABI, version 1.
+ * suite_plugin.h — Suite's plugin ABI, version 1 (grown compatibly to 1.1 through struct_size).
  *
  * A plugin is a shared object (.so) that Suite loads with dlopen(RTLD_NOW | RTLD_LOCAL) and never unloads.
  * It exports ONE symbol, SUITE_PLUGIN_ENTRY ("suite_plugin_v1"), a function returning a pointer to a
@@ -8,6 +8,26 @@
  * Everything crossing this boundary is C: plain integers, NUL-terminated UTF-8 strings, and byte buffers
  * (JSON by default). No Swift type, class or protocol ever crosses it, so a plugin may be written in Swift
  * (see SuitePluginKit), C, or any language with a C ABI.
+ *
+ * Plugins run IN-PROCESS
+ *   A plugin's code runs inside the `suite` process, on the host's threads and its own, with the host's memory. A
+ *   plugin that crashes (segfault, abort, failed assertion, Swift trap) ends `suite`; one that corrupts memory
+ *   corrupts the host. The host can protect itself only from a plugin that is slow: every call has a deadline (see
+ *   Deadlines). A plugin author must NEVER:
+ *     - never invoke the completion: the call times out, and the engine is abandoned;
+ *     - block inside `call` (or create_engine, destroy_engine) for long: it runs on one of the host's few threads,
+ *       which no deadline can take back; do slow work on a thread of your own and complete from there;
+ *     - invoke a completion twice, or after returning an error for that call: the host ignores and logs it;
+ *     - keep a pointer to a host buffer (options, request, host services strings) after the function that received
+ *       it returns, or write to it;
+ *     - call exit, _exit, abort, or let a signal kill the process on purpose; report errors through statuses;
+ *     - dlclose itself or unload a library the host loaded; the host never unloads a plugin;
+ *     - let a C++ exception, a longjmp or a Swift error unwind across any function of this ABI;
+ *     - change process-global state: signal handlers or masks, the locale, the current directory, environment
+ *       variables, stdio buffering, resource limits, the umask, or file descriptors it did not open;
+ *     - call back into the host (host services excepted) from inside a completion, or call host services after
+ *       destroy_engine returned;
+ *     - rely on being the only plugin: symbols are loaded RTLD_LOCAL, and two plugins may embed the same library.
  *
  * Ownership
  *   - Strings and arrays in the descriptor are owned by the plugin and must stay valid for the life of the process.
@@ -18,6 +38,9 @@
  *   - The error buffer of create_engine is owned by the host; the plugin writes a NUL-terminated message into it,
  *     truncated to error_capacity bytes (including the NUL).
  *   - An engine handle returned by create_engine belongs to the host until it passes it to destroy_engine, exactly once.
+ *   - The suite_host_services passed to create_engine_v1_1 and its context stay valid until destroy_engine of that
+ *     engine returns (for an abandoned engine: for the life of the process). The plugin may keep the pointer; when
+ *     create_engine_v1_1 fails, it must not.
  *
  * Threading
  *   - create_engine, call and destroy_engine may be called from any thread.
@@ -26,11 +49,25 @@
  *     must serialise them itself.
  *   - The completion of `call` must be invoked exactly once, from any thread, either before `call` returns or later.
  *     The host never calls destroy_engine while a call on that engine is pending.
+ *   - Host services may be called from any thread, at any time between create_engine_v1_1 and the return of
+ *     destroy_engine, including from inside `call`. They never call back into the plugin and return quickly.
+ *
+ * Deadlines
+ *   - Every call has a deadline set by the host (configuration key `plugin-timeout`, 30 s by default). When it
+ *     passes, the host's caller gets a timeout error naming the plugin file, the engine, the operation and the
+ *     timeout, and the engine is ABANDONED: the host never calls destroy_engine on it (the call may still be running
+ *     inside the plugin and use it), and it leaks for the life of the process. A completion arriving later is
+ *     ignored and logged.
+ *   - The completion context is an opaque token (an integer id into the host's table of pending calls, never
+ *     reused), not a pointer: the host recognises a duplicate or late completion safely.
  *
  * Versioning
  *   - The host refuses a descriptor whose abi_version differs from SUITE_PLUGIN_ABI_VERSION. A later, incompatible
  *     ABI gets a new entry symbol (suite_plugin_v2) so one plugin can export both.
- *   - struct_size lets version 1 grow at the end: the host reads only fields within struct_size.
+ *   - struct_size lets version 1 grow at the end: the host reads only fields within struct_size, and treats a NULL
+ *     optional field like a missing one. Version 1.0 ends after destroy_engine (SUITE_PLUGIN_DESCRIPTOR_SIZE_V1_0
+ *     bytes); 1.1 appends create_engine_v1_1 (host services). A plugin built against 1.0 loads unchanged.
+ *   - suite_host_services grows the same way: a plugin reads only fields within its struct_size.
  */
 #ifndef SUITE_PLUGIN_H
 #define SUITE_PLUGIN_H
@@ -60,7 +97,26 @@ enum {
     SUITE_STATUS_INVALID = 3
 };
 
-/** Engine kinds defined so far. A kind fixes the operations and their payloads (JSON unless it says otherwise). */
+/** Log levels for suite_host_services.log (the levels of swift-log's Logger.Level, in order). */
+enum {
+    SUITE_LOG_TRACE = 0,
+    SUITE_LOG_DEBUG = 1,
+    SUITE_LOG_INFO = 2,
+    SUITE_LOG_NOTICE = 3,
+    SUITE_LOG_WARNING = 4,
+    SUITE_LOG_ERROR = 5,
+    SUITE_LOG_CRITICAL = 6
+};
+
+/**
+ * Engine kinds defined so far. A kind fixes the operations and their payloads (JSON unless it says otherwise).
+ * Kinds are open: a module of Suite declares a new one in Swift (SuitePluginKit's PluginEngineKind) and documents
+ * its operations beside its engine protocol; the ABI itself does not change.
+ *
+ * Failures of JSON kinds: an engine that refuses or fails an operation completes with SUITE_STATUS_ERROR and a JSON
+ * failure envelope {"code": string, "message": string, "hint": string (optional)}; the host rebuilds the kind's
+ * error with that code. A plain UTF-8 message (not an envelope) is still accepted.
+ */
 #define SUITE_KIND_OBSERVER "observer"
 
 /*
@@ -143,6 +199,24 @@ typedef struct suite_engine_info {
  */
 typedef void (*suite_completion)(void *context, int32_t status, const uint8_t *response, size_t response_length);
 
+/**
+ * What the host offers an engine, from its creation until destroy_engine returns (see Ownership and Threading).
+ * Check struct_size before reading a field: later versions append fields.
+ */
+typedef struct suite_host_services {
+    /** sizeof(suite_host_services) as the host was compiled. */
+    uint32_t struct_size;
+    /** The host's context: pass it back unchanged to every function below. */
+    void *context;
+    /** Logs a NUL-terminated UTF-8 message at a SUITE_LOG_* level, attributed to the plugin and engine. */
+    void (*log)(void *context, int32_t level, const char *message);
+    /**
+     * Publishes an event on the host's bus: a NUL-terminated name and a UTF-8 JSON payload of `length` bytes
+     * (length 0 publishes an empty object). An invalid payload is dropped and logged by the host.
+     */
+    void (*publish)(void *context, const char *name, const uint8_t *payload_json, size_t length);
+} suite_host_services;
+
 /** What a plugin's entry symbol returns. */
 typedef struct suite_plugin_descriptor {
     /** Must be SUITE_PLUGIN_ABI_VERSION. */
@@ -174,15 +248,34 @@ typedef struct suite_plugin_descriptor {
     void (*call)(void *engine, const char *operation, const uint8_t *request, size_t request_length,
                  void *completion_context, suite_completion completion);
 
-    /** Releases an engine. Called once per engine, never while a call on it is pending. */
+    /**
+     * Releases an engine. Called once per engine, never while a call on it is pending, and never for an engine a
+     * call of which timed out (see Deadlines).
+     */
     void (*destroy_engine)(void *engine);
+
+    /* ---- ABI 1.1: read by the host only when struct_size covers it. ---- */
+
+    /**
+     * Optional (may be NULL): create_engine, plus the host's services for this engine. When present, the host calls
+     * it instead of create_engine. `host` is never NULL and stays valid until destroy_engine of the engine returns.
+     */
+    int32_t (*create_engine_v1_1)(void *context, const char *kind, const char *name, const uint8_t *options,
+                                  size_t options_length, const suite_host_services *host, void **out_engine,
+                                  char *error, size_t error_capacity);
 } suite_plugin_descriptor;
+
+/** The struct_size of a version 1.0 descriptor, which ends after destroy_engine. */
+#define SUITE_PLUGIN_DESCRIPTOR_SIZE_V1_0 (offsetof(suite_plugin_descriptor, create_engine_v1_1))
 
 /** The type of the entry symbol. */
 typedef const suite_plugin_descriptor *(*suite_plugin_entry_fn)(void);
 
 /** The ABI version this header describes, as a function (usable from languages that cannot read macros). */
 uint32_t suite_plugin_abi_version(void);
+
+/** SUITE_PLUGIN_DESCRIPTOR_SIZE_V1_0 as a function (usable from languages that cannot read macros). */
+uint32_t suite_plugin_descriptor_size_v1_0(void);
 
 #ifdef __cplusplus
 }

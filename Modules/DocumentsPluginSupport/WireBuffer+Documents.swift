@@ -1,0 +1,84 @@
+import Documents
+import SuitePluginKit
+
+// The documents kind's composite values, built on SuitePluginKit's wire primitives (see DocumentEngineWire).
+
+extension WireWriter {
+    mutating func entry(_ entry: IndexEntry) {
+        string(entry.index)
+        blob(entry.key)
+    }
+
+    mutating func entries(_ entries: [IndexEntry]) {
+        count(entries.count)
+        for entry in entries { self.entry(entry) }
+    }
+
+    mutating func document(_ document: StoredDocument) {
+        string(document.path)
+        blob(document.body)
+        i64(document.version)
+        i64(document.createTime)
+        i64(document.updateTime)
+    }
+
+    mutating func optionalDocument(_ document: StoredDocument?) {
+        if let document {
+            u8(1)
+            self.document(document)
+        } else {
+            u8(0)
+        }
+    }
+
+    mutating func bound(_ bound: IndexBound?) {
+        if let bound {
+            u8(1)
+            blob(bound.key)
+            bool(bound.inclusive)
+        } else {
+            u8(0)
+        }
+    }
+}
+
+extension WireReader {
+    mutating func entry() throws -> IndexEntry {
+        let index = try string()
+        return IndexEntry(index: index, key: try blob())
+    }
+
+    mutating func entries() throws -> [IndexEntry] {
+        let n = try count(minimumSize: 8)
+        var result: [IndexEntry] = []
+        result.reserveCapacity(n)
+        for _ in 0..<n { result.append(try entry()) }
+        return result
+    }
+
+    mutating func document() throws -> StoredDocument {
+        let path = try string()
+        let body = try blob()
+        let version = try i64()
+        let createTime = try i64()
+        return StoredDocument(path: path, body: body, version: version, createTime: createTime, updateTime: try i64())
+    }
+
+    mutating func optionalDocument() throws -> StoredDocument? {
+        try present() ? try document() : nil
+    }
+
+    mutating func bound() throws -> IndexBound? {
+        guard try present() else { return nil }
+        let key = try blob()
+        return IndexBound(key: key, inclusive: try bool())
+    }
+}
+
+/// The smallest encoded sizes, used to bound forged counts.
+enum WireSize {
+    /// `u32` path length + `u32` body length + three `i64`.
+    static let document = 4 + 4 + 24
+    /// A presence tag.
+    static let optional = 1
+}

@@ -1,0 +1,1 @@
+/* Misbehaving exports only suite_plugin_v1, declared in suite_plugin.h. */

@@ -1,4 +1,4 @@
-public import Logging
+import Logging
 
 /// The engines and stores a ``SuiteContext`` opened: each opened once, on first use, and closed at shutdown in the
 /// reverse order of opening.

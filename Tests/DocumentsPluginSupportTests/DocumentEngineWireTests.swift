@@ -168,9 +168,9 @@ struct DocumentEngineWireTests {
     @Test("a response of the wrong shape for its operation is refused")
     func responseShapeIsChecked() {
         let bytes = DocumentEngineWire.encode(DocumentEngineResponse.sequence(1))
-        #expect(throws: DocumentsError.self) { try DocumentEngineWire.decodeResponse(.commit, from: bytes) }
-        #expect(throws: DocumentsError.self) { try DocumentEngineWire.decodeResponse(.metadata, from: []) }
-        #expect(throws: DocumentsError.self) { try DocumentEngineWire.decodeResponse(.metadata, from: [99]) }
+        #expect(throws: DocumentsError.self) { _ = try DocumentEngineWire.decodeResponse(.commit, from: bytes) }
+        #expect(throws: DocumentsError.self) { _ = try DocumentEngineWire.decodeResponse(.metadata, from: []) }
+        #expect(throws: DocumentsError.self) { _ = try DocumentEngineWire.decodeResponse(.metadata, from: [99]) }
     }
 
     @Test("every truncation and every extra byte of a valid message is refused as corrupted, never a crash")
@@ -178,16 +178,18 @@ struct DocumentEngineWireTests {
         for request in sampleRequests {
             let bytes = DocumentEngineWire.encode(request)
             for end in 0..<bytes.count {
-                expectCorrupted { try DocumentEngineWire.decodeRequest(request.operation, from: Array(bytes[..<end])) }
+                expectCorrupted {
+                    _ = try DocumentEngineWire.decodeRequest(request.operation, from: Array(bytes[..<end]))
+                }
             }
-            expectCorrupted { try DocumentEngineWire.decodeRequest(request.operation, from: bytes + [0]) }
+            expectCorrupted { _ = try DocumentEngineWire.decodeRequest(request.operation, from: bytes + [0]) }
         }
         for (operation, response) in sampleResponses {
             let bytes = DocumentEngineWire.encode(response)
             for end in 0..<bytes.count {
-                expectCorrupted { try DocumentEngineWire.decodeResponse(operation, from: Array(bytes[..<end])) }
+                expectCorrupted { _ = try DocumentEngineWire.decodeResponse(operation, from: Array(bytes[..<end])) }
             }
-            expectCorrupted { try DocumentEngineWire.decodeResponse(operation, from: bytes + [0]) }
+            expectCorrupted { _ = try DocumentEngineWire.decodeResponse(operation, from: bytes + [0]) }
         }
     }
 
@@ -195,27 +197,29 @@ struct DocumentEngineWireTests {
     func badTags() {
         // commit: time, one mutation "a/b", precondition tag 9
         var commit: [UInt8] = Array(repeating: 0, count: 8) + [1, 0, 0, 0] + [3, 0, 0, 0] + Array("a/b".utf8)
-        expectCorrupted { try DocumentEngineWire.decodeRequest(.commit, from: commit + [9, 0]) }
-        expectCorrupted { try DocumentEngineWire.decodeRequest(.commit, from: commit + [1, 2, 0]) }  // exists(2)
-        expectCorrupted { try DocumentEngineWire.decodeRequest(.commit, from: commit + [0, 5]) }  // mutation kind 5
+        expectCorrupted { _ = try DocumentEngineWire.decodeRequest(.commit, from: commit + [9, 0]) }
+        expectCorrupted { _ = try DocumentEngineWire.decodeRequest(.commit, from: commit + [1, 2, 0]) }  // exists(2)
+        expectCorrupted { _ = try DocumentEngineWire.decodeRequest(.commit, from: commit + [0, 5]) }  // mutation kind 5
         commit += [0, 0]
-        #expect(throws: Never.self) { try DocumentEngineWire.decodeRequest(.commit, from: commit) }
+        #expect(throws: Never.self) { _ = try DocumentEngineWire.decodeRequest(.commit, from: commit) }
         // scan with a presence tag of 2
-        expectCorrupted { try DocumentEngineWire.decodeRequest(.scan, from: [1, 0, 0, 0, 65, 2]) }
+        expectCorrupted { _ = try DocumentEngineWire.decodeRequest(.scan, from: [1, 0, 0, 0, 65, 2]) }
     }
 
     @Test("a forged huge count is refused before anything is allocated")
     func forgedCounts() {
         let huge: [UInt8] = [255, 255, 255, 255]
-        expectCorrupted { try DocumentEngineWire.decodeRequest(.get, from: huge) }
-        expectCorrupted { try DocumentEngineWire.decodeRequest(.commit, from: Array(repeating: 0, count: 8) + huge) }
+        expectCorrupted { _ = try DocumentEngineWire.decodeRequest(.get, from: huge) }
         expectCorrupted {
-            try DocumentEngineWire.decodeRequest(.addIndexEntries, from: huge + Array(repeating: 0, count: 64))
+            _ = try DocumentEngineWire.decodeRequest(.commit, from: Array(repeating: 0, count: 8) + huge)
         }
-        expectCorrupted { try DocumentEngineWire.decodeRequest(.metadata, from: huge + [1, 2, 3]) }
-        expectCorrupted { try DocumentEngineWire.decodeResponse(.list, from: [4] + huge) }
-        expectCorrupted { try DocumentEngineWire.decodeResponse(.changes, from: [5] + huge) }
-        expectCorrupted { try DocumentEngineWire.decodeResponse(.get, from: [2] + huge) }
+        expectCorrupted {
+            _ = try DocumentEngineWire.decodeRequest(.addIndexEntries, from: huge + Array(repeating: 0, count: 64))
+        }
+        expectCorrupted { _ = try DocumentEngineWire.decodeRequest(.metadata, from: huge + [1, 2, 3]) }
+        expectCorrupted { _ = try DocumentEngineWire.decodeResponse(.list, from: [4] + huge) }
+        expectCorrupted { _ = try DocumentEngineWire.decodeResponse(.changes, from: [5] + huge) }
+        expectCorrupted { _ = try DocumentEngineWire.decodeResponse(.get, from: [2] + huge) }
     }
 
     @Test("random bytes and random mutations of valid messages decode or throw, never trap")

@@ -191,10 +191,14 @@ struct EventBusTests {
         bus.publish(Ping(sequence: 2))
         #expect(
             seen.all == [
-                EventEnvelope(name: "test.ping", time: Date(timeIntervalSince1970: 1_800_000_000), source: "loyalty", sequence: 1),
-                EventEnvelope(name: "test.ping", time: Date(timeIntervalSince1970: 1_800_000_001), source: "other", sequence: 1),
-                EventEnvelope(name: "test.ping", time: Date(timeIntervalSince1970: 1_800_000_001), source: "loyalty", sequence: 2),
-                EventEnvelope(name: "test.ping", time: Date(timeIntervalSince1970: 1_800_000_001), source: "app", sequence: 1),
+                EventEnvelope(
+                    name: "test.ping", time: Date(timeIntervalSince1970: 1_800_000_000), source: "loyalty", sequence: 1),
+                EventEnvelope(
+                    name: "test.ping", time: Date(timeIntervalSince1970: 1_800_000_001), source: "other", sequence: 1),
+                EventEnvelope(
+                    name: "test.ping", time: Date(timeIntervalSince1970: 1_800_000_001), source: "loyalty", sequence: 2),
+                EventEnvelope(
+                    name: "test.ping", time: Date(timeIntervalSince1970: 1_800_000_001), source: "app", sequence: 1),
             ])
         #expect(loyalty.publishedCount == 2)
     }

@@ -60,11 +60,22 @@ public final class SuiteContext: Sendable {
         }
     }
 
-    /// Creates engine `selection` of `kind` in `plugin`, with the configured options.
+    /// Creates engine `selection` of `kind` in `plugin`, with the configured options, the `plugin-timeout` deadline
+    /// on every call, and the host services: its log lines go to the context's logger (tagged with the plugin and
+    /// engine) and its events are published on the bus with source `plugin.<engine>`.
     public func makePluginEngine(_ plugin: LoadedPlugin, kind: String, selection: EngineSelection) throws
         -> PluginEngineHandle
     {
-        try plugin.makeEngine(kind: kind, name: selection.engine, options: selection.options)
+        var engineLogger = logger
+        engineLogger[metadataKey: "plugin"] = "\(plugin.name)"
+        engineLogger[metadataKey: "engine"] = "\(kind)/\(selection.engine)"
+        let events = bus.publisher(source: "plugin.\(selection.engine)")
+        let services = PluginHostServices.logging(to: engineLogger) { name, payload in
+            events.publish(GenericEvent(name: name, payload: payload))
+        }
+        return try plugin.makeEngine(
+            kind: kind, name: selection.engine, options: selection.options, services: services,
+            callTimeout: .milliseconds(Int64((configuration.pluginTimeout * 1000).rounded())), logger: engineLogger)
     }
 
     // MARK: - Lifecycle

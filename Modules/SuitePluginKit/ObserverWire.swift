@@ -3,7 +3,8 @@ public import SuiteCore
 
 /// The JSON payloads of the observer kind's operations, shared by the host (encoding) and plugins (decoding).
 ///
-/// `event` carries one object `{"name":…,"payload":…,"time":…}`; `events` an array of them.
+/// `event` carries one object `{"name":…,"payload":…,"time":…,"source":…,"sequence":…}` (the envelope; `source` and
+/// `sequence` are absent when unknown); `events` an array of them.
 public enum ObserverWire {
     /// Encodes one event as the `event` request.
     public static func encode(_ event: ObservedEvent) -> [UInt8] {
@@ -43,7 +44,10 @@ public enum ObserverWire {
             }
             time = Date(timeIntervalSince1970: Double(micros) / 1_000_000)
         }
-        return ObservedEvent(name: name, payloadJSON: payload.jsonString, time: time)
+        let sequence = json["sequence"]?.intValue.flatMap { UInt64(exactly: $0) } ?? 0
+        return ObservedEvent(
+            name: name, payloadJSON: payload.jsonString, time: time, source: json["source"]?.stringValue ?? "",
+            sequence: sequence)
     }
 }
 

@@ -122,7 +122,9 @@ enum {
 /*
  * The observer kind: receives bus events.
  *   options: a JSON object, the engine's `options` from the configuration.
- *   "event":  request {"name": string, "payload": any JSON, "time": RFC 3339 string}; response empty.
+ *   "event":  request {"name": string, "payload": any JSON, "time": RFC 3339 string, "source": string,
+ *             "sequence": integer} (the event's envelope: publishing module and that publisher's sequence; source and
+ *             sequence are absent when unknown, and a plugin must ignore members it does not know); response empty.
  *   "events": request a JSON array of such objects, in publish order; response empty.
  *   "flush":  request empty; make everything received durable; response empty.
  */

@@ -157,6 +157,32 @@ struct DocsCommandTests {
         #expect(lines[2]["document"]?["data"]?["points"] == 6)
     }
 
+    @Test(
+        "watch stops cleanly on SIGINT and SIGTERM: exit 0, observers flushed, the store closed",
+        arguments: [SIGINT, SIGTERM])
+    func watchStopsOnSignals(_ signal: Int32) throws {
+        let suite = try runner()
+        try """
+        plugins: [EventLog]
+        observers: [{engine: eventlog, options: {path: events.jsonl}}]
+        """.write(to: suite.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        _ = try json(suite, ["docs", "set", "users/u1", #"{"points":1}"#])
+        let watcher = try suite.start(["docs", "watch", "users"])
+        _ = try #require(watcher.readLine())
+        _ = try json(suite, ["docs", "set", "users/u2", #"{"points":2}"#])
+        _ = try #require(watcher.readLine())
+        watcher.send(signal)
+        #expect(watcher.wait(timeout: 10) == 0)
+        #expect(watcher.exitedNormally)
+        // The watcher's own listen costs reached the observer before it exited: its queue was drained and flushed.
+        let events = try String(contentsOf: suite.directory.appendingPathComponent("events.jsonl"), encoding: .utf8)
+        let listens = events.split(separator: "\n").filter { $0.contains(#""kind":"listen""#) }
+        #expect(listens.count >= 2, "events: \(events)")
+        // Graceful shutdown left no index work behind for the next process.
+        let stats = try json(suite, ["docs", "stats"])
+        #expect(stats["index"]?["pendingOperations"] != nil)
+    }
+
     @Test("stats counts billed reads and writes per collection, across processes")
     func costs() throws {
         let suite = try runner()

@@ -156,6 +156,14 @@ public final class RunningSuite: @unchecked Sendable {
         return nil
     }
 
+    /// Sends `signal` (e.g. `SIGINT`) to the process.
+    public func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Whether the process ended by exiting (rather than being killed by a signal); valid after ``wait(timeout:)``.
+    public var exitedNormally: Bool { process.terminationReason == .exit }
+
     /// Waits for the process to exit (terminating it after `timeout` seconds) and returns its status.
     @discardableResult
     public func wait(timeout: TimeInterval = 20) -> Int32 {

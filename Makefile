@@ -5,7 +5,8 @@ FORMAT_PATHS = Package.swift Modules Plugins Tests Tools
 PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlugin
 
 .DEFAULT_GOAL := help
-.PHONY: help deps build plugins test run bench lint format clean
+PREFIX ?= $(HOME)/.local
+.PHONY: help deps build plugins test run install bench lint format clean
 
 help: ## List the targets
 	@echo "Suite — make targets:"
@@ -22,14 +23,24 @@ plugins: deps ## Build the runtime plugins (.so) that suite loads
 	@ls -1 $(BIN_DIR)/lib*.so
 
 test: build lint ## Everything CI runs: build, plugins, lint, all tests
-	SUITE_BIN_DIR=$(BIN_DIR) $(SWIFT) test
+	SUITE_BIN_DIR=$(BIN_DIR) $(SWIFT) test --disable-xctest
 
 run: build ## Build everything, then show `suite status` on the embedded defaults
-	$(BIN_DIR)/suite status
+	@$(BIN_DIR)/suite status
+	@echo
+	@echo "Next: ./suite docs set users/u1 '{\"name\":\"Ana\",\"points\":10}'   (./suite runs the built binary)"
+	@echo "      ./suite docs query users --where 'points >= 10'    ./suite --help"
+	@echo "      make install PREFIX=~/.local   puts suite in ~/.local/bin and its plugins in ~/.local/lib/suite"
+
+install: build ## Install suite into $(PREFIX)/bin and its plugins into $(PREFIX)/lib/suite (PREFIX=~/.local)
+	@mkdir -p $(PREFIX)/bin $(PREFIX)/lib/suite
+	@install -m 755 $(BIN_DIR)/suite $(PREFIX)/bin/suite
+	@for p in EventLog CTally MemoryDocuments; do install -m 755 $(BIN_DIR)/lib$$p.so $(PREFIX)/lib/suite/; done
+	@echo "installed $(PREFIX)/bin/suite (plugins in $(PREFIX)/lib/suite); try: suite status"
 
 bench: deps ## Run the benchmarks (release build): ours beside a named peer, as ratios
 	$(SWIFT) build -c release --product suite-bench
-	$(SWIFT) build -c release --product EventLog
+	@for p in EventLog Misbehaving CounterPlugin; do $(SWIFT) build -c release --product $$p || exit 1; done
 	$$($(SWIFT) build -c release --show-bin-path)/suite-bench $(BENCH_ARGS)
 
 lint: ## Fail on formatting errors (swift format, .swift-format)

@@ -21,7 +21,11 @@ public struct PluginHost: Sendable {
 
     /// Loads every plugin named in `configuration`, recording failures instead of stopping at the first.
     public init(configuration: SuiteConfiguration, environmentPluginPath: [String], executableDirectory: String?) {
-        let directories = configuration.pluginPath + environmentPluginPath + (executableDirectory.map { [$0] } ?? [])
+        // Beside the executable (a build folder), then ../lib/suite (an installed `make install PREFIX=…`).
+        let installed = executableDirectory.map {
+            [$0, (($0 as NSString).deletingLastPathComponent as NSString).appendingPathComponent("lib/suite")]
+        }
+        let directories = configuration.pluginPath + environmentPluginPath + (installed ?? [])
         let loader = PluginLoader(searchDirectories: directories)
         self.searchDirectories = directories
         self.results = configuration.plugins.map { reference in

@@ -37,7 +37,7 @@ struct PluginsCommand: AsyncParsableCommand {
             abstract: "Load one plugin and print its descriptor.",
             discussion: """
                 A name X is looked up as libX.so in the configuration's plugin-path, then SUITE_PLUGIN_PATH, then the \
-                directory of the suite executable; anything with a '/' or ending in .so is a path.
+                directory of the suite executable, then ../lib/suite beside it (make install); anything with a '/' or ending in .so is a path.
                 """)
 
         @Argument(help: ArgumentHelp("A plugin name (EventLog) or a path to its .so file.", valueName: "path-or-name"))

@@ -50,8 +50,59 @@ enum BusBenchmarks {
             BenchResult(
                 name: "AsyncStream subscription", ours: streamOurs, peer: streamPeer,
                 peerName: "bare AsyncStream continuation", unit: "events/s", target: "≥ 0.7"))
+        results += namedSubscriptions(events: max(1000, Int(300_000 * scale)))
         results += try await observerABI(events: max(1000, Int(100_000 * scale)))
+        results += try await PluginABIBenchmarks.run(scale: scale)
         return results
+    }
+
+    /// The subscriber's own view of `bench.tick`'s payload (an Int), as a module that does not import the publisher
+    /// would declare it.
+    struct OwnTick: Decodable, Sendable {
+        let value: Int
+        init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(Int.self) }
+    }
+
+    /// A name-based subscription beside a typed one: passing the publisher's own payload type through, and decoding
+    /// into the subscriber's own type (JSON per publish).
+    static func namedSubscriptions(events: Int) -> [BenchResult] {
+        func rate(_ subscribe: (EventBus, Counter) -> Void, events: Int) -> Double {
+            let bus = EventBus()
+            let counter = Counter()
+            subscribe(bus, counter)
+            var best = 0.0
+            for _ in 0..<3 {
+                let start = ContinuousClock.now
+                for i in 0..<events { bus.publish(Tick(payload: i)) }
+                best = max(best, Double(events) / ((ContinuousClock.now - start) / .seconds(1)))
+            }
+            if counter.value == 42 { print("") }
+            return best
+        }
+        var typed = 0.0
+        var sameType = 0.0
+        var ownType = 0.0
+        for _ in 0..<3 {
+            typed = max(typed, rate({ bus, c in bus.subscribe(to: Tick.self) { c.add($0.payload) } }, events: events))
+            sameType = max(
+                sameType,
+                rate(
+                    { bus, c in bus.subscribe(named: "bench.tick", as: Int.self) { n, _ in c.add(n) } }, events: events)
+            )
+            ownType = max(
+                ownType,
+                rate(
+                    { bus, c in bus.subscribe(named: "bench.tick", as: OwnTick.self) { t, _ in c.add(t.value) } },
+                    events: events / 20))
+        }
+        return [
+            BenchResult(
+                name: "subscription by name, publisher's payload type", ours: sameType, peer: typed,
+                peerName: "typed subscription", unit: "deliveries/s"),
+            BenchResult(
+                name: "subscription by name, decoded into the subscriber's type", ours: ownType, peer: typed,
+                peerName: "typed subscription", unit: "deliveries/s"),
+        ]
     }
 
     static func syncBus(events: Int, subscribers: Int) -> Double {

@@ -149,4 +149,51 @@ struct SuiteCommandTests {
         #expect(level.status == 64)
         #expect(level.exitedNormally)
     }
+
+    @Test("a typo in a module's section fails every command with the key, file, line and a did-you-mean; --json too")
+    func configurationTypos() throws {
+        let suite = try runner()
+        let file = suite.directory.appendingPathComponent("suite.yaml")
+        try "documents:\n  engine: sqlite\n  options:\n    duribility: full\n".write(
+            to: file, atomically: true, encoding: .utf8)
+        for arguments in [["status"], ["docs", "get", "users/u1"], ["config", "show"]] {
+            let result = try suite.run(arguments)
+            #expect(result.status == 1)
+            #expect(
+                result.stderr.contains("'documents.options.duribility' in \(file.path) (line 4)"), "\(result.stderr)")
+            #expect(result.stderr.contains("hint: did you mean 'durability'?"), "\(result.stderr)")
+        }
+        let json = try suite.run(["status", "--json"])
+        #expect(json.status == 1)
+        let error = try JSONValue(parsing: json.stderr)
+        #expect(error["error"]?["message"]?.stringValue?.contains("duribility") == true)
+        #expect(error["error"]?["hint"]?.stringValue?.contains("durability") == true)
+
+        try "documents: {engine: sqlit}\n".write(to: file, atomically: true, encoding: .utf8)
+        let engine = try suite.run(["docs", "get", "users/u1"])
+        #expect(engine.status == 1)
+        #expect(engine.stderr.contains("no documents engine named 'sqlit'"), "\(engine.stderr)")
+        #expect(engine.stderr.contains("did you mean 'sqlite'?"), "\(engine.stderr)")
+
+        try "plugin-timeout: 0\n".write(to: file, atomically: true, encoding: .utf8)
+        #expect(try suite.run(["status"]).stderr.contains("plugin-timeout"))
+    }
+
+    @Test("status shows every module's engine, data file and health, with the store's pending index work")
+    func statusPerModule() throws {
+        let suite = try runner()
+        #expect(try suite.run(["docs", "set", "users/u1", #"{"points":1}"#]).status == 0)
+        let result = try suite.run(["status", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let status = try JSONValue(parsing: result.stdout)
+        let modules = status["modules"]?.arrayValue ?? []
+        #expect(modules.compactMap { $0["name"]?.stringValue } == ["Documents", "Observers"])
+        let documents = modules.first
+        #expect(documents?["engine"] == "sqlite")
+        #expect(documents?["location"]?.stringValue?.hasSuffix("/documents.sqlite") == true)
+        #expect(documents?["details"]?["pending index operations"] != nil)
+        #expect(status["bus"]?["dropped"] == 0)
+        let text = try suite.run(["status"]).stdout
+        #expect(text.contains("pending index operations"))
+    }
 }

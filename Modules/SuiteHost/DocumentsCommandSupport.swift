@@ -177,6 +177,12 @@ public enum DocumentsCommandSupport {
         return lines.joined(separator: "\n")
     }
 
+    /// The change-log lines of `suite docs stats`: its records, and the horizon before which changes were pruned.
+    public static func render(_ status: ChangeLogStatus) -> String {
+        "change log: \(status.records) records, sequences \(status.horizon)–\(status.lastSequence) retained"
+            + (status.horizon > 0 ? " (older ones pruned)" : "")
+    }
+
     /// The index lines of `suite docs stats`: `pending index operations: N`, then the runs.
     public static func render(_ status: IndexMaintenanceStatus) -> String {
         var lines = [

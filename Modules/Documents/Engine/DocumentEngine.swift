@@ -145,8 +145,8 @@ public protocol DocumentEngine: Sendable {
     ///
     /// Contract details every engine follows (the contract suite checks them):
     /// - Mutations apply in order: a later mutation of the same path sees, and its precondition is checked against,
-    ///   the earlier one's result. The change log gets one record per *distinct* path, in order of first appearance,
-    ///   with the path's final state; ``CommitResult/documents`` has one entry per mutation.
+    ///   the earlier one's result. The change log gets one record per *distinct* path written (checks write none), in
+    ///   order of first appearance, with the path's final state; ``CommitResult/documents`` has one entry per mutation.
     /// - A put keeps the document's `createTime` if it existed; `updateTime` is `commitTime`; `version` is the
     ///   commit's sequence. A put's index entries are deduplicated. Deleting a missing document still appends a
     ///   record (with `document == nil`).

@@ -438,7 +438,6 @@ struct CommitChecks: Sendable {
     /// document does not exist): call it before applying the writes.
     func verifyUnshadowed(currentVersion: (String) throws -> Int64?) throws {
         for check in checks where check.afterWrite == nil && check.precondition != .none {
-            _ = try EnginePath.split(document: check.path)
             try check.precondition.check(path: check.path, currentVersion: try currentVersion(check.path))
         }
     }

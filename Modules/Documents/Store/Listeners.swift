@@ -59,6 +59,8 @@ private actor DocumentListener: StartableListener {
     var baseline: Int64 = 0
     var ready = false
     var pending: [ChangeRecord] = []
+    /// The feed asked for a resync while `start` was still running.
+    var resyncPending = false
     var lastVersion: Int64 = -1
     var lastExists = false
 
@@ -85,6 +87,7 @@ private actor DocumentListener: StartableListener {
                 process(records)
             }
             ready = true
+            if resyncPending { await resync(through: baseline) }
         } catch {
             await fail(error)
         }
@@ -109,7 +112,8 @@ private actor DocumentListener: StartableListener {
     }
 
     func resync(through sequence: Int64) async {
-        guard ready else { return }  // `start` reads the document after registering: nothing was missed yet.
+        resyncPending = !ready
+        guard ready else { return }  // `start` resyncs when it is done.
         do {
             let stored = try await store.engine.document(at: path.string)
             baseline = max(baseline, sequence)
@@ -157,6 +161,8 @@ private actor QueryListener: StartableListener {
     var baseline: Int64 = 0
     var ready = false
     var pending: [ChangeRecord] = []
+    /// The feed asked for a resync while `start` was still running.
+    var resyncPending = false
     var normalized: NormalizedQuery?
     /// Current results, in query order, unmasked.
     var results: [Candidate] = []
@@ -188,6 +194,7 @@ private actor QueryListener: StartableListener {
                 try await process(records)
             }
             ready = true
+            if resyncPending { await resync(through: baseline) }
         } catch {
             await fail(error)
         }
@@ -281,6 +288,7 @@ private actor QueryListener: StartableListener {
     }
 
     func resync(through sequence: Int64) async {
+        resyncPending = !ready
         guard ready, let normalized else { return }
         do {
             let changes = reconcile(with: try await runQuery(normalized))

@@ -35,6 +35,10 @@ public struct DocumentsError: SuiteDescribedError {
         public static let storage = Code("storage")
         /// The engine does not support the operation.
         public static let unsupported = Code("unsupported")
+        /// The changes asked for are older than the change log's retained horizon (they were pruned): take a fresh
+        /// snapshot — ``DocumentEngine/lastSequence()``, then the documents followed — and follow the changes after it.
+        /// Store listeners do so by themselves.
+        public static let resyncRequired = Code("resyncRequired")
 
         public var description: String { name }
     }

@@ -22,7 +22,7 @@ import SuitePluginKit
 /// | operation | payload |
 /// |---|---|
 /// | `commit` | `i64` commitTime, `[mutation]`; mutation = `string` path, precondition, kind |
-/// | | precondition = `u8` 0 none · 1 exists + `bool` · 2 version + `i64`; kind = `u8` 0 delete · 1 put + `bytes` body + `[entry]` |
+/// | | precondition = `u8` 0 none · 1 exists + `bool` · 2 version + `i64`; kind = `u8` 0 delete · 1 put + `bytes` body + `[entry]` · 2 check (precondition only; an older plugin refuses the tag) |
 /// | `get` | `[string]` paths |
 /// | `scan` | `string` index, `bound?` lower, `bound?` upper, `bool` reverse, `i64?` limit |
 /// | `list`, `listGroup` | `string` collection path / collection ID, `string?` after, `i64?` limit |
@@ -71,6 +71,8 @@ public enum DocumentEngineWire {
                     w.u8(1)
                     w.blob(body)
                     w.entries(entries)
+                case .check:
+                    w.u8(2)
                 }
             }
         case .get(let paths):
@@ -159,6 +161,7 @@ public enum DocumentEngineWire {
                 case 1:
                     let body = try r.blob()
                     kind = .put(body: body, indexEntries: try r.entries())
+                case 2: kind = .check
                 case let tag: throw r.malformed("unknown mutation tag \(tag)")
                 }
                 mutations.append(DocumentMutation(path: path, kind: kind, precondition: precondition))

@@ -177,6 +177,12 @@ public enum DocumentsCommandSupport {
         return lines.joined(separator: "\n")
     }
 
+    /// The change-log lines of `suite docs stats`: its records, and the horizon before which changes were pruned.
+    public static func render(_ status: ChangeLogStatus) -> String {
+        "change log: \(status.records) records up to sequence \(status.lastSequence), horizon \(status.horizon)"
+            + (status.horizon > 0 ? " (changes up to it pruned)" : " (nothing pruned)")
+    }
+
     /// The index lines of `suite docs stats`: `pending index operations: N`, then the runs.
     public static func render(_ status: IndexMaintenanceStatus) -> String {
         var lines = [

@@ -312,13 +312,21 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
                 }
                 let report = try await store.costs()
                 let index = try await store.indexStatus()
+                let log = try await store.engine.changeLogStatus()
                 if globals.json {
                     var json = report.json.objectValue ?? [:]
                     if let index { json["index"] = index.json }
+                    if let log {
+                        json["changeLog"] = .object([
+                            "records": .int(Int64(log.records)), "horizon": .int(log.horizon),
+                            "lastSequence": .int(log.lastSequence),
+                        ])
+                    }
                     Output.json(.object(json))
                 } else {
                     Output.print(DocumentsCommandSupport.render(report))
                     if let index { Output.print("\n" + DocumentsCommandSupport.render(index)) }
+                    if let log { Output.print(DocumentsCommandSupport.render(log)) }
                 }
             }
         }

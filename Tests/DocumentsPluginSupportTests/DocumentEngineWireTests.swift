@@ -23,6 +23,8 @@ let sampleRequests: [DocumentEngineRequest] = [
                         IndexEntry(index: "a", key: []), IndexEntry(index: "", key: [9]),
                     ]), precondition: .version(Int64.max)),
             DocumentMutation(path: "users/u4", kind: .delete, precondition: .version(Int64.min)),
+            DocumentMutation(path: "users/u5", kind: .check, precondition: .version(7)),
+            DocumentMutation(path: "users/u6", kind: .check, precondition: .exists(false)),
         ],
         commitTime: -42),
     .get([]),

@@ -31,8 +31,71 @@ private func expectPreconditionFailure(_ work: () async throws -> Void) async {
     }
 }
 
+private func check(_ path: String, _ precondition: WritePrecondition) -> DocumentMutation {
+    DocumentMutation(path: path, kind: .check, precondition: precondition)
+}
+
 @Suite("DocumentEngine contract")
 struct DocumentEngineContractTests {
+    // MARK: Checks (a transaction's reads)
+
+    @Test(arguments: DocumentEngineFactory.all)
+    func checksAreVerifiedWithTheCommitAndWriteNothing(_ factory: DocumentEngineFactory) async throws {
+        let engine = try await factory.make().engine
+        let first = try await engine.commit([put("c/a", "a"), put("c/b", "b")], commitTime: 1)
+        // Checks that hold: the commit writes only its put; a check's result is nil; no record for checked paths.
+        let second = try await engine.commit(
+            [check("c/a", .version(first.sequence)), put("c/w", "w"), check("c/missing", .exists(false))],
+            commitTime: 2)
+        #expect(second.sequence == first.sequence + 1)
+        #expect(second.documents.count == 3)
+        #expect(second.documents[0] == nil && second.documents[2] == nil)
+        #expect(second.documents[1]?.path == "c/w")
+        #expect(try await engine.changes(after: first.sequence, limit: 10).map(\.path) == ["c/w"])
+        #expect(try await engine.document(at: "c/a")?.version == first.sequence)
+
+        // A check that fails fails the whole commit: nothing is written.
+        _ = try await engine.commit([put("c/b", "b2")], commitTime: 3)
+        await expectPreconditionFailure {
+            _ = try await engine.commit([check("c/b", .version(first.sequence)), put("c/x", "x")], commitTime: 4)
+        }
+        await expectPreconditionFailure {
+            _ = try await engine.commit([put("c/y", "y"), check("c/a", .exists(false))], commitTime: 4)
+        }
+        #expect(try await engine.documents(at: ["c/x", "c/y"]) == [nil, nil])
+
+        // Checks only: verified, nothing written, no sequence used.
+        let last = try await engine.lastSequence()
+        let checked = try await engine.commit(
+            [check("c/a", .exists(true)), check("c/z", .exists(false))], commitTime: 5)
+        #expect(checked.sequence == last)
+        #expect(checked.documents == [nil, nil])
+        #expect(try await engine.lastSequence() == last)
+        await expectPreconditionFailure {
+            _ = try await engine.commit([check("c/a", .version(last + 100))], commitTime: 5)
+        }
+
+        // A check after a write of its path sees that write; one before it sees the state before the commit.
+        let shadowed = try await engine.commit(
+            [check("c/n", .exists(false)), put("c/n", "n"), check("c/n", .exists(true))], commitTime: 6)
+        #expect(shadowed.documents.map { $0?.path } == [nil, "c/n", nil])
+        await expectPreconditionFailure {
+            _ = try await engine.commit([delete("c/n"), check("c/n", .exists(true))], commitTime: 7)
+        }
+        #expect(try await engine.document(at: "c/n") != nil)
+    }
+
+    @Test(arguments: DocumentEngineFactory.all)
+    func updateMetadataReadsAndWritesInOneStep(_ factory: DocumentEngineFactory) async throws {
+        let engine = try await factory.make().engine
+        for _ in 0..<3 {
+            try await engine.updateMetadata(forKey: "n") { bytes in [UInt8((bytes?.first ?? 0) + 1)] }
+        }
+        #expect(try await engine.metadata(forKey: "n") == [3])
+        try await engine.updateMetadata(forKey: "n") { _ in nil }
+        #expect(try await engine.metadata(forKey: "n") == nil)
+    }
+
     // MARK: Commits and reads
 
     @Test(arguments: DocumentEngineFactory.all)

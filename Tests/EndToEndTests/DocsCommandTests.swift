@@ -198,6 +198,39 @@ struct DocsCommandTests {
         #expect(users?["deletes"] == 1)
     }
 
+    /// 20 processes read 100 times each, flushing their cost counters after every read, into the store `suite`
+    /// uses; `suite docs stats` then counts exactly 2,000 reads, and shows the change log.
+    @Test("stats adds up the reads of 20 concurrent processes exactly")
+    func costsOfConcurrentProcesses() async throws {
+        let suite = try runner()
+        _ = try json(suite, ["docs", "set", "users/u1", #"{"points":1}"#])
+        let files = FileManager.default.enumerator(at: suite.directory, includingPropertiesForKeys: nil)
+        let database = try #require(
+            files?.compactMap { $0 as? URL }.first { $0.lastPathComponent == "documents.sqlite" })
+        let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    let process = Process()
+                    process.executableURL = TestSupport.binDirectory.appendingPathComponent("documents-crash-writer")
+                    process.arguments = [database.path, "--reads", "100"]
+                    process.standardOutput = FileHandle.nullDevice
+                    return try await withCheckedThrowingContinuation { continuation in
+                        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+                        do { try process.run() } catch { continuation.resume(throwing: error) }
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int32]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 0, count: 20))
+        let stats = try json(suite, ["docs", "stats"])
+        #expect(stats["total"]?["reads"] == 2_000)
+        #expect(stats["changeLog"]?["records"] == 1)
+        #expect(stats["changeLog"]?["horizon"] == 0)
+        let text = try suite.run(["docs", "stats"])
+        #expect(text.stdout.contains("reads") && text.stdout.contains("change log: 1 records"), "\(text.stdout)")
+    }
+
     @Test(
         "bad input is refused with an error and a hint, never a crash",
         arguments: [

@@ -118,6 +118,13 @@ struct ConfigurationLoaderTests {
             ("documents: {indexes: [{collection: u, fields: [a], order: x}]}\n", "documents.indexes[0].order"),
             ("documents: {engine: sqlite, options: {durability: fast}}\n", "documents.options.durability"),
             ("documents: {engine: sqlite, options: {pth: x.sqlite}}\n", "unknown key 'documents.options.pth'"),
+            ("documents: {engine: sqlite, options: {change-log-days: -1}}\n", "documents.options.change-log-days"),
+            ("documents: {engine: sqlite, options: {change-log-days: soon}}\n", "documents.options.change-log-days"),
+            ("documents: {engine: sqlite, options: {change-log-minimum: 0}}\n", "documents.options.change-log-minimum"),
+            (
+                "documents: {engine: sqlite, options: {change-log-minimum: 2.5}}\n",
+                "documents.options.change-log-minimum"
+            ),
             ("documents: {engine: memory, options: {max-document-size: -1}}\n", "max-document-size"),
             ("greeting: {words: 3}\n", "unknown key 'greeting.words'"),
             ("plugin-timeout: -2\n", "plugin-timeout"),

@@ -6,10 +6,44 @@
 // in index `m` (the pending operations pass the flush threshold after 32 of them, and a background flush runs), and
 // every 40th commit brings 8,200 documents (a run of its own, with everything pending): runs pile up and merge in the
 // background. The kill can then land inside a background flush or merge as well.
+//
+// documents-crash-writer DATABASE --write-skew a|b PAIRS — the write-skew check of transactions across processes: for
+// each pair i < PAIRS, one transaction reads `skew/i-a` and `skew/i-b` and, when both are on, turns its own one (a or
+// b) off. Two such processes run at once; the invariant "at least one of a pair stays on" holds only if transactions
+// are serializable across processes. Prints `DONE <transactions>`.
+//
+// documents-crash-writer DATABASE --reads N — reads `users/u1` N times through a store that flushes its cost counters
+// after every read (they must add up exactly across processes). Prints `DONE <reads>`.
 import Documents
 import Foundation
 
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[2] == "--reads", let reads = Int(arguments[3]) {
+    do {
+        var options = DocumentStore.Options()
+        options.costFlushInterval = .zero
+        let store = DocumentStore(engine: try SQLiteDocumentEngine(path: arguments[1]), options: options)
+        let user = try store.document("users/u1")
+        for _ in 0..<reads { _ = try await user.getDocument() }
+        await store.close()
+        FileHandle.standardOutput.write(Data("DONE \(reads)\n".utf8))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("documents-crash-writer: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.count == 5, arguments[2] == "--write-skew", ["a", "b"].contains(arguments[3]),
+    let pairs = Int(arguments[4])
+{
+    do {
+        try await writeSkew(database: arguments[1], role: arguments[3], pairs: pairs)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("documents-crash-writer: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "--index-heavy") else {
     FileHandle.standardError.write(Data("usage: documents-crash-writer DATABASE [--index-heavy]\n".utf8))
     exit(64)
@@ -42,4 +76,22 @@ do {
 } catch {
     FileHandle.standardError.write(Data("documents-crash-writer: \(error)\n".utf8))
     exit(1)
+}
+
+func writeSkew(database: String, role: String, pairs: Int) async throws {
+    let store = DocumentStore(engine: try SQLiteDocumentEngine(path: database))
+    for i in 0..<pairs {
+        let a = try store.document("skew/\(i)-a")
+        let b = try store.document("skew/\(i)-b")
+        try await store.runTransaction(maxAttempts: 50) { tx in
+            let both = [try await tx.getDocument(a), try await tx.getDocument(b)]
+            // Widen the window between the reads and the commit, where the other process's commit can land.
+            try await Task.sleep(for: .microseconds(Int.random(in: 0..<2_000)))
+            if both.allSatisfy({ $0.get("on") == .bool(true) }) {
+                tx.setData(["on": .value(.bool(false))], forDocument: role == "a" ? a : b)
+            }
+        }
+    }
+    await store.close()
+    FileHandle.standardOutput.write(Data("DONE \(pairs)\n".utf8))
 }

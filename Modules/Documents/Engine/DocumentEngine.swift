@@ -50,6 +50,12 @@ public struct DocumentMutation: Sendable, Hashable {
         case put(body: [UInt8], indexEntries: [IndexEntry])
         /// Remove the document and all its index entries. Deleting a missing document is not an error.
         case delete
+        /// Write nothing: only check the mutation's precondition, in the commit's atomic step, against the state the
+        /// earlier mutations of the commit leave. A transaction checks so every document it read and did not write
+        /// (`.version(v)`, or `.exists(false)` for one read as missing). A check appends no change-log record, and
+        /// its ``CommitResult/documents`` entry is `nil`; a commit of checks only writes nothing and returns the
+        /// current ``DocumentEngine/lastSequence()``.
+        case check
     }
     public var path: String
     public var kind: Kind
@@ -65,7 +71,7 @@ public struct DocumentMutation: Sendable, Hashable {
 public struct CommitResult: Sendable, Hashable {
     /// The change-log sequence assigned to this commit (every document written gets it as its version).
     public var sequence: Int64
-    /// Each mutation's resulting document, in the order given; `nil` for a delete.
+    /// Each mutation's resulting document, in the order given; `nil` for a delete or a check.
     public var documents: [StoredDocument?]
     public init(sequence: Int64, documents: [StoredDocument?]) {
         self.sequence = sequence
@@ -139,11 +145,14 @@ public protocol DocumentEngine: Sendable {
     ///
     /// Contract details every engine follows (the contract suite checks them):
     /// - Mutations apply in order: a later mutation of the same path sees, and its precondition is checked against,
-    ///   the earlier one's result. The change log gets one record per *distinct* path, in order of first appearance,
-    ///   with the path's final state; ``CommitResult/documents`` has one entry per mutation.
+    ///   the earlier one's result. The change log gets one record per *distinct* path written (checks write none), in
+    ///   order of first appearance, with the path's final state; ``CommitResult/documents`` has one entry per mutation.
     /// - A put keeps the document's `createTime` if it existed; `updateTime` is `commitTime`; `version` is the
     ///   commit's sequence. A put's index entries are deduplicated. Deleting a missing document still appends a
     ///   record (with `document == nil`).
+    /// - A ``DocumentMutation/Kind-swift.enum/check`` is verified atomically with the writes (in the same SQLite
+    ///   write transaction, under the same lock), so a commit conditioned on checks is serializable with every other
+    ///   commit, from any process. It appends no record; a commit of checks only consumes no sequence.
     /// - An empty commit writes nothing and returns the current ``lastSequence()`` with no documents.
     /// - A path must have an even number (≥ 2) of non-empty `/`-separated segments, or the commit throws
     ///   ``DocumentsError/Code-swift.struct/invalidPath`` (the store validates the rest with `DocumentPath`).
@@ -201,7 +210,13 @@ public protocol DocumentEngine: Sendable {
         -> [StoredDocument]
 
     /// Change-log records with a sequence greater than `sequence`, in sequence order, at most `limit`.
+    ///
+    /// An engine that prunes its log throws ``DocumentsError/Code-swift.struct/resyncRequired`` when `sequence` is
+    /// before its retained horizon (``changeLogStatus()``): some changes after it are gone.
     func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord]
+
+    /// The change log's size and retained horizon, or `nil` for an engine that does not report it (the default).
+    func changeLogStatus() async throws -> ChangeLogStatus?
 
     /// The sequence of the last commit, 0 for an empty store.
     func lastSequence() async throws -> Int64
@@ -218,6 +233,14 @@ public protocol DocumentEngine: Sendable {
 
     /// Stores (or, with `nil`, removes) a metadata value; durable when this returns.
     func setMetadata(_ value: [UInt8]?, forKey key: String) async throws
+
+    /// Replaces the metadata value under `key` with `transform(current)` (`nil` removes it) atomically: no other
+    /// write, from this process or another, comes between the read and the write, so counters kept there (the
+    /// store's costs) add up exactly. `transform` may run more than once; its error ends the update, changing nothing.
+    ///
+    /// The default reads, then writes: atomic only within one process. The SQLite and in-memory engines override it.
+    func updateMetadata(forKey key: String, _ transform: @escaping @Sendable ([UInt8]?) throws -> [UInt8]?)
+        async throws
 }
 
 /// A commit prepared ahead of its write by ``DocumentEngine/prepareCommit(_:)``: the mutations, plus whatever the
@@ -255,6 +278,13 @@ extension DocumentEngine {
         try await commit(prepared.mutations, commitTime: commitTime)
     }
 
+    /// Reads the value, then writes `transform(value)`: not atomic across processes (see the requirement).
+    public func updateMetadata(
+        forKey key: String, _ transform: @escaping @Sendable ([UInt8]?) throws -> [UInt8]?
+    ) async throws {
+        try await setMetadata(try transform(try await metadata(forKey: key)), forKey: key)
+    }
+
     /// Returns at once: the engine has no background work.
     public func waitForBackgroundWork() async {}
 
@@ -263,6 +293,9 @@ extension DocumentEngine {
 
     /// `nil`: the engine keeps no pending index operations.
     public func indexStatus() async throws -> IndexMaintenanceStatus? { nil }
+
+    /// `nil`: the engine does not report its change log.
+    public func changeLogStatus() async throws -> ChangeLogStatus? { nil }
 
     /// The document at `path`, or `nil`.
     public func document(at path: String) async throws -> StoredDocument? {

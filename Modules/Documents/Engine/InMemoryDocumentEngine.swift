@@ -123,20 +123,27 @@ extension InMemoryDocumentEngine: DocumentEngine {
                             }
                         try mutation.precondition.check(path: mutation.path, currentVersion: current)
                     }
-                    if case .delete = mutation.kind {
-                        overlay[mutation.path] = .some(nil)
-                    } else {
-                        overlay[mutation.path] = .some(sequence)
+                    switch mutation.kind {
+                    case .delete: overlay[mutation.path] = .some(nil)
+                    case .put: overlay[mutation.path] = .some(sequence)
+                    case .check: break
                     }
                 }
             }
 
-            // Pass 2: apply.
+            // Pass 2: apply the writes (checks write nothing).
+            let split = CommitChecks(mutations)
+            if split.writes.isEmpty {
+                return CommitResult(
+                    sequence: state.lastSequence, documents: Array(repeating: nil, count: mutations.count))
+            }
             var results: [StoredDocument?] = []
             results.reserveCapacity(mutations.count)
             for (mutation, prep) in zip(mutations, prepared) {
                 let path = mutation.path
                 switch mutation.kind {
+                case .check:
+                    results.append(nil)
                 case .put(let body, _):
                     let old = state.documents[path]
                     let document = StoredDocument(
@@ -174,8 +181,18 @@ extension InMemoryDocumentEngine: DocumentEngine {
                     results.append(nil)
                 }
             }
-            for i in ChangeSlots(mutations).last {
-                state.changes.append(ChangeRecord(sequence: sequence, path: mutations[i].path, document: results[i]))
+            if split.checks.isEmpty {
+                for i in ChangeSlots(mutations).last {
+                    state.changes.append(
+                        ChangeRecord(sequence: sequence, path: mutations[i].path, document: results[i]))
+                }
+            } else {
+                let written = results.indices.filter { if case .check = mutations[$0].kind { false } else { true } }
+                for i in ChangeSlots(split.writes).last {
+                    let position = written[i]
+                    state.changes.append(
+                        ChangeRecord(sequence: sequence, path: mutations[position].path, document: results[position]))
+                }
             }
             state.lastSequence = sequence
             return CommitResult(sequence: sequence, documents: results)
@@ -319,6 +336,18 @@ extension InMemoryDocumentEngine: DocumentEngine {
     /// Stores or (with `nil`) removes a metadata value.
     public func setMetadata(_ value: [UInt8]?, forKey key: String) async throws {
         state.withLock { $0.metadata[key] = value }
+    }
+
+    /// The change log's records (the in-memory engine never prunes it: its horizon stays 0).
+    public func changeLogStatus() async throws -> ChangeLogStatus? {
+        state.withLock { ChangeLogStatus(records: $0.changes.count, horizon: 0, lastSequence: $0.lastSequence) }
+    }
+
+    /// Rewrites a metadata value under the engine's lock.
+    public func updateMetadata(
+        forKey key: String, _ transform: @escaping @Sendable ([UInt8]?) throws -> [UInt8]?
+    ) async throws {
+        try state.withLock { state in state.metadata[key] = try transform(state.metadata[key]) }
     }
 }
 

@@ -37,6 +37,11 @@ extension SQLiteDocumentEngine {
         guard !isClosed.load(ordering: .sequentiallyConsistent),
             isShuttingDown.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged
         else { return }
+        do {
+            if hasCommitted.load(ordering: .relaxed) { try await pruneChangeLog() }
+        } catch {
+            logger.debug("change-log pruning failed", metadata: ["path": "\(path)", "error": "\(error)"])
+        }
         await maintenance.finish(leaveBehind: tuning.leaveBehind) { [self] in
             do {
                 try closePool()

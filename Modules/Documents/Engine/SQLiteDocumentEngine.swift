@@ -49,7 +49,8 @@ import Synchronization
 ///   update removes exactly the entries it replaces, and — for a small commit — its index changes as pending
 ///   operations (`index_ops`). Its integer key is `sequence << 20 | n`, so reading from a sequence is a range scan of
 ///   the table's own b-tree; this caps a commit at 1,048,575 distinct paths (``maximumPathsPerCommit``). Pruning
-///   the log (not offered yet) must keep the rows documents point at and the rows after the index's flush point.
+///   (``changeLogRetention``, `SQLiteDocumentEngine+ChangeLog.swift`) keeps the rows documents point at and the
+///   rows after the index's flush point.
 /// - The secondary indexes (since schema v3), a log-structured merge tree inside the file (`SQLiteIndexRuns.swift` tells
 ///   the design): pending operations in change rows after `index_state.flushed_through`, merged by every scan from
 ///   a per-process cache; sorted, immutable runs (`index_runs`) of blocks (`index_blocks`, a few KiB of consecutive
@@ -83,6 +84,8 @@ public final class SQLiteDocumentEngine: Sendable {
     public let path: String
     /// The durability level the file was opened with.
     public let durability: Durability
+    /// How long the change log keeps its records (see ``pruneChangeLog(steps:)``).
+    public let changeLogRetention: ChangeLogRetention
 
     let pool: DatabasePool
     let logger: Logger
@@ -96,21 +99,35 @@ public final class SQLiteDocumentEngine: Sendable {
     let tuning: IndexTuning
     let writerPending = WriterPending()
     let writeGate = AsyncGate()
+    /// Set by this engine's first commit: ``shutdown()`` prunes the change log only then.
+    let hasCommitted = Atomic<Bool>(false)
 
     /// Opens (creating if needed) the documents database at `path` and migrates it to the current schema.
     ///
+    /// `changeLogRetention` says how long the change log keeps its records (7 days and at least the latest 100,000 by
+    /// default); a reader asking for pruned changes gets ``DocumentsError/Code-swift.struct/resyncRequired``.
+    ///
     /// - Throws: ``DocumentsError`` — `.corrupted` when the file is not a SQLite database or belongs to another
-    ///   application, `.unsupported` when a newer version of Suite wrote it, `.storage` for any other failure.
+    ///   application, `.unsupported` when a newer version of Suite wrote it, `.invalidValue` for a retention out of
+    ///   range, `.storage` for any other failure.
     public convenience init(
         path: String,
         durability: Durability = .normal,
+        changeLogRetention: ChangeLogRetention = .standard,
         logger: Logger = Logger(label: "suite.documents")
     ) throws {
-        try self.init(path: path, durability: durability, logger: logger, tuning: .standard)
+        try self.init(
+            path: path, durability: durability, logger: logger, tuning: .standard,
+            changeLogRetention: changeLogRetention)
     }
 
     /// Opens the database with the index shaped by `tuning` (tests use small sizes to flush and merge often).
-    init(path: String, durability: Durability, logger: Logger, tuning: IndexTuning) throws {
+    init(
+        path: String, durability: Durability, logger: Logger, tuning: IndexTuning,
+        changeLogRetention: ChangeLogRetention = .standard
+    ) throws {
+        try changeLogRetention.validate()
+        self.changeLogRetention = changeLogRetention
         self.tuning = tuning
         self.path = path
         self.durability = durability
@@ -182,8 +199,9 @@ extension SQLiteDocumentEngine: DocumentEngine {
     /// empty commit writes nothing and returns the current last sequence.
     public func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
         if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
+        let split = CommitChecks(mutations)
         return try await run(
-            try CommitWork(mutations, ahead: false, indexIDs: indexIDs, tuning: tuning), mutations, commitTime)
+            try CommitWork(split.writes, ahead: false, indexIDs: indexIDs, tuning: tuning), split, commitTime)
     }
 
     /// Works out, outside any transaction, what a bulk commit needs no database for: each put's own index entries
@@ -191,10 +209,11 @@ extension SQLiteDocumentEngine: DocumentEngine {
     /// put, sorted, ready to be written as a run. The bulk importer prepares its next chunk so while the previous one
     /// writes. Small commits prepare nothing: their work is small and the write follows at once.
     public func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit {
-        PreparedCommit(
+        let writes = CommitChecks(mutations).writes
+        return PreparedCommit(
             mutations: mutations,
-            engineWork: mutations.isEmpty
-                ? nil : try CommitWork(mutations, ahead: true, indexIDs: indexIDs, tuning: tuning))
+            engineWork: writes.isEmpty
+                ? nil : try CommitWork(writes, ahead: true, indexIDs: indexIDs, tuning: tuning))
     }
 
     /// Prepares a bulk commit of puts from their flat entries (``BulkPuts``): ids for every index name (a new name
@@ -227,25 +246,53 @@ extension SQLiteDocumentEngine: DocumentEngine {
     public func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult {
         let mutations = prepared.mutations
         if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
+        let split = CommitChecks(mutations)
         let work =
             try prepared.engineWork as? CommitWork
-            ?? CommitWork(mutations, ahead: false, indexIDs: indexIDs, tuning: tuning)
-        return try await run(work, mutations, commitTime)
+            ?? CommitWork(split.writes, ahead: false, indexIDs: indexIDs, tuning: tuning)
+        return try await run(work, split, commitTime)
     }
 
-    private func run(_ work: CommitWork, _ mutations: [DocumentMutation], _ commitTime: Int64) async throws
-        -> CommitResult
-    {
+    /// Applies `split`'s writes and verifies its checks in one write transaction (checks that no write of the commit
+    /// shadows before the writes, the others after them), so the checks hold at the commit's instant.
+    private func run(_ work: CommitWork, _ split: CommitChecks, _ commitTime: Int64) async throws -> CommitResult {
         let indexIDs = indexIDs
         let writerPending = writerPending
         let tuning = tuning
+        let mutations = split.writes
         let (result, maintain) = try await write(inline: mutations.count <= Self.inlineWriteLimit) { db in
-            try Self.apply(
+            if !split.checks.isEmpty {
+                try split.verifyUnshadowed { path in try Self.currentVersion(of: path, db) }
+                if mutations.isEmpty {
+                    return (CommitResult(sequence: try Self.lastSequence(db), documents: []), false)
+                }
+            }
+            let (result, maintain) = try Self.apply(
                 mutations, work: work, commitTime: commitTime, indexIDs: indexIDs, writerPending: writerPending,
                 tuning: tuning, db: db)
+            try split.verifyShadowed(results: result.documents)
+            return (result, maintain)
         }
         if maintain { maintenance.kick() }
-        return result
+        if !mutations.isEmpty { hasCommitted.store(true, ordering: .relaxed) }
+        if !mutations.isEmpty && (result.sequence % Self.pruneInterval == 0 || mutations.count >= 1_000) {
+            do {
+                try await pruneChangeLog(steps: 1)
+            } catch {
+                logger.debug("change-log pruning failed", metadata: ["path": "\(path)", "error": "\(error)"])
+            }
+        }
+        return split.merge(result)
+    }
+
+    /// The version of the document at `path`, or `nil`; inside a transaction.
+    static func currentVersion(of path: String, _ db: Database) throws -> Int64? {
+        let parts = try EnginePath.split(document: path)
+        let select = try SQLiteStatement(db, "SELECT version FROM documents WHERE parent = ?1 AND doc_id = ?2")
+        defer { select.reset() }
+        select.bind(parts.parent, at: 1)
+        select.bind(parts.id, at: 2)
+        return try select.step() ? select.int64(0) : nil
     }
 
     /// The documents at `paths`, in order; `nil` where none exists.
@@ -406,6 +453,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
         if sequence >= maximumSequence { return [] }
         let firstKey = (max(sequence, 0) + 1) << 20
         return try read { db in
+            try Self.checkHorizon(after: sequence, db)
             let select = try SQLiteStatement(
                 db,
                 "SELECT id, path, version, create_time, update_time, body FROM changes WHERE id >= ?1 ORDER BY id LIMIT ?2"
@@ -515,20 +563,33 @@ extension SQLiteDocumentEngine: DocumentEngine {
 
     /// Stores or (with `nil`) removes a metadata value; durable when this returns.
     public func setMetadata(_ value: [UInt8]?, forKey key: String) async throws {
+        try await write { db in try Self.setMetadata(value, forKey: key, db) }
+    }
+
+    /// Reads and rewrites a metadata value in one (`IMMEDIATE`) write transaction: another process's write waits for
+    /// it, so nothing comes between the read and the write.
+    public func updateMetadata(
+        forKey key: String, _ transform: @escaping @Sendable ([UInt8]?) throws -> [UInt8]?
+    ) async throws {
         try await write { db in
-            if let value {
-                let upsert = try SQLiteStatement(
-                    db,
-                    "INSERT OR REPLACE INTO metadata (meta_key, value) VALUES (?1, ?2)"
-                )
-                upsert.bind(key, at: 1)
-                upsert.bind(value, at: 2)
-                try upsert.run()
-            } else {
-                let delete = try SQLiteStatement(db, "DELETE FROM metadata WHERE meta_key = ?1")
-                delete.bind(key, at: 1)
-                try delete.run()
-            }
+            let select = try SQLiteStatement(db, "SELECT value FROM metadata WHERE meta_key = ?1")
+            select.bind(key, at: 1)
+            let current = try select.step() ? select.bytes(0) : nil
+            select.reset()
+            try Self.setMetadata(try transform(current), forKey: key, db)
+        }
+    }
+
+    private static func setMetadata(_ value: [UInt8]?, forKey key: String, _ db: Database) throws {
+        if let value {
+            let upsert = try SQLiteStatement(db, "INSERT OR REPLACE INTO metadata (meta_key, value) VALUES (?1, ?2)")
+            upsert.bind(key, at: 1)
+            upsert.bind(value, at: 2)
+            try upsert.run()
+        } else {
+            let delete = try SQLiteStatement(db, "DELETE FROM metadata WHERE meta_key = ?1")
+            delete.bind(key, at: 1)
+            try delete.run()
         }
     }
 }
@@ -907,6 +968,9 @@ extension SQLiteDocumentEngine {
                 after[slot] = []
                 written[slot] = .some(nil)
                 results.append(nil)
+            case .check:
+                // `run` takes the checks out of the commit before it gets here.
+                throw DocumentsError(.storage, "internal error: a check mutation of '\(path)' reached apply")
             }
         }
 
@@ -971,7 +1035,8 @@ extension SQLiteDocumentEngine {
             } else {
                 insertChange.bindNull(at: 3)
                 insertChange.bindNull(at: 4)
-                insertChange.bindNull(at: 5)
+                // A delete's row keeps the commit's time too: retention ages the log by it.
+                insertChange.bind(commitTime, at: 5)
                 insertChange.bindNull(at: 6)
                 insertChange.bindNull(at: 8)
             }

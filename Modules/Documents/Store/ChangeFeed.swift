@@ -3,6 +3,9 @@ import Synchronization
 /// Something the change feed delivers change-log records to.
 protocol ChangeListener: Actor {
     func apply(_ records: [ChangeRecord]) async
+    /// The changes after the listener's last ones were pruned from the log: take a fresh snapshot (the state at
+    /// `sequence` or later) and report what differs; records after `sequence` follow.
+    func resync(through sequence: Int64) async
     /// The store closed: end the stream.
     func finish() async
 }
@@ -126,6 +129,12 @@ actor ChangeFeed {
                     }
                     if records.count < 1000 { break }
                 }
+            } catch let error as DocumentsError where error.code == .resyncRequired {
+                // Fell behind the log's retained horizon: start again from now, each listener from a fresh snapshot.
+                guard let sequence = try? await engine.lastSequence() else { continue }
+                lastSequence = sequence
+                for listener in listeners.values { await listener.resync(through: sequence) }
+                waker.signal()
             } catch {
                 // A transient engine error: try again at the next wake-up.
                 continue

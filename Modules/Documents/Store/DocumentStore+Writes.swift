@@ -69,7 +69,8 @@ extension DocumentStore {
     /// Resolves and commits `writes` atomically; retries internally when a concurrent writer changed a document that
     /// was read to resolve them (unless `retry` is false, as in transactions). Returns one snapshot per write.
     func commit(
-        _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?] = [:], retry: Bool = true
+        _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?] = [:],
+        checks: [DocumentMutation] = [], retry: Bool = true
     ) async throws -> [DocumentSnapshot] {
         try limits.validateBatchSize(writes.count)
         guard !writes.isEmpty else { return [] }
@@ -79,7 +80,7 @@ extension DocumentStore {
         while true {
             attempt += 1
             do {
-                return try await commitOnce(writes, kind: kind, known: known, declared: declared)
+                return try await commitOnce(writes, kind: kind, known: known, checks: checks, declared: declared)
             } catch let conflict as RetryableConflict {
                 guard retry else { throw conflict }
                 if attempt >= attempts { throw conflict.final }
@@ -89,7 +90,8 @@ extension DocumentStore {
     }
 
     private func commitOnce(
-        _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?], declared: [IndexDefinition]
+        _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?], checks: [DocumentMutation],
+        declared: [IndexDefinition]
     ) async throws -> [DocumentSnapshot] {
         // One slot per distinct path, in order of first appearance; `slotOfWrite[i]` is write i's slot. A single
         // write needs no lookup by path.
@@ -177,11 +179,13 @@ extension DocumentStore {
             }
         }
 
+        // Checks (a transaction's other reads) go last: one result per slot stays at the front.
+        mutations.append(contentsOf: checks)
         let result: CommitResult
         do {
             result = try await engine.commit(mutations, commitTime: commitTime)
         } catch let error as DocumentsError where error.code == .preconditionFailed {
-            let derived = states.contains { $0.read }
+            let derived = !checks.isEmpty || states.contains { $0.read }
             if derived { throw RetryableConflict(error: error) }
             throw error
         }

@@ -336,12 +336,15 @@ public final class DocumentStore: Sendable {
         }
         guard !pending.isEmpty else { return }
         do {
-            var report = CostReport()
-            if let bytes = try await engine.metadata(forKey: Self.costsMetadataKey), !bytes.isEmpty {
-                report = CostReport(json: try JSONValue(parsing: String(decoding: bytes, as: UTF8.self)))
+            // One atomic read-modify-write in the engine: flushes of other processes cannot come between.
+            try await engine.updateMetadata(forKey: Self.costsMetadataKey) { bytes in
+                var report = CostReport()
+                if let bytes, !bytes.isEmpty {
+                    report = CostReport(json: try JSONValue(parsing: String(decoding: bytes, as: UTF8.self)))
+                }
+                report.add(pending)
+                return Array(report.json.jsonString.utf8)
             }
-            report.add(pending)
-            try await engine.setMetadata(Array(report.json.jsonString.utf8), forKey: Self.costsMetadataKey)
         } catch {
             state.withLock { $0.pendingCosts.add(pending) }
             throw error

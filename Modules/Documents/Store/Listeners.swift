@@ -59,6 +59,8 @@ private actor DocumentListener: StartableListener {
     var baseline: Int64 = 0
     var ready = false
     var pending: [ChangeRecord] = []
+    /// The feed asked for a resync while `start` was still running.
+    var resyncPending = false
     var lastVersion: Int64 = -1
     var lastExists = false
 
@@ -85,6 +87,7 @@ private actor DocumentListener: StartableListener {
                 process(records)
             }
             ready = true
+            if resyncPending { await resync(through: baseline) }
         } catch {
             await fail(error)
         }
@@ -106,6 +109,18 @@ private actor DocumentListener: StartableListener {
             return
         }
         process(records)
+    }
+
+    func resync(through sequence: Int64) async {
+        resyncPending = !ready
+        guard ready else { return }  // `start` resyncs when it is done.
+        do {
+            let stored = try await store.engine.document(at: path.string)
+            baseline = max(baseline, sequence)
+            emit(try stored.map { try DocumentSnapshot(stored: $0, path: path) } ?? .missing(path, version: sequence))
+        } catch {
+            await fail(error)
+        }
     }
 
     private func process(_ records: [ChangeRecord]) {
@@ -146,6 +161,8 @@ private actor QueryListener: StartableListener {
     var baseline: Int64 = 0
     var ready = false
     var pending: [ChangeRecord] = []
+    /// The feed asked for a resync while `start` was still running.
+    var resyncPending = false
     var normalized: NormalizedQuery?
     /// Current results, in query order, unmasked.
     var results: [Candidate] = []
@@ -177,6 +194,7 @@ private actor QueryListener: StartableListener {
                 try await process(records)
             }
             ready = true
+            if resyncPending { await resync(through: baseline) }
         } catch {
             await fail(error)
         }
@@ -260,44 +278,67 @@ private actor QueryListener: StartableListener {
             }
         } else {
             // A limit: re-run the query and compare.
-            let fresh = try await runQuery(normalized)
-            let freshPaths = Set(fresh.map(\.path.string))
-            var current = results
-            var index = current.count - 1
-            while index >= 0 {
-                if !freshPaths.contains(current[index].path.string) {
-                    let removed = current.remove(at: index)
-                    changes.append(
-                        DocumentChange(kind: .removed, document: mask(removed.snapshot), oldIndex: index, newIndex: nil)
-                    )
-                }
-                index -= 1
-            }
-            for (newIndex, candidate) in fresh.enumerated() {
-                if let old = current.firstIndex(where: { $0.path == candidate.path }) {
-                    let moved = old != newIndex
-                    let changed = current[old].stored.version != candidate.stored.version
-                    current.remove(at: old)
-                    current.insert(candidate, at: min(newIndex, current.count))
-                    if moved || changed {
-                        changes.append(
-                            DocumentChange(
-                                kind: .modified, document: mask(candidate.snapshot), oldIndex: old, newIndex: newIndex))
-                    }
-                } else {
-                    current.insert(candidate, at: min(newIndex, current.count))
-                    changes.append(
-                        DocumentChange(
-                            kind: .added, document: mask(candidate.snapshot), oldIndex: nil, newIndex: newIndex))
-                }
-            }
-            results = fresh
+            changes = reconcile(with: try await runQuery(normalized))
         }
         guard !changes.isEmpty else { return }
         let reads = changes.filter { $0.kind != .removed }.count
         store.recordCost(kind: "listen", collection: query.costCollection, CostCounts(reads: Int64(reads)))
         continuation.yield(
             QuerySnapshot(documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: sequence))
+    }
+
+    func resync(through sequence: Int64) async {
+        resyncPending = !ready
+        guard ready, let normalized else { return }
+        do {
+            let changes = reconcile(with: try await runQuery(normalized))
+            baseline = max(baseline, sequence)
+            guard !changes.isEmpty else { return }
+            let reads = changes.filter { $0.kind != .removed }.count
+            store.recordCost(kind: "listen", collection: query.costCollection, CostCounts(reads: Int64(reads)))
+            continuation.yield(
+                QuerySnapshot(
+                    documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: sequence))
+        } catch {
+            await fail(error)
+        }
+    }
+
+    /// Replaces the results with `fresh` (a re-run of the query) and returns the changes between them.
+    private func reconcile(with fresh: [Candidate]) -> [DocumentChange] {
+        var changes: [DocumentChange] = []
+        let freshPaths = Set(fresh.map(\.path.string))
+        var current = results
+        var index = current.count - 1
+        while index >= 0 {
+            if !freshPaths.contains(current[index].path.string) {
+                let removed = current.remove(at: index)
+                changes.append(
+                    DocumentChange(kind: .removed, document: mask(removed.snapshot), oldIndex: index, newIndex: nil)
+                )
+            }
+            index -= 1
+        }
+        for (newIndex, candidate) in fresh.enumerated() {
+            if let old = current.firstIndex(where: { $0.path == candidate.path }) {
+                let moved = old != newIndex
+                let changed = current[old].stored.version != candidate.stored.version
+                current.remove(at: old)
+                current.insert(candidate, at: min(newIndex, current.count))
+                if moved || changed {
+                    changes.append(
+                        DocumentChange(
+                            kind: .modified, document: mask(candidate.snapshot), oldIndex: old, newIndex: newIndex))
+                }
+            } else {
+                current.insert(candidate, at: min(newIndex, current.count))
+                changes.append(
+                    DocumentChange(
+                        kind: .added, document: mask(candidate.snapshot), oldIndex: nil, newIndex: newIndex))
+            }
+        }
+        results = fresh
+        return changes
     }
 
     private func insertionIndex(_ candidate: Candidate, _ normalized: NormalizedQuery) -> Int {
@@ -378,6 +419,19 @@ private actor AggregateListener: StartableListener {
         }
         guard relevant else { return }
         if let sequence = records.last?.sequence { baseline = max(baseline, sequence) }
+        guard ready else {
+            dirty = true
+            return
+        }
+        do {
+            try await recompute()
+        } catch {
+            await fail(error)
+        }
+    }
+
+    func resync(through sequence: Int64) async {
+        baseline = max(baseline, sequence)
         guard ready else {
             dirty = true
             return

@@ -2,8 +2,10 @@ import Synchronization
 
 /// A transaction's reads and buffered writes. Read first, then write: a read after a write is an error.
 ///
-/// The commit is conditioned on every document written having the version that was read (or still missing), so a
-/// concurrent change makes the attempt fail and ``DocumentStore/runTransaction(maxAttempts:_:)`` run the body again.
+/// The commit is conditioned on every document read still having the version that was read (or still missing),
+/// checked by the engine atomically with the writes, so a concurrent change — from this process or another — makes
+/// the attempt fail and ``DocumentStore/runTransaction(maxAttempts:_:)`` run the body again: transactions are
+/// serializable.
 public final class Transaction: Sendable {
     private struct State {
         var reads: [String: StoredDocument?] = [:]
@@ -87,24 +89,32 @@ public final class Transaction: Sendable {
         return self
     }
 
-    /// Commits the buffered writes conditioned on the reads.
+    /// Commits the buffered writes conditioned on the reads: documents written carry their read version (or "still
+    /// missing") as their precondition, and every document read but not written becomes a check-only mutation
+    /// (``DocumentMutation/Kind-swift.enum/check``), verified by the engine in the commit's own atomic step — so the
+    /// transaction is serializable, across processes too.
     func commit() async throws -> [DocumentSnapshot] {
         let (reads, writes) = state.withLock { ($0.reads, $0.writes) }
-        // Documents read but not written: check they did not move (not atomic with the commit; see the README).
-        let unwritten = reads.keys.filter { key in !writes.contains { $0.path.string == key } }.sorted()
-        if !unwritten.isEmpty {
-            let now = try await store.engine.documents(at: unwritten)
-            for (key, current) in zip(unwritten, now) where current?.version != (reads[key] ?? nil)?.version {
-                throw RetryableConflict(
-                    error: DocumentsError(.preconditionFailed, "document '\(key)' changed during the transaction"))
-            }
+        let written = Set(writes.map(\.path.string))
+        let checks = reads.keys.filter { !written.contains($0) }.sorted().map { key in
+            DocumentMutation(
+                path: key, kind: .check,
+                precondition: (reads[key] ?? nil).map { .version($0.version) } ?? .exists(false))
         }
-        guard !writes.isEmpty else { return [] }
+        guard !writes.isEmpty else {
+            if checks.isEmpty { return [] }
+            do {
+                _ = try await store.engine.commit(checks, commitTime: store.nowMicroseconds)
+            } catch let error as DocumentsError where error.code == .preconditionFailed {
+                throw RetryableConflict(error: error)
+            }
+            return []
+        }
         var known: [String: StoredDocument?] = [:]
         for write in writes {
             if let read = reads[write.path.string] { known[write.path.string] = read }
         }
-        return try await store.commit(writes, kind: "transaction", known: known, retry: false)
+        return try await store.commit(writes, kind: "transaction", known: known, checks: checks, retry: false)
     }
 }
 

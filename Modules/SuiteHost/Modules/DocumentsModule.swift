@@ -17,7 +17,9 @@ import SuitePluginKit
 /// `sqlite` options: `path` (default `documents.sqlite` in the data directory; a relative path resolves against the
 /// configuration file's folder), `durability` (`normal`, the default: no acknowledged write is lost when the process
 /// dies, and after a power loss the file opens consistent but may miss the last whole commits; `full`: every commit
-/// is synced, 5–10× slower for single-document writes), `max-document-size` (bytes, default 1 MiB).
+/// is synced, 5–10× slower for single-document writes), `max-document-size` (bytes, default 1 MiB),
+/// `change-log-days` (days the change log keeps its records, default 7) and `change-log-minimum` (records kept however
+/// old, default 100,000; see ``ChangeLogRetention``).
 public struct DocumentsModule: SuiteModule {
     /// Creates the description.
     public init() {}
@@ -33,12 +35,16 @@ public struct DocumentsModule: SuiteModule {
             module: configurationKey, pluginKind: EngineKind.documents,
             adapt: { handle in PluginDocumentEngine(handle: handle) },
             factories: [
-                .init(name: "sqlite", options: ["path", "durability", "max-document-size"]) { options, context in
+                .init(
+                    name: "sqlite",
+                    options: ["path", "durability", "max-document-size", "change-log-days", "change-log-minimum"]
+                ) { options, context in
                     try context.ensureDataDirectory()
                     let durability = try Self.durability(options["durability"])
                     return try SQLiteDocumentEngine(
                         path: Self.databasePath(options, dataDirectory: context.configuration.dataDirectory),
-                        durability: durability, logger: context.logger)
+                        durability: durability, changeLogRetention: try Self.retention(options),
+                        logger: context.logger)
                 },
                 .init(name: "memory", options: ["max-document-size"]) { _, _ in InMemoryDocumentEngine() },
             ])
@@ -76,6 +82,16 @@ public struct DocumentsModule: SuiteModule {
                 _ = try Self.durability(selection.options["durability"])
             } catch let error as SuiteError {
                 throw section.error("documents.options.durability", error.message, hint: error.hint)
+            }
+            for (key, check) in [
+                ("change-log-days", { _ = try Self.changeLogAge($0) }),
+                ("change-log-minimum", { _ = try Self.changeLogMinimum($0) }),
+            ] as [(String, (JSONValue?) throws -> Void)] {
+                do {
+                    try check(selection.options[key])
+                } catch let error as SuiteError {
+                    throw section.error("documents.options.\(key)", error.message, hint: error.hint)
+                }
             }
         }
         return Settings(
@@ -176,6 +192,42 @@ public struct DocumentsModule: SuiteModule {
                 hint: Suggestion.didYouMean(value.stringValue ?? "", among: ["normal", "full"]))
         }
         return durability
+    }
+
+    /// The change log's retention from options `change-log-days` and `change-log-minimum` (defaults where absent).
+    static func retention(_ options: [String: JSONValue]) throws -> ChangeLogRetention {
+        var retention = ChangeLogRetention.standard
+        if let age = try changeLogAge(options["change-log-days"]) { retention.maximumAge = age }
+        if let count = try changeLogMinimum(options["change-log-minimum"]) { retention.minimumCount = count }
+        return retention
+    }
+
+    /// Option `change-log-days`: a number of days from 0 to 36,500 (fractions allowed).
+    static func changeLogAge(_ value: JSONValue?) throws -> Duration? {
+        guard let value else { return nil }
+        let days: Double? =
+            switch value {
+            case .int(let days): Double(days)
+            case .double(let days): days
+            default: nil
+            }
+        guard let days, days >= 0, days <= 36_500 else {
+            throw SuiteError(
+                .invalidConfiguration, "must be a number of days from 0 to 36500, not \(value.jsonString)",
+                hint: "e.g. change-log-days: 7")
+        }
+        return .seconds(days * 86_400)
+    }
+
+    /// Option `change-log-minimum`: a whole number of records, at least 1.
+    static func changeLogMinimum(_ value: JSONValue?) throws -> Int? {
+        guard let value else { return nil }
+        guard let count = value.intValue, count >= 1, count <= Int64(Int32.max) else {
+            throw SuiteError(
+                .invalidConfiguration, "must be a whole number of records from 1, not \(value.jsonString)",
+                hint: "e.g. change-log-minimum: 100000")
+        }
+        return Int(count)
     }
 
     static func formatBytes(_ bytes: Int64) -> String {

@@ -146,7 +146,9 @@ enum {
  *   Requests:
  *     "commit":          i64 commitTime, [mutation]; mutation = string path, precondition, kind;
  *                        precondition = u8 0 none | 1 exists + bool | 2 version + i64;
- *                        kind = u8 0 delete | 1 put + bytes body + [entry]
+ *                        kind = u8 0 delete | 1 put + bytes body + [entry] | 2 check (write nothing, only
+ *                        verify the precondition atomically with the commit; a transaction's reads. Added after
+ *                        1.1 without a version bump: a plugin that predates it refuses tag 2 as malformed)
  *     "get":             [string path]
  *     "scan":            string index, bound? lower, bound? upper, bool reverse, i64? limit
  *     "list":            string collectionPath, string? afterPath, i64? limit

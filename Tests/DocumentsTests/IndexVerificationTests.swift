@@ -202,6 +202,32 @@ struct IndexVerificationTests {
         #expect(all.count == 10_000)
     }
 
+    /// Scans running at once in one process, each reading the change log outside the pending copy's lock and adding
+    /// what it read: every one answers like the model.
+    @Test func concurrentScansOverPendingOperationsMatchTheModel() async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        let engine = try Self.engine(path, flushThreshold: 1_000_000, directRunThreshold: 1_000_000)
+        let model = InMemoryDocumentEngine()
+        var random = Generator(seed: 4242)
+        for _ in 0..<8 {
+            for _ in 0..<40 {
+                let mutations = SQLiteIndexRunsTests.randomCommit(&random)
+                _ = try await engine.commit(mutations, commitTime: 0)
+                _ = try await model.commit(mutations, commitTime: 0)
+            }
+            let scans = (0..<32).map { _ in SQLiteIndexRunsTests.randomScan(&random) }
+            var expected: [[IndexHit]] = []
+            for scan in scans { expected.append(try await model.scan(scan)) }
+            let results = try await withThrowingTaskGroup(of: (Int, [IndexHit]).self) { group in
+                for (i, scan) in scans.enumerated() { group.addTask { (i, try await engine.scan(scan)) } }
+                var results = [[IndexHit]](repeating: [], count: scans.count)
+                for try await (i, hits) in group { results[i] = hits }
+                return results
+            }
+            for i in scans.indices { #expect(results[i] == expected[i], "\(scans[i])") }
+        }
+    }
+
     /// Many pending operations (nothing flushed): random limited, bounded and reversed scans answer like the model.
     @Test func limitedScansOverPendingOperationsMatchTheModel() async throws {
         let path = try TemporaryFiles.newDatabasePath()

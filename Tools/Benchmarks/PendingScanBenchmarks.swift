@@ -42,7 +42,9 @@ enum PendingScanBenchmarks {
         // The flushed side: everything in runs.
         _ = try await flushedEngine.rebuildIndexes()
         let flushedStatus = try await flushedEngine.indexStatus()
-        guard flushedStatus?.pendingOperations == 0 else { throw BenchError("the flushed store kept pending operations") }
+        guard flushedStatus?.pendingOperations == 0 else {
+            throw BenchError("the flushed store kept pending operations")
+        }
 
         func query(_ store: DocumentStore, _ n: Int) throws -> Query {
             let low = Double(20 + (n * 37) % 400)
@@ -53,7 +55,9 @@ enum PendingScanBenchmarks {
             let start = ContinuousClock.now
             for n in 0..<queriesPerRound {
                 let snapshot = try await query(store, n).getDocuments()
-                if snapshot.documents.count != 5 { throw BenchError("a range query returned \(snapshot.documents.count)") }
+                if snapshot.documents.count != 5 {
+                    throw BenchError("a range query returned \(snapshot.documents.count) documents")
+                }
             }
             return DocumentsBenchmarks.seconds(since: start) * 1e6 / Double(queriesPerRound)
         }

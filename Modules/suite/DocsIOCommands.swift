@@ -202,8 +202,8 @@ extension DocsCommand {
 
     struct Index: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Declare, list and drop composite indexes (single-field indexes are automatic).",
-            subcommands: [IndexAdd.self, IndexList.self, IndexDrop.self])
+            abstract: "Declare, list, drop, verify and rebuild indexes (single-field indexes are automatic).",
+            subcommands: [IndexAdd.self, IndexList.self, IndexDrop.self, IndexVerify.self, IndexRebuild.self])
     }
 
     struct IndexAdd: SuiteSubcommand {

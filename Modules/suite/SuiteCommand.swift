@@ -15,6 +15,7 @@ struct SuiteCommand: AsyncParsableCommand {
             Exit codes:
               0   success
               1   the command failed; an `error:` line and a `hint:` say why and what to do
+              1   also: `docs index verify` found differences (it prints them)
               64  the command line itself is wrong (unknown option, bad value)
             """,
         version: SuiteContext.version,

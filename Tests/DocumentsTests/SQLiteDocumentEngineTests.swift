@@ -228,6 +228,10 @@ struct SQLiteDocumentEngineTests {
         #expect(acks.count >= 100, "the child acknowledged only \(acks.count) commits")
 
         let engine = try SQLiteDocumentEngine(path: path)
+        // The safety net agrees: every document's own entries, and nothing else, in what scans return.
+        let verification = try await engine.verifyIndexes()
+        #expect(verification.isConsistent, "after kill -9: \(verification.differences.prefix(5))")
+        #expect(verification.entries > 0)
         let last = try await engine.lastSequence()
         #expect(last >= acks.last?.sequence ?? 0)
         let changes = try await engine.changes(after: 0, limit: Int(last) * (indexHeavy ? 8_200 : 200) + 10)

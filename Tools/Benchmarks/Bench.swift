@@ -54,6 +54,7 @@ struct BenchGroup: Sendable {
         BenchGroup(name: "documents-writes", run: { try await DocumentsBenchmarks.run(scale: $0, queries: false) }),
         BenchGroup(name: "documents-import", run: { try await DocumentsBenchmarks.runImport(scale: $0) }),
         BenchGroup(name: "documents-store", run: { try await StoreOverheadBenchmarks.run(scale: $0) }),
+        BenchGroup(name: "documents-pending", run: { try await PendingScanBenchmarks.run(scale: $0) }),
         BenchGroup(name: "plugin-abi", run: { try await PluginABIBenchmarks.run(scale: $0) }),
     ]
 }

@@ -66,6 +66,7 @@ enum DocumentsBenchmarks {
         try imported.engine.close()
         try imported.raw.close()
         if runQueries { results += try await queries(scale: scale, files: files) }
+        if runQueries { results += try await PendingScanBenchmarks.run(scale: scale, files: files) }
         return results
     }
 

@@ -228,6 +228,20 @@ public protocol DocumentEngine: Sendable {
     /// Removes every entry of `index` (dropping a declared index).
     func removeIndex(_ index: String) async throws
 
+    /// Compares every selected index with the entries its documents keep of their own (each document stores the
+    /// entries its last write gave it), in one consistent snapshot and with bounded memory, and reports the
+    /// differences: entries a document has that scans miss, and entries scans return that no document has. A healthy
+    /// store reports none. Reports at most `maximumReported` differences (``IndexVerification/differenceCount``
+    /// counts them all). Engines that cannot keep the default, which throws
+    /// ``DocumentsError/Code-swift.struct/unsupported``.
+    func verifyIndexes(_ selection: IndexSelection, maximumReported: Int, progress: IndexProgressHandler?)
+        async throws -> IndexVerification
+
+    /// Rebuilds every selected index from the entries its documents keep of their own, atomically and with bounded
+    /// memory (in chunks): afterwards scans return exactly those entries. Engines that cannot keep the default,
+    /// which throws ``DocumentsError/Code-swift.struct/unsupported``.
+    func rebuildIndexes(_ selection: IndexSelection, progress: IndexProgressHandler?) async throws -> IndexRebuild
+
     /// A small value the store keeps beside the data (declared indexes, cost counters), or `nil`.
     func metadata(forKey key: String) async throws -> [UInt8]?
 

@@ -13,7 +13,7 @@ import Synchronization
 ///                                      commitTime: now)
 /// ```
 public final class InMemoryDocumentEngine: Sendable {
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     /// Creates an empty engine.
     public init() {}

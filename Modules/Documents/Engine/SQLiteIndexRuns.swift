@@ -52,6 +52,12 @@ struct IndexTuning: Sendable {
     /// ends without writing a run, and the next one reads at most this many operations from the change log (a few
     /// milliseconds) instead of up to ``maximumPending``.
     var leaveBehind = 8_192
+    /// The most operations one run of a backfill (``SQLiteDocumentEngine/addIndexEntries(_:)``) or a rebuild holds:
+    /// larger ones are written as several runs, so memory stays bounded (and a buffer's 32-bit arena offsets never
+    /// wrap).
+    var backfillChunk = 131_072
+    /// The most entries a verification holds in memory at once: past it, it checks the documents in partitions.
+    var verificationChunk = 262_144
 
     static let standard = IndexTuning()
 
@@ -97,6 +103,9 @@ struct IndexOpBuffer {
 
     private(set) var ops: [Op] = []
     private(set) var arena: [UInt8] = []
+    /// The arena size past which a backfill or a rebuild writes what it holds as a run and starts a new buffer, far
+    /// below the 4 GiB its 32-bit offsets reach.
+    static let chunkBytes = 256 << 20
 
     init() {}
     /// Paths were added in ascending order (as a bulk import's sorted chunk adds them): a path stored later is then
@@ -1275,30 +1284,50 @@ final class PendingIndexCache: Sendable {
     static let tailLimit = 256
 
     /// The pending operations of `index` within bounds as of the snapshot, the latest per entry, as a block in
-    /// `(key, path)` order; `nil` when there are none.
+    /// `(key, path)` order; `nil` when there are none. With a `limit`, only the operations a scan returning at most
+    /// `limit` entries (from the high end when `reverse`) can need: the selection stops once it holds that many puts
+    /// beyond what the unsorted tail could remove, so a scan with a small limit costs no more than the limit.
+    ///
+    /// The change log is read outside the lock (other scans of this process go on meanwhile); what was read is
+    /// added to the copy under the lock unless another scan added it first.
     func block(
         index: Int64, _ db: Database, flushedThrough: Int64, snapshotMax: Int64, lower: RunCursor.Bound,
-        upper: RunCursor.Bound
+        upper: RunCursor.Bound, limit: Int? = nil, reverse: Bool = false
     ) throws -> IndexBlock? {
         if snapshotMax <= flushedThrough { return nil }
-        let candidates: [Op] = try state.withLock { state in
-            if state.flushedThrough > flushedThrough {
-                // This snapshot predates a flush this process has already seen: read its own pending operations.
-                var own = Ops(loadedThrough: flushedThrough)
-                try Self.load(db, index: index, through: snapshotMax, into: &own)
-                return Self.select(own, lower: lower, upper: upper, snapshotMax: snapshotMax)
-            }
-            if state.flushedThrough < flushedThrough {
-                state = State(flushedThrough: flushedThrough, byIndex: [:])
-            }
-            var ops = state.byIndex.removeValue(forKey: index) ?? Ops(loadedThrough: flushedThrough)
-            defer { state.byIndex[index] = ops }
-            if ops.loadedThrough < snapshotMax {
-                try Self.load(db, index: index, through: snapshotMax, into: &ops)
-            }
-            return Self.select(ops, lower: lower, upper: upper, snapshotMax: snapshotMax)
+        // `nil`: this snapshot predates a flush this process has already seen; it reads its own operations.
+        let start: Int64? = state.withLock { state in
+            if state.flushedThrough > flushedThrough { return nil }
+            if state.flushedThrough < flushedThrough { state = State(flushedThrough: flushedThrough, byIndex: [:]) }
+            return state.byIndex[index]?.loadedThrough ?? flushedThrough
         }
-        if candidates.isEmpty { return nil }
+        var candidates: [Op]?
+        if let start {
+            var read = Ops(loadedThrough: start)
+            if start < snapshotMax { try Self.load(db, index: index, through: snapshotMax, into: &read) }
+            candidates = state.withLock { state in
+                // A flush moved the copy on meanwhile: this snapshot reads its own operations (below).
+                if state.flushedThrough != flushedThrough { return nil }
+                var ops = state.byIndex.removeValue(forKey: index) ?? Ops(loadedThrough: flushedThrough)
+                defer { state.byIndex[index] = ops }
+                if ops.loadedThrough < snapshotMax {
+                    // Another scan may have added part of what this one read.
+                    let after = ops.loadedThrough
+                    ops.recent.append(contentsOf: (read.sorted + read.recent).filter { $0.changeID > after })
+                    ops.loadedThrough = snapshotMax
+                    if ops.recent.count > Self.tailLimit { ops.foldTail() }
+                }
+                return Self.select(
+                    ops, lower: lower, upper: upper, snapshotMax: snapshotMax, limit: limit, reverse: reverse)
+            }
+        }
+        if candidates == nil {
+            var own = Ops(loadedThrough: flushedThrough)
+            try Self.load(db, index: index, through: snapshotMax, into: &own)
+            candidates = Self.select(
+                own, lower: lower, upper: upper, snapshotMax: snapshotMax, limit: limit, reverse: reverse)
+        }
+        guard let candidates, !candidates.isEmpty else { return nil }
         var data: [UInt8] = []
         for op in candidates {
             data.append(op.isPut ? 1 : 0)
@@ -1342,10 +1371,14 @@ final class PendingIndexCache: Sendable {
         if ops.recent.count > tailLimit { ops.foldTail() }
     }
 
-    /// The operations within bounds and not newer than the snapshot, the latest per `(key, path)`, sorted.
-    private static func select(_ ops: Ops, lower: RunCursor.Bound, upper: RunCursor.Bound, snapshotMax: Int64)
-        -> [Op]
-    {
+    /// The operations within bounds and not newer than the snapshot, the latest per `(key, path)`, sorted. With a
+    /// `limit`, the sorted part is walked from the scan's starting end only until it holds `limit` puts plus one per
+    /// operation of the unsorted tail (each could turn one of them into a removal): the first `limit` entries of the
+    /// scan lie within what was walked.
+    static func select(
+        _ ops: Ops, lower: RunCursor.Bound, upper: RunCursor.Bound, snapshotMax: Int64, limit: Int? = nil,
+        reverse: Bool = false
+    ) -> [Op] {
         func inBounds(_ key: [UInt8]) -> Bool {
             switch lower {
             case .none: break
@@ -1359,31 +1392,57 @@ final class PendingIndexCache: Sendable {
             }
             return true
         }
-        func beyondUpper(_ key: [UInt8]) -> Bool {
-            switch upper {
-            case .none: return false
-            case .inclusive(let b): return compareBytes(key, b) > 0
-            case .exclusive(let b): return compareBytes(key, b) >= 0
+        // The first position whose key is not below `bound` (`orEqual`: not above it).
+        func partition(_ bound: [UInt8], orEqual: Bool) -> Int {
+            var low = 0
+            var high = ops.sorted.count
+            while low < high {
+                let mid = (low + high) / 2
+                let c = compareBytes(ops.sorted[mid].key, bound)
+                if c < 0 || (orEqual && c == 0) { low = mid + 1 } else { high = mid }
             }
+            return low
         }
-        var found: [Op] = []
-        // The sorted part: from the first key not below the lower bound's key, until past the upper bound.
-        var i = 0
+        // The sorted part's positions within the key bounds: `first..<end`.
+        var first = 0
+        var end = ops.sorted.count
         switch lower {
         case .none: break
-        case .inclusive(let b), .exclusive(let b):
-            var high = ops.sorted.count
-            while i < high {
-                let mid = (i + high) / 2
-                if compareBytes(ops.sorted[mid].key, b) < 0 { i = mid + 1 } else { high = mid }
+        case .inclusive(let b): first = partition(b, orEqual: false)
+        case .exclusive(let b): first = partition(b, orEqual: true)
+        }
+        switch upper {
+        case .none: break
+        case .inclusive(let b): end = partition(b, orEqual: true)
+        case .exclusive(let b): end = partition(b, orEqual: false)
+        }
+        var found: [Op] = []
+        for op in ops.recent where op.changeID <= snapshotMax && inBounds(op.key) { found.append(op) }
+        // Puts the walk must hold before it may stop (`Int.max`: no limit, walk everything in bounds).
+        let wanted = limit.map { $0 <= Int.max - found.count ? $0 + found.count : Int.max } ?? Int.max
+        var puts = 0
+        if first < end {
+            // Operations on one entry are neighbours (sorted by key, path, change id): the last of a group not newer
+            // than the snapshot wins.
+            var i = reverse ? end - 1 : first
+            while i >= first, i < end, puts < wanted {
+                var (groupStart, groupEnd) = (i, i + 1)
+                if reverse {
+                    while groupStart > first, Op.sameEntry(ops.sorted[groupStart - 1], ops.sorted[i]) {
+                        groupStart -= 1
+                    }
+                } else {
+                    while groupEnd < end, Op.sameEntry(ops.sorted[groupEnd], ops.sorted[i]) { groupEnd += 1 }
+                }
+                var latest: Op?
+                for k in groupStart..<groupEnd where ops.sorted[k].changeID <= snapshotMax { latest = ops.sorted[k] }
+                if let latest {
+                    found.append(latest)
+                    if latest.isPut { puts += 1 }
+                }
+                i = reverse ? groupStart - 1 : groupEnd
             }
         }
-        while i < ops.sorted.count, !beyondUpper(ops.sorted[i].key) {
-            let op = ops.sorted[i]
-            if op.changeID <= snapshotMax, inBounds(op.key) { found.append(op) }
-            i += 1
-        }
-        for op in ops.recent where op.changeID <= snapshotMax && inBounds(op.key) { found.append(op) }
         found.sort(by: Op.precedes)
         var write = 0
         for read in found.indices {
@@ -1450,13 +1509,31 @@ extension SQLiteIndexRuns {
     /// The entries of index `index` within the scan's bounds, pending operations and runs merged, in a read
     /// transaction (one snapshot).
     static func scan(_ db: Database, index: Int64, _ scan: IndexScan, pending: PendingIndexCache) throws -> [IndexHit] {
+        var hits: [IndexHit] = []
+        let limit = scan.limit ?? Int.max
+        try forEachEntry(db, index: index, scan, pending: pending) { key, path in
+            hits.append(IndexHit(key: [UInt8](key), path: String(decoding: path, as: UTF8.self)))
+            return hits.count < limit
+        }
+        return hits
+    }
+
+    /// Calls `body` with each entry (key, path) of index `index` within the scan's bounds, pending operations and runs
+    /// merged, in order, until it returns `false`; holds one block per run in memory, so a whole index streams
+    /// through in bounded memory. The scan's limit only shapes which pending operations are read (see
+    /// ``PendingIndexCache/block(index:_:flushedThrough:snapshotMax:lower:upper:limit:reverse:)``): `body` stops.
+    static func forEachEntry(
+        _ db: Database, index: Int64, _ scan: IndexScan, pending: PendingIndexCache,
+        _ body: (_ key: UnsafeRawBufferPointer, _ path: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
         let lower: RunCursor.Bound = scan.lower.map { $0.inclusive ? .inclusive($0.key) : .exclusive($0.key) } ?? .none
         let upper: RunCursor.Bound = scan.upper.map { $0.inclusive ? .inclusive($0.key) : .exclusive($0.key) } ?? .none
         let flushed = try flushedThrough(db)
         let snapshotMax = try maxChangeID(db)
         var cursors: [RunCursor] = []
         if let block = try pending.block(
-            index: index, db, flushedThrough: flushed, snapshotMax: snapshotMax, lower: lower, upper: upper)
+            index: index, db, flushedThrough: flushed, snapshotMax: snapshotMax, lower: lower, upper: upper,
+            limit: scan.limit, reverse: scan.reverse)
         {
             cursors.append(RunCursor(memory: block, reverse: scan.reverse))
         }
@@ -1464,14 +1541,8 @@ extension SQLiteIndexRuns {
             cursors.append(RunCursor(run: run.id, index: index, reverse: scan.reverse, lower: lower, upper: upper))
         }
         for i in cursors.indices { try cursors[i].start(db) }
-        var hits: [IndexHit] = []
-        let limit = scan.limit ?? Int.max
         try mergeEntries(db, &cursors) { _, key, path, isPut in
-            if isPut {
-                hits.append(IndexHit(key: [UInt8](key), path: String(decoding: path, as: UTF8.self)))
-            }
-            return hits.count < limit
+            isPut ? try body(key, path) : true
         }
-        return hits
     }
 }

@@ -51,20 +51,25 @@ public struct IndexDefinition: Sendable, Hashable, CustomStringConvertible {
             self.order = order
         }
 
-        /// Parses `field`, `field:asc`, `field:desc` or `field:contains` (the command line's syntax).
+        /// Parses `field`, `field:asc`, `field:desc` or `field:contains` (the command line's syntax; also
+        /// `ascending`, `descending`, `array-contains`, in any case). Any other suffix is an error, so a misspelled
+        /// order never becomes part of the field name; a name containing `:` is quoted: `` `a:b`:desc ``.
         public init(parsing text: String) throws {
             var name = Substring(text)
             var order = Order.ascending
-            if let colon = text.lastIndex(of: ":") {
-                let suffix = text[text.index(after: colon)...].lowercased()
+            if !text.hasSuffix("`"), let colon = text.lastIndex(of: ":") {
+                let suffix = text[text.index(after: colon)...]
                 let known: [String: Order] = [
                     "asc": .ascending, "ascending": .ascending, "desc": .descending, "descending": .descending,
                     "contains": .arrayContains, "array-contains": .arrayContains,
                 ]
-                if let parsed = known[suffix] {
-                    order = parsed
-                    name = text[..<colon]
+                guard let parsed = known[suffix.lowercased()] else {
+                    throw DocumentsError(
+                        .invalidField, "unknown index order '\(suffix)' in '\(text)'",
+                        hint: "use FIELD, FIELD:asc, FIELD:desc or FIELD:contains")
                 }
+                order = parsed
+                name = text[..<colon]
             }
             self.init(try FieldPath(String(name)), order: order)
         }

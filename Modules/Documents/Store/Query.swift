@@ -283,6 +283,9 @@ extension QueryConvertible {
         return q
     }
 
+    // A query has one start and one end cursor: of several start (or end) cursors, the last one set wins.
+    // A cursor without values is an error when the query runs.
+
     /// Starts at the position given by values of the order-by fields (inclusive).
     public func start(at values: [DocumentValue]) -> Query { withStart(.values(values), inclusive: true) }
     /// Starts after the position given by values of the order-by fields.

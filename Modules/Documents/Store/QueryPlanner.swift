@@ -244,6 +244,8 @@ extension QueryRunner {
                 detail.append(first.field.canonicalString + Self.describe(range))
             }
             if negations.contains(where: { !equalFields.contains($0.field) }) { residual = true }
+            // Only the first ordered field bounds the scan; ranges on the others are checked on the documents.
+            if ranges.contains(where: { $0.field != orderFields.first?.field }) { residual = true }
             let bounds = range.keyBounds(prefix: prefix, descending: descendingField)
             let scan = ScanRange(
                 index: definition.indexName(collectionPath: collectionPath), lower: bounds.lower, upper: bounds.upper,

@@ -13,9 +13,11 @@ public enum DocumentsCommandSupport {
         do {
             json = try JSONValue(parsing: text)
         } catch let error as SuiteError {
+            // The parser's own hint is about quoting in general unless it names the problem (a number's range).
+            let specific = error.hint.flatMap { $0.hasPrefix("check quoting") ? nil : $0 }
             throw SuiteError(
                 .invalidArgument, "\(what) is not valid JSON: \(error.message)",
-                hint: "quote it for the shell: '{\"name\":\"Ana\",\"points\":10}'")
+                hint: specific ?? "quote it for the shell: '{\"name\":\"Ana\",\"points\":10}'")
         }
         guard json.objectValue != nil else {
             throw SuiteError(

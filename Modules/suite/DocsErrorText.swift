@@ -16,8 +16,8 @@ enum DocsErrorText {
         ("use arrayUnion / arrayRemove", "use --array-union / --array-remove"),
     ]
 
-    /// The start of the missing-index error's Swift alternative (`or from Swift: store.declareIndex(…)`).
-    static let swiftIndexHint = "or from Swift: store.declareIndex("
+    /// The start of the missing-index error's Swift alternative (`or from Swift: try await store.declareIndex(…)`).
+    static let swiftIndexHint = "or from Swift: "
 
     /// `error`'s message and hint as the command line prints them.
     static func cli(_ error: DocumentsError) -> (message: String, hint: String?) {

@@ -74,6 +74,11 @@ public struct IndexDefinition: Sendable, Hashable, CustomStringConvertible {
             self.init(try FieldPath(String(name)), order: order)
         }
 
+        /// Creates an index field from a dotted path: `try .init("address.city", order: .descending)`.
+        public init(_ dotted: String, order: Order = .ascending) throws {
+            self.init(try FieldPath(dotted), order: order)
+        }
+
         var spec: String { "\(fieldPath.canonicalString):\(order.shortName)" }
     }
 
@@ -101,6 +106,20 @@ public struct IndexDefinition: Sendable, Hashable, CustomStringConvertible {
     public var command: String {
         "suite docs index add \(collectionID) " + fields.map { Self.shellQuoted($0.spec) }.joined(separator: " ")
             + (scope == .collectionGroup ? " --group" : "")
+    }
+
+    /// The Swift call that declares this index (the missing-index error's hint; a test compiles its form):
+    /// `try await store.declareIndex(IndexDefinition(collectionID: "users", fields: [.init("city"), …]))`.
+    public var swiftDeclaration: String {
+        let list = fields.map { field -> String in
+            let name = field.fieldPath.canonicalString.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "\"", with: "\\\"")
+            return field.order == .ascending
+                ? ".init(\"\(name)\")" : ".init(\"\(name)\", order: .\(field.order.rawValue))"
+        }
+        let scope = self.scope == .collectionGroup ? "scope: .collectionGroup, " : ""
+        return "try await store.declareIndex(IndexDefinition(collectionID: \"\(collectionID)\", \(scope)fields: ["
+            + list.joined(separator: ", ") + "]))"
     }
 
     /// The index as JSON: `{"collection","scope","fields":[{"field","order"}]}`.

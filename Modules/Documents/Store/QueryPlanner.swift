@@ -380,13 +380,11 @@ extension QueryRunner {
         for order in orders { fields.append(.init(order.field, order: order.descending ? .descending : .ascending)) }
         let definition = IndexDefinition(collectionID: collectionID, scope: scope, fields: fields)
         let kind = scope == .collectionGroup ? "a collection-group index" : "a composite index"
-        let swiftFields = fields.map { "(\"\($0.fieldPath.canonicalString)\", .\($0.order.rawValue))" }
         return DocumentsError(
             .missingIndex,
             "this query needs \(kind) that does not exist: \(definition.description). Create it with: "
                 + definition.command,
-            hint: "or from Swift: store.declareIndex(IndexDefinition(collectionID: \"\(collectionID)\", scope: "
-                + ".\(scope.rawValue), fields: \(swiftFields.joined(separator: ", "))))")
+            hint: "or from Swift: " + definition.swiftDeclaration)
     }
 
     static func describe(_ range: ValueRange) -> String {

@@ -1,5 +1,6 @@
 import Documents
 import Foundation
+import Logging
 import SuiteCore
 import Testing
 
@@ -23,6 +24,30 @@ func documentsReadmeSnippet(bus: EventBus) async throws {
     let rich = try await store.collection("users").whereField("points", isGreaterThanOrEqualTo: 10).getDocuments()
     for try await snapshot in try store.collection("users").query.snapshots() { print(snapshot.documentChanges) }
     _ = (written, rich)
+}
+
+/// The main doc comments' examples (`DocumentStore`, `CollectionReference`, `Query`, `FieldValue`, `DocumentSnapshot`),
+/// compiled as written.
+func docCommentExamples(file: String, bus: EventBus, logger: Logger) async throws {
+    let store = DocumentStore(engine: try SQLiteDocumentEngine(path: file), bus: bus, logger: logger)
+    let user = try await store.document("users/u1").setData(["name": "Ada", "points": 10])
+    let top = try await store.collection("users").whereField("points", isGreaterThan: 5).getDocuments()
+
+    let orders = try store.collection("users/u1/orders")
+    let created = try await orders.addDocument(data: ["total": 12.5, "status": "open"])
+    let open = try await orders.whereField("status", isEqualTo: "open").getDocuments()
+
+    let page = try await store.collection("users")
+        .whereField("points", isGreaterThanOrEqualTo: 10)
+        .order(by: "points", descending: true)
+        .limit(to: 20)
+        .getDocuments()
+
+    try await store.document("stats/daily").setData(
+        ["orders": .increment(1), "updatedAt": .serverTimestamp, "label": "daily"], merge: true)
+    let snapshot = try await store.document("users/u1").getDocument()
+    let points = try snapshot.get("points", as: Int.self) ?? 0
+    _ = (user, top, created, open, page, points)
 }
 
 /// The missing-index hint's Swift call, in the form `IndexDefinition.swiftDeclaration` prints (checked below).

@@ -25,6 +25,32 @@ struct SuiteCommand: AsyncParsableCommand {
 
     @OptionGroup var globals: GlobalOptions
 
+    /// Parses and runs the command. With `--json` on the command line, a command-line error (an unknown option, a
+    /// bad value, a failed `validate()`) is one JSON object on stderr like every other error, still with exit code 64.
+    static func main() async {
+        let command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            let code = exitCode(for: error)
+            if code != .success, CommandLine.arguments.dropFirst().contains("--json") {
+                Output.error(message(for: error), hint: "see `suite help` for the command's options", json: true)
+                exit(withError: code)
+            }
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                var syncCommand = command
+                try syncCommand.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     /// The registered modules: each command group that drives a module names it (``ModuleCommand``).
     static var modules: [any SuiteModule] {
         configuration.subcommands.compactMap { ($0 as? any ModuleCommand.Type)?.module }

@@ -362,7 +362,7 @@ extension DocsCommandTests {
         for arguments in [
             ["docs", "update", "users/nobody", #"{"a":1}"#], ["docs", "update", "users/u1"],
             ["docs", "query", "users", "--count", "--explain"], ["docs", "get", "users/nobody"],
-            ["docs", "batch", "-"],
+            ["docs", "batch", "-"], ["docs", "query", "users", "--no-such-flag"], ["docs", "set", "users/u1"],
         ] {
             let result = try suite.run(arguments + ["--json"], input: "[{}]")
             #expect(result.status != 0)

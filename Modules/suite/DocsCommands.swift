@@ -24,7 +24,10 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
     struct Set: SuiteSubcommand {
         static let configuration = CommandConfiguration(
             abstract: "Replace a document (or merge into it with --merge); prints the result.",
-            discussion: "Example: suite docs set users/u1 '{\"name\":\"Ana\",\"points\":10}'")
+            discussion: """
+                Example: suite docs set users/u1 '{"name":"Ana","points":10}'. A large document comes from a file \
+                (suite docs set users/u1 @user.json) or standard input (… | suite docs set users/u1 -).
+                """)
 
         @Argument(help: "The document path, e.g. users/u1.") var path: String
         @Argument(help: "The document's fields as a JSON object, @FILE for a file's, or - for standard input.")

@@ -16,6 +16,7 @@ struct SuiteCommand: AsyncParsableCommand {
               0   success
               1   the command failed; an `error:` line and a `hint:` say why and what to do
               64  the command line itself is wrong (unknown option, bad value)
+            With --json, an error is one JSON object on stderr instead: {"error":{"message":…,"hint":…}}.
             """,
         version: SuiteContext.version,
         subcommands: [

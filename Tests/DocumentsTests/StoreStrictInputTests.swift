@@ -21,6 +21,7 @@ import Testing
             (#"{"op":"delete","path":"users/u1","data":{}}"#, "unknown key \"data\""),
             (#"{"op":"set","path":"users/u2","data":{},"merge":"yes"}"#, "\"merge\" must be"),
             (#"{"op":"update","path":"users/u1","data":{"a.b":1,"a":2}}"#, "'a' and 'a.b'"),
+            (#"{"op":"delete","path":"users/u1","precondition":{"version":1,"exist":true}}"#, "bad precondition"),
         ])
     func strictBatch(_ write: String, _ expected: String) async throws {
         let store = try await T.store(.inMemory)

@@ -262,8 +262,8 @@ extension DocumentStore {
 
     private static func precondition(_ json: JSONValue?) throws -> WritePrecondition {
         guard let json, json != .null else { return .none }
-        if let version = json["version"]?.intValue { return .version(version) }
-        if let exists = json["exists"]?.boolValue { return .exists(exists) }
+        if json.objectValue?.count == 1, let version = json["version"]?.intValue { return .version(version) }
+        if json.objectValue?.count == 1, let exists = json["exists"]?.boolValue { return .exists(exists) }
         throw DocumentsError(
             .invalidValue, "bad precondition \(json.jsonString)",
             hint: "use {\"version\": N} or {\"exists\": true|false}")

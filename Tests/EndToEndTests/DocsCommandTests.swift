@@ -292,6 +292,22 @@ extension DocsCommandTests {
         #expect(try json(suite, inequalities).arrayValue?.map { $0["path"] } == ["docs/d2"])
     }
 
+    @Test("an update with overlapping paths, no fields or a reserved character in a path is refused, every time")
+    func strictUpdates() throws {
+        let suite = try runner()
+        let version = try json(suite, ["docs", "set", "docs/d", #"{"a":{"b":0}}"#])["version"]
+        for _ in 0..<3 {
+            let overlap = try failure(suite, ["docs", "update", "docs/d", #"{"a.b":1,"a":2}"#])
+            #expect(overlap.contains("'a' and 'a.b'"))
+        }
+        #expect(try failure(suite, ["docs", "update", "docs/d", "{}"]).contains("at least one field"))
+        #expect(try failure(suite, ["docs", "update", "docs/d", "--increment", "a/b=1"]).contains("reserves"))
+        #expect(try failure(suite, ["docs", "query", "docs", "--where", "a[0] == 1"]).contains("reserves"))
+        #expect(try json(suite, ["docs", "get", "docs/d"])["version"] == version)
+        let quoted = try json(suite, ["docs", "update", "docs/d", "--increment", "`a/b`=1"])
+        #expect(quoted["data"]?["a/b"] == 1)
+    }
+
     @Test("a batch with a misspelled key, no data or an empty update fails naming the write; nothing is applied")
     func strictBatch() throws {
         let suite = try runner()

@@ -116,6 +116,11 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport"], path: "Tests/EndToEndTests"),
+        // The root README's Swift snippets, compiled as written (DocumentsTests checks they match the README).
+        .testTarget(
+            name: "ReadmeSnippetTests",
+            dependencies: ["Documents", "DocumentsPluginSupport", "SuitePluginKit", "SuiteCore", logging],
+            path: "Tests/ReadmeSnippetTests"),
 
         // MARK: - Tools
         // A child process for the kill -9 durability test.

@@ -279,7 +279,15 @@ struct JSONParser {
             }
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if isInteger, let value = Int64(text) { return .int(value) }
+        if isInteger {
+            guard let value = Int64(text) else {
+                throw SuiteError(
+                    .invalidArgument,
+                    "invalid JSON at offset \(start): the integer \(text) is outside the 64-bit range",
+                    hint: "integers are 64-bit; write \(text).0 to store an approximate double")
+            }
+            return .int(value)
+        }
         guard let value = Double(text), value.isFinite else { throw error("invalid number '\(text)'") }
         return .double(value)
     }

@@ -13,9 +13,11 @@ public enum DocumentsCommandSupport {
         do {
             json = try JSONValue(parsing: text)
         } catch let error as SuiteError {
+            // The parser's own hint is about quoting in general unless it names the problem (a number's range).
+            let specific = error.hint.flatMap { $0.hasPrefix("check quoting") ? nil : $0 }
             throw SuiteError(
                 .invalidArgument, "\(what) is not valid JSON: \(error.message)",
-                hint: "quote it for the shell: '{\"name\":\"Ana\",\"points\":10}'")
+                hint: specific ?? "quote it for the shell: '{\"name\":\"Ana\",\"points\":10}'")
         }
         guard json.objectValue != nil else {
             throw SuiteError(
@@ -28,7 +30,15 @@ public enum DocumentsCommandSupport {
     /// Parses a JSON value; a bare word that is not JSON (`active`) is taken as a string.
     public static func value(fromJSON text: String, what: String) throws -> DocumentValue {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let json = try? JSONValue(parsing: trimmed) { return try DocumentJSON.value(from: json) }
+        let parsed: JSONValue?
+        do {
+            parsed = try JSONValue(parsing: trimmed)
+        } catch let error as SuiteError where Self.isIntegerLiteral(trimmed) {
+            throw SuiteError(.invalidArgument, "\(what): \(error.message)", hint: error.hint)  // never a string
+        } catch {
+            parsed = nil
+        }
+        if let parsed { return try DocumentJSON.value(from: parsed) }
         let isBareWord = !trimmed.isEmpty && trimmed.allSatisfy { $0.isLetter || $0.isNumber || "_-.@:".contains($0) }
         if isBareWord { return .string(trimmed) }
         throw SuiteError(
@@ -36,18 +46,30 @@ public enum DocumentsCommandSupport {
             hint: "strings need double quotes inside single quotes, e.g. '\"coffee\"'; lists: '[\"a\",\"b\"]'")
     }
 
+    /// `-?[0-9]+`: text that is a number, so a parse failure (out of range) is an error, not a bare word.
+    static func isIntegerLiteral(_ text: String) -> Bool {
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        return !digits.isEmpty && digits.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
     // MARK: - Ordering
 
-    /// Parses `FIELD` or `FIELD:desc` / `FIELD:asc`.
+    /// Parses `FIELD`, `FIELD:asc` or `FIELD:desc` (any case); any other suffix is an error, so a misspelled direction
+    /// never becomes part of the field name. A name containing `:` is quoted: `` `a:b`:desc ``.
     public static func order(parsing text: String) throws -> (FieldPath, descending: Bool) {
         var name = text
         var descending = false
-        if let colon = text.lastIndex(of: ":") {
-            let suffix = text[text.index(after: colon)...].lowercased()
-            if suffix == "desc" || suffix == "asc" {
-                descending = suffix == "desc"
-                name = String(text[..<colon])
+        if !text.hasSuffix("`"), let colon = text.lastIndex(of: ":") {
+            let suffix = text[text.index(after: colon)...]
+            switch suffix.lowercased() {
+            case "asc": break
+            case "desc": descending = true
+            default:
+                throw SuiteError(
+                    .invalidArgument, "--order-by \(text): unknown direction '\(suffix)'",
+                    hint: "use FIELD, FIELD:asc or FIELD:desc; quote a name containing ':' with backticks")
             }
+            name = String(text[..<colon])
         }
         return (try FieldPath(name), descending)
     }
@@ -104,14 +126,16 @@ public enum DocumentsCommandSupport {
     }
 
     /// Documents as a table: one row each, one column per top-level field (the first eight, by frequency).
-    public static func table(_ snapshots: [DocumentSnapshot]) -> String {
+    /// The first column is the id, or with `showingPaths` (a collection-group query, whose rows come from several
+    /// parents) the full path.
+    public static func table(_ snapshots: [DocumentSnapshot], showingPaths: Bool = false) -> String {
         var frequency: [String: Int] = [:]
         for snapshot in snapshots {
             for key in snapshot.data?.keys ?? [:].keys { frequency[key, default: 0] += 1 }
         }
         let columns = frequency.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
             .prefix(8).map(\.key)
-        var table = TextTable(["ID"] + columns.map { $0.uppercased() })
+        var table = TextTable([showingPaths ? "PATH" : "ID"] + columns.map { $0.uppercased() })
         for snapshot in snapshots {
             let cells = columns.map { column -> String in
                 guard let value = snapshot.data?[column] else { return "" }
@@ -119,7 +143,7 @@ public enum DocumentsCommandSupport {
                 if case .string(let s) = value { text = s } else { text = DocumentJSON.json(from: value).jsonString }
                 return text.count > 32 ? String(text.prefix(31)) + "…" : text
             }
-            table.append([snapshot.documentID] + cells)
+            table.append([showingPaths ? snapshot.path.string : snapshot.documentID] + cells)
         }
         return table.render() + "\n(\(snapshots.count) document\(snapshots.count == 1 ? "" : "s"))"
     }

@@ -24,17 +24,22 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
     struct Set: SuiteSubcommand {
         static let configuration = CommandConfiguration(
             abstract: "Replace a document (or merge into it with --merge); prints the result.",
-            discussion: "Example: suite docs set users/u1 '{\"name\":\"Ana\",\"points\":10}'")
+            discussion: """
+                Example: suite docs set users/u1 '{"name":"Ana","points":10}'. A large document comes from a file \
+                (suite docs set users/u1 @user.json) or standard input (… | suite docs set users/u1 -).
+                """)
 
         @Argument(help: "The document path, e.g. users/u1.") var path: String
-        @Argument(help: "The document's fields as a JSON object.") var json: String
+        @Argument(help: "The document's fields as a JSON object, @FILE for a file's, or - for standard input.")
+        var json: String
         @Flag(help: "Merge the fields into the existing document instead of replacing it.") var merge = false
         @Option(help: "With --merge, merge only these comma-separated field paths.") var mergeFields: String?
         @OptionGroup var globals: GlobalOptions
 
         func run(_ context: SuiteContext) async throws {
             try await withStore(context) { store in
-                let fields = FieldValue.fields(try DocumentsCommandSupport.data(fromJSON: json, what: "the document"))
+                let fields = FieldValue.fields(
+                    try DocumentsCommandSupport.data(fromJSON: try jsonArgument(json), what: "the document"))
                 let document = try store.document(path)
                 let result: DocumentSnapshot
                 if let mergeFields {
@@ -57,7 +62,8 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
                 """)
 
         @Argument(help: "The document path.") var path: String
-        @Argument(help: "Fields to set, as a JSON object (keys are field paths).") var json: String?
+        @Argument(help: "Fields to set, as a JSON object (keys are field paths), @FILE, or - for standard input.")
+        var json: String?
         @Option(help: ArgumentHelp("Add N to a numeric field.", valueName: "field=N")) var increment: [String] = []
         @Option(help: ArgumentHelp("Set a field to the commit time.", valueName: "field"))
         var serverTimestamp: [String] = []
@@ -68,7 +74,8 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
         @Option(help: ArgumentHelp("Remove a field.", valueName: "field")) var deleteField: [String] = []
         @OptionGroup var globals: GlobalOptions
 
-        func validate() throws {
+        /// Checked in `run`, so the error honours `--json`.
+        func check() throws {
             if json == nil && increment.isEmpty && serverTimestamp.isEmpty && arrayUnion.isEmpty
                 && arrayRemove.isEmpty && deleteField.isEmpty
             {
@@ -77,10 +84,12 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
         }
 
         func run(_ context: SuiteContext) async throws {
+            try check()
             try await withStore(context) { store in
                 var fields: [String: FieldValue] = [:]
                 if let json {
-                    fields = FieldValue.fields(try DocumentsCommandSupport.data(fromJSON: json, what: "the update"))
+                    fields = FieldValue.fields(
+                        try DocumentsCommandSupport.data(fromJSON: try jsonArgument(json), what: "the update"))
                 }
                 for text in increment {
                     let (field, value) = try DocumentsCommandSupport.increment(text)
@@ -148,12 +157,13 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
             abstract: "Add a document with a generated id to a collection; prints it.")
 
         @Argument(help: "The collection path, e.g. pointTransactions.") var collection: String
-        @Argument(help: "The document's fields as a JSON object.") var json: String
+        @Argument(help: "The document's fields as a JSON object, @FILE for a file's, or - for standard input.")
+        var json: String
         @OptionGroup var globals: GlobalOptions
 
         func run(_ context: SuiteContext) async throws {
             try await withStore(context) { store in
-                let data = try DocumentsCommandSupport.data(fromJSON: json, what: "the document")
+                let data = try DocumentsCommandSupport.data(fromJSON: try jsonArgument(json), what: "the document")
                 printDocument(try await store.collection(collection).addDocument(data: data), json: globals.json)
             }
         }
@@ -238,7 +248,8 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
         @Flag(help: "Print the plan: index used, index entries scanned, documents read.") var explain = false
         @OptionGroup var globals: GlobalOptions
 
-        func validate() throws {
+        /// Checked in `run`, so the error honours `--json`.
+        func check() throws {
             if [count, sum != nil, avg != nil, explain].filter({ $0 }).count > 1 {
                 throw ValidationError("choose one of --count, --sum, --avg, --explain")
             }
@@ -247,6 +258,7 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
         }
 
         func run(_ context: SuiteContext) async throws {
+            try check()
             try await withStore(context) { store in
                 var query = group ? try store.collectionGroup(collection) : try store.collection(collection).query
                 for expression in filters { query = try query.whereExpression(expression) }
@@ -256,10 +268,18 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
                 }
                 if let limit { query = query.limit(to: limit) }
                 if let limitToLast { query = query.limit(toLast: limitToLast) }
-                if let startAfter { query = query.start(after: try cursor(startAfter, "--start-after")) }
-                if let startAt { query = query.start(at: try cursor(startAt, "--start-at")) }
-                if let endBefore { query = query.end(before: try cursor(endBefore, "--end-before")) }
-                if let endAt { query = query.end(at: try cursor(endAt, "--end-at")) }
+                // One start and one end cursor: of --start-at / --start-after (and of the end flags), the last given
+                // on the command line wins.
+                let starts = [("--start-at", startAt), ("--start-after", startAfter)]
+                if let (flag, text) = Self.lastGiven(starts, in: CommandLine.arguments) {
+                    let values = try cursor(text, flag)
+                    query = flag == "--start-at" ? query.start(at: values) : query.start(after: values)
+                }
+                let ends = [("--end-at", endAt), ("--end-before", endBefore)]
+                if let (flag, text) = Self.lastGiven(ends, in: CommandLine.arguments) {
+                    let values = try cursor(text, flag)
+                    query = flag == "--end-at" ? query.end(at: values) : query.end(before: values)
+                }
                 if let fields { query = query.select(fields.split(separator: ",").map(String.init)) }
 
                 if explain {
@@ -283,7 +303,7 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
                     if globals.json {
                         Output.json(.array(snapshot.documents.map(\.json)))
                     } else {
-                        Output.print(DocumentsCommandSupport.table(snapshot.documents))
+                        Output.print(DocumentsCommandSupport.table(snapshot.documents, showingPaths: group))
                     }
                 }
             }
@@ -291,8 +311,27 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
 
         func cursor(_ text: String, _ flag: String) throws -> [DocumentValue] {
             let value = try DocumentsCommandSupport.value(fromJSON: text, what: flag)
-            if case .array(let values) = value { return values }
+            if case .array(let values) = value {
+                guard !values.isEmpty else {
+                    throw SuiteError(
+                        .invalidArgument, "\(flag) '[]' has no values",
+                        hint: "give the --order-by values to start or end at, e.g. \(flag) '[10]', or leave it out")
+                }
+                return values
+            }
             return [value]
+        }
+
+        /// Of the given flags, the one whose last occurrence in `arguments` comes last (`--flag value` or
+        /// `--flag=value`), with its value.
+        static func lastGiven(_ flags: [(String, String?)], in arguments: [String]) -> (String, String)? {
+            var best: (position: Int, flag: String, value: String)?
+            for case (let flag, let value?) in flags {
+                let position =
+                    arguments.lastIndex { $0 == flag || $0.hasPrefix(flag + "=") } ?? -1
+                if best == nil || position > (best?.position ?? -1) { best = (position, flag, value) }
+            }
+            return best.map { ($0.flag, $0.value) }
         }
     }
 
@@ -337,6 +376,20 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
 /// counters and leaving the index cheap for the next process).
 func withStore(_ context: SuiteContext, _ body: (DocumentStore) async throws -> Void) async throws {
     try await body(try await context.documentStore())
+}
+
+/// The JSON text of a document argument: the argument itself, `-` for standard input, `@FILE` for a file's contents
+/// (a document over the shell's argument limit, ~128 KiB, goes through a file or a pipe, as `batch` takes it).
+func jsonArgument(_ argument: String) throws -> String {
+    if argument == "-" {
+        return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+    }
+    guard argument.hasPrefix("@") else { return argument }
+    let file = String(argument.dropFirst())
+    guard let contents = try? String(contentsOfFile: file, encoding: .utf8) else {
+        throw SuiteError(.notFound, "cannot read JSON file \(file)", hint: "give a JSON text, @FILE or - for stdin")
+    }
+    return contents
 }
 
 /// Prints a write's or read's resulting document.

@@ -257,6 +257,11 @@ extension DocsCommand {
         func run(_ context: SuiteContext) async throws {
             try await withStore(context) { store in
                 let definition = try index.definition()
+                guard try await store.indexes().contains(definition) else {
+                    throw DocumentsError(
+                        .notFound, "no index \(definition) to drop",
+                        hint: "`suite docs index list` shows the declared indexes")
+                }
                 try await store.dropIndex(definition)
                 if globals.json { Output.json(definition.json) } else { Output.print("index dropped: \(definition)") }
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Documents
 import Foundation
 import Logging
 import SuiteCore
@@ -62,8 +63,23 @@ extension SuiteSubcommand {
             // them down and closes every engine the command opened, also on SIGINT/SIGTERM.
             let command = self
             try await context.run(withServices: runsServices) { try await command.run(context) }
+        } catch let error as DocumentsError {
+            let text = DocsErrorText.cli(error)
+            Output.error(text.message, hint: text.hint, json: globals.json)
+            throw ExitCode.failure
         } catch let error as any SuiteDescribedError {
             Output.error(error.message, hint: error.hint, json: globals.json)
+            throw ExitCode.failure
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as CleanExit {
+            throw error
+        } catch let error as ValidationError {
+            Output.error(error.message, hint: nil, json: globals.json)
+            throw ExitCode.validationFailure
+        } catch {
+            // Anything else still reaches the user as one `error:` line (or one JSON object), never a Swift dump.
+            Output.error(String(describing: error), hint: nil, json: globals.json)
             throw ExitCode.failure
         }
     }

@@ -17,6 +17,7 @@ struct SuiteCommand: AsyncParsableCommand {
               1   the command failed; an `error:` line and a `hint:` say why and what to do
               1   also: `docs index verify` found differences (it prints them)
               64  the command line itself is wrong (unknown option, bad value)
+            With --json, an error is one JSON object on stderr instead: {"error":{"message":…,"hint":…}}.
             """,
         version: SuiteContext.version,
         subcommands: [
@@ -25,6 +26,32 @@ struct SuiteCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var globals: GlobalOptions
+
+    /// Parses and runs the command. With `--json` on the command line, a command-line error (an unknown option, a
+    /// bad value, a failed `validate()`) is one JSON object on stderr like every other error, still with exit code 64.
+    static func main() async {
+        let command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            let code = exitCode(for: error)
+            if code != .success, CommandLine.arguments.dropFirst().contains("--json") {
+                Output.error(message(for: error), hint: "see `suite help` for the command's options", json: true)
+                exit(withError: code)
+            }
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                var syncCommand = command
+                try syncCommand.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 
     /// The registered modules: each command group that drives a module names it (``ModuleCommand``).
     static var modules: [any SuiteModule] {

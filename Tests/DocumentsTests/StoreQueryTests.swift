@@ -214,7 +214,6 @@ import Testing
             users.whereField("a", arrayContainsAny: many),
             users.whereField("a", notIn: Array(many.prefix(11))),
             users.whereField("a", arrayContains: .int(1)).whereField("b", arrayContains: .int(1)),
-            users.whereField("a", isGreaterThan: .int(1)).whereField("b", isLessThan: .int(1)),
             users.whereField("a", isGreaterThan: .int(1)).order(by: "b"),
             users.whereField("a", isLessThan: .null),
             users.limit(toLast: 1),

@@ -307,3 +307,154 @@ struct DocsCommandTests {
         #expect(indexes.arrayValue?.count == 1)
     }
 }
+
+// MARK: - Firestore semantics and what a new user tripped on (issue 10)
+
+extension DocsCommandTests {
+    /// Runs a command expected to fail; returns its standard error.
+    func failure(_ suite: SuiteRunner, _ arguments: [String], input: String? = nil) throws -> String {
+        let result = try suite.run(arguments, input: input)
+        #expect(result.status != 0, "suite \(arguments.joined(separator: " ")) succeeded: \(result.stdout)")
+        return result.stderr
+    }
+
+    @Test("set --merge with a nested map sets h.g and keeps h's other fields; --merge-fields takes nested paths")
+    func nestedMerge() throws {
+        let suite = try runner()
+        _ = try json(suite, ["docs", "set", "docs/d", #"{"h":{"g":1,"k":2}}"#])
+        let merged = try json(suite, ["docs", "set", "docs/d", #"{"h":{"g":3}}"#, "--merge"])
+        #expect(merged["data"] == ["h": ["g": 3, "k": 2]])
+        let masked = try json(suite, ["docs", "set", "docs/d", #"{"h":{"g":4,"x":1}}"#, "--merge-fields", "h.g"])
+        #expect(masked["data"] == ["h": ["g": 4, "k": 2]])
+    }
+
+    @Test("quoted where fields with more segments, empty cursors, the last cursor given, several inequalities")
+    func querySemantics() throws {
+        let suite = try runner()
+        _ = try json(suite, ["docs", "set", "docs/d1", #"{"*":{"~":4},"n":1,"m":"b"}"#])
+        _ = try json(suite, ["docs", "set", "docs/d2", #"{"*":{"~":5},"n":2,"m":"a"}"#])
+        _ = try json(suite, ["docs", "set", "docs/d3", #"{"n":3,"m":"c"}"#])
+        let quoted = try json(suite, ["docs", "query", "docs", "--where", "`*`.`~` == 4"])
+        #expect(quoted.arrayValue?.map { $0["path"] } == ["docs/d1"])
+
+        #expect(try failure(suite, ["docs", "query", "docs", "--order-by", "n", "--start-at", "[]"]).contains("[]"))
+        let lastStart = ["docs", "query", "docs", "--order-by", "n", "--start-at", "[1]", "--start-after", "[2]"]
+        #expect(try json(suite, lastStart).arrayValue?.map { $0["path"] } == ["docs/d3"])
+        let otherOrder = ["docs", "query", "docs", "--order-by", "n", "--start-after=[2]", "--start-at", "[1]"]
+        #expect(try json(suite, otherOrder).arrayValue?.count == 3)
+
+        let inequalities = ["docs", "query", "docs", "--where", "n >= 2", "--where", #"m < "c""#]
+        let missing = try failure(suite, inequalities)
+        #expect(missing.contains("suite docs index add docs m:asc n:asc"))
+        #expect(!missing.contains("declareIndex"))
+        #expect(try suite.run(["docs", "index", "add", "docs", "m", "n"]).status == 0)
+        #expect(try json(suite, inequalities).arrayValue?.map { $0["path"] } == ["docs/d2"])
+    }
+
+    @Test("an update with overlapping paths, no fields or a reserved character in a path is refused, every time")
+    func strictUpdates() throws {
+        let suite = try runner()
+        let version = try json(suite, ["docs", "set", "docs/d", #"{"a":{"b":0}}"#])["version"]
+        for _ in 0..<3 {
+            let overlap = try failure(suite, ["docs", "update", "docs/d", #"{"a.b":1,"a":2}"#])
+            #expect(overlap.contains("'a' and 'a.b'"))
+        }
+        #expect(try failure(suite, ["docs", "update", "docs/d", "{}"]).contains("at least one field"))
+        #expect(try failure(suite, ["docs", "update", "docs/d", "--increment", "a/b=1"]).contains("reserves"))
+        #expect(try failure(suite, ["docs", "query", "docs", "--where", "a[0] == 1"]).contains("reserves"))
+        #expect(try json(suite, ["docs", "get", "docs/d"])["version"] == version)
+        let quoted = try json(suite, ["docs", "update", "docs/d", "--increment", "`a/b`=1"])
+        #expect(quoted["data"]?["a/b"] == 1)
+    }
+
+    @Test("a batch with a misspelled key, no data or an empty update fails naming the write; nothing is applied")
+    func strictBatch() throws {
+        let suite = try runner()
+        let cases: [(String, String)] = [
+            (#"{"op":"set","path":"users/u1","date":{"points":1}}"#, #"write #2: unknown key "date""#),
+            (#"{"op":"set","path":"users/u1"}"#, #"write #2: a set needs "data""#),
+            (#"{"op":"update","path":"users/u0","data":{}}"#, "write #2: an update needs at least one field"),
+        ]
+        let version = try json(suite, ["docs", "set", "users/u0", #"{"points":1}"#])["version"]
+        for (write, message) in cases {
+            let batch = #"[{"op":"set","path":"users/u9","data":{}}, "# + write + "]"
+            #expect(try failure(suite, ["docs", "batch", "-"], input: batch).contains(message))
+        }
+        #expect(try suite.run(["docs", "get", "users/u9"]).status == 1)
+        #expect(try suite.run(["docs", "get", "users/u1"]).status == 1)
+        #expect(try json(suite, ["docs", "get", "users/u0"])["version"] == version)
+    }
+
+    @Test("order and index directions are strict; dropping a missing index is an error")
+    func strictDirections() throws {
+        let suite = try runner()
+        for (id, points) in [("u1", 5), ("u2", 20)] {
+            _ = try json(suite, ["docs", "set", "users/\(id)", #"{"points":\#(points)}"#])
+        }
+        let bad = try failure(suite, ["docs", "query", "users", "--order-by", "points:descending"])
+        #expect(bad.contains("unknown direction 'descending'"))
+        let ordered = try json(suite, ["docs", "query", "users", "--order-by", "points:DESC"])
+        #expect(ordered.arrayValue?.map { $0["path"] } == ["users/u2", "users/u1"])
+        #expect(try failure(suite, ["docs", "index", "add", "users", "city:sideways"]).contains("sideways"))
+        #expect(try json(suite, ["docs", "index", "list"]).arrayValue?.isEmpty == true)
+        #expect(try failure(suite, ["docs", "index", "drop", "users", "city", "points"]).contains("no index"))
+    }
+
+    @Test("docs set reads - (standard input) and @file; an integer beyond 64 bits is an error")
+    func setFromStdinAndFile() throws {
+        let suite = try runner()
+        let big = String(repeating: "x", count: 200_000)
+        let piped = try json(suite, ["docs", "set", "docs/big", "-"], input: #"{"text":"\#(big)"}"#)
+        #expect(piped["data"]?["text"]?.stringValue?.count == 200_000)
+        let file = suite.directory.appendingPathComponent("doc.json")
+        try #"{"n":7}"#.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try json(suite, ["docs", "set", "docs/f", "@" + file.path])["data"] == ["n": 7])
+        #expect(try failure(suite, ["docs", "set", "docs/f", "@/no/such/file.json"]).contains("cannot read"))
+
+        let huge = try failure(suite, ["docs", "set", "docs/n", #"{"n":100000000000000000000000}"#])
+        #expect(huge.contains("outside the 64-bit range"))
+        let cursor = try failure(
+            suite, ["docs", "query", "docs", "--order-by", "n", "--start-at", "99999999999999999999"])
+        #expect(cursor.contains("outside the 64-bit range"))
+        _ = try json(suite, ["docs", "set", "docs/n", #"{"n":9223372036854775800}"#])
+        let clamped = try json(suite, ["docs", "update", "docs/n", "--increment", "n=100"])
+        #expect(clamped["data"]?["n"] == .int(.max))
+    }
+
+    @Test("errors name flags, not Swift calls; with --json they are one JSON object on stderr")
+    func cliHintsAndJSONErrors() throws {
+        let suite = try runner()
+        let update = try failure(suite, ["docs", "update", "users/nobody", #"{"a":1}"#])
+        #expect(update.contains("--merge"))
+        #expect(!update.contains("setData"))
+        let last = try failure(suite, ["docs", "query", "users", "--limit-to-last", "1"])
+        #expect(last.contains("--limit-to-last needs at least one order-by"))
+        #expect(last.contains("--order-by"))
+        #expect(!last.contains("limit(toLast:)"))
+        let order = try failure(suite, ["docs", "query", "users", "--where", "a > 1", "--order-by", "b"])
+        #expect(order.contains("add --order-by a first"))
+
+        for arguments in [
+            ["docs", "update", "users/nobody", #"{"a":1}"#], ["docs", "update", "users/u1"],
+            ["docs", "query", "users", "--count", "--explain"], ["docs", "get", "users/nobody"],
+            ["docs", "batch", "-"], ["docs", "query", "users", "--no-such-flag"], ["docs", "set", "users/u1"],
+        ] {
+            let result = try suite.run(arguments + ["--json"], input: "[{}]")
+            #expect(result.status != 0)
+            let error = try JSONValue(parsing: result.stderr)
+            #expect(error["error"]?["message"]?.stringValue?.isEmpty == false, "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test("a collection-group query's table shows each row's path")
+    func groupTableShowsPaths() throws {
+        let suite = try runner()
+        _ = try json(suite, ["docs", "set", "users/u1/orders/o1", #"{"total":5}"#])
+        _ = try json(suite, ["docs", "set", "users/u2/orders/o1", #"{"total":7}"#])
+        let table = try suite.run(["docs", "query", "orders", "--group"])
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(table.stdout.contains("PATH"))
+        #expect(table.stdout.contains("users/u1/orders/o1"))
+        #expect(table.stdout.contains("users/u2/orders/o1"))
+    }
+}

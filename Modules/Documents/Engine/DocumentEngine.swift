@@ -159,17 +159,6 @@ public protocol DocumentEngine: Sendable {
     /// - Parameter commitTime: the commit's time in microseconds since the epoch (the store's clock decides).
     func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult
 
-    /// Prepares a commit ahead of its write (see the default implementation); engines may leave the default.
-    func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit
-
-    /// Prepares a bulk commit of unconditional puts whose index entries come in one flat batch (see the default
-    /// implementation, which prepares ``BulkPuts/mutations()``); engines may leave the default.
-    func prepareCommit(_ puts: BulkPuts) async throws -> PreparedCommit
-
-    /// Commits what ``prepareCommit(_:)-(Array<DocumentMutation>)`` or ``prepareCommit(_:)-(BulkPuts)`` prepared (see
-    /// the default implementation).
-    func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult
-
     /// Waits until the engine's background work (index flushes and merges, say) is done. A short-lived process — a
     /// command-line import — calls it before closing, so that it leaves its work finished rather than abandoned.
     /// Engines without background work keep the default, which returns at once.
@@ -257,17 +246,31 @@ public protocol DocumentEngine: Sendable {
         async throws
 }
 
+/// Bulk-import plumbing inside this package (not part of the engine API that plugins implement): an engine that does
+/// part of a commit ahead of its write. ``DocumentEngine``'s `prepareCommit` and `commit(_:commitTime:)` of a
+/// ``PreparedCommit`` call these when the engine conforms, and fall back to plain mutations otherwise.
+package protocol CommitPreparing: DocumentEngine {
+    /// Prepares a commit ahead of its write.
+    func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit
+
+    /// Prepares a bulk commit of unconditional puts whose index entries come in one flat batch.
+    func prepareCommit(_ puts: BulkPuts) async throws -> PreparedCommit
+
+    /// Commits what one of the `prepareCommit` methods prepared.
+    func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult
+}
+
 /// A commit prepared ahead of its write by ``DocumentEngine/prepareCommit(_:)``: the mutations, plus whatever the
 /// engine worked out that needs no database state.
-public struct PreparedCommit: Sendable {
+package struct PreparedCommit: Sendable {
     /// The mutations, as given. For ``BulkPuts`` prepared by an engine that keeps their entries in its own form
     /// (``engineWork``), the puts carry no index entries here.
-    public var mutations: [DocumentMutation]
+    package var mutations: [DocumentMutation]
     /// The preparing engine's own work (opaque to everyone else; `nil` from engines that prepare nothing). Hand a
     /// prepared commit only to the engine that prepared it.
-    public var engineWork: (any Sendable)?
+    package var engineWork: (any Sendable)?
 
-    public init(mutations: [DocumentMutation], engineWork: (any Sendable)? = nil) {
+    package init(mutations: [DocumentMutation], engineWork: (any Sendable)? = nil) {
         self.mutations = mutations
         self.engineWork = engineWork
     }
@@ -277,19 +280,24 @@ extension DocumentEngine {
     /// Does the part of a commit that needs no database state (say, encoding and sorting index entries) so that a
     /// pipeline — the store's bulk importer — prepares one commit while the previous one writes. Commit the result
     /// with ``commit(_:commitTime:)-(PreparedCommit,_)``. Engines that have nothing to prepare keep this default.
-    public func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit {
-        PreparedCommit(mutations: mutations)
+    package func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit {
+        if let preparing = self as? any CommitPreparing { return try await preparing.prepareCommit(mutations) }
+        return PreparedCommit(mutations: mutations)
     }
 
     /// Prepares ``BulkPuts/mutations()``: the puts as ordinary mutations, their entries as arrays. Engines that can
     /// take the entries in their flat form override it (the SQLite engine sorts them straight from the batch).
-    public func prepareCommit(_ puts: BulkPuts) async throws -> PreparedCommit {
-        try await prepareCommit(puts.mutations())
+    package func prepareCommit(_ puts: BulkPuts) async throws -> PreparedCommit {
+        if let preparing = self as? any CommitPreparing { return try await preparing.prepareCommit(puts) }
+        return PreparedCommit(mutations: puts.mutations())
     }
 
     /// Commits a prepared commit; the same contract as ``commit(_:commitTime:)-(Array<DocumentMutation>,_)``.
-    public func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult {
-        try await commit(prepared.mutations, commitTime: commitTime)
+    package func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult {
+        if let preparing = self as? any CommitPreparing {
+            return try await preparing.commit(prepared, commitTime: commitTime)
+        }
+        return try await commit(prepared.mutations, commitTime: commitTime)
     }
 
     /// Reads the value, then writes `transform(value)`: not atomic across processes (see the requirement).

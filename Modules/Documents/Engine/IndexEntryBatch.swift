@@ -11,7 +11,7 @@
 /// batch.endDocument()
 /// batch.entries(ofDocument: 0)  // [IndexEntry(index: "users|city", key: …)]
 /// ```
-public struct IndexEntryBatch: Sendable {
+package struct IndexEntryBatch: Sendable {
     /// One entry: its index name's position in ``names`` and its key's bytes in `keys`.
     struct Slot {
         var name: Int32
@@ -21,7 +21,7 @@ public struct IndexEntryBatch: Sendable {
 
     /// The index names, each stored once (a store's internal one-document batch may repeat one); entries refer to
     /// them by position.
-    public private(set) var names: [String] = []
+    package private(set) var names: [String] = []
     /// Per name, its position in ``names``; `nil` for a batch of one document, where repeats are rare and harmless.
     private var numbers: [String: Int32]?
     var slots: [Slot] = []
@@ -62,7 +62,7 @@ public struct IndexEntryBatch: Sendable {
     }
 
     /// An empty batch. Index names are stored once, however many documents use them.
-    public init() {
+    package init() {
         numbers = [:]
         fieldNames = [:]
     }
@@ -75,22 +75,22 @@ public struct IndexEntryBatch: Sendable {
     }
 
     /// Documents ended so far.
-    public var documentCount: Int { documentEnds.count }
+    package var documentCount: Int { documentEnds.count }
 
     /// Entries in all documents.
-    public var entryCount: Int { slots.count }
+    package var entryCount: Int { slots.count }
 
     /// Bytes of all keys.
-    public var keyBytes: Int { keys.count }
+    package var keyBytes: Int { keys.count }
 
     /// Reserves room for about `entries` entries holding `keyBytes` bytes of keys.
-    public mutating func reserveCapacity(entries: Int, keyBytes: Int) {
+    package mutating func reserveCapacity(entries: Int, keyBytes: Int) {
         slots.reserveCapacity(entries)
         keys.reserveCapacity(keyBytes)
     }
 
     /// Adds an entry to the document being built; ``endDocument()`` closes it.
-    public mutating func append(_ entry: IndexEntry) {
+    package mutating func append(_ entry: IndexEntry) {
         let name = number(of: entry.index)
         let start = keys.count
         keys.append(contentsOf: entry.key)
@@ -98,12 +98,12 @@ public struct IndexEntryBatch: Sendable {
     }
 
     /// Closes the document being built: the entries added since the previous call are its own.
-    public mutating func endDocument() {
+    package mutating func endDocument() {
         documentEnds.append(slots.count)
     }
 
     /// The entries of document `document` (0 for the first one ended), in the order they were added.
-    public func entries(ofDocument document: Int) -> [IndexEntry] {
+    package func entries(ofDocument document: Int) -> [IndexEntry] {
         let range = slotRange(ofDocument: document)
         var result: [IndexEntry] = []
         result.reserveCapacity(range.count)
@@ -114,7 +114,7 @@ public struct IndexEntryBatch: Sendable {
     }
 
     /// Calls `body` with each entry of `document`: its name's position in ``names`` and its key.
-    public func forEachEntry(
+    package func forEachEntry(
         ofDocument document: Int, _ body: (_ name: Int, _ key: UnsafeRawBufferPointer) throws -> Void
     ) rethrows {
         let range = slotRange(ofDocument: document)
@@ -170,14 +170,14 @@ public struct IndexEntryBatch: Sendable {
 /// A bulk commit of puts: document `i` is `paths[i]` with `bodies[i]` and the index entries
 /// `entries.entries(ofDocument: i)`. The store's bulk importer commits its chunks this way (see
 /// ``DocumentEngine/prepareCommit(_:)-(BulkPuts)``).
-public struct BulkPuts: Sendable {
-    public var paths: [String]
-    public var bodies: [[UInt8]]
-    public var entries: IndexEntryBatch
+package struct BulkPuts: Sendable {
+    package var paths: [String]
+    package var bodies: [[UInt8]]
+    package var entries: IndexEntryBatch
 
     /// Throws ``DocumentsError/Code-swift.struct/invalidValue`` unless there are as many bodies and documents of
     /// entries as paths.
-    public init(paths: [String], bodies: [[UInt8]], entries: IndexEntryBatch) throws {
+    package init(paths: [String], bodies: [[UInt8]], entries: IndexEntryBatch) throws {
         guard paths.count == bodies.count, paths.count == entries.documentCount else {
             throw DocumentsError(
                 .invalidValue,
@@ -189,10 +189,10 @@ public struct BulkPuts: Sendable {
         self.entries = entries
     }
 
-    public var count: Int { paths.count }
+    package var count: Int { paths.count }
 
     /// The puts as ordinary mutations (unconditional puts, in order), with their index entries.
-    public func mutations() -> [DocumentMutation] {
+    package func mutations() -> [DocumentMutation] {
         paths.indices.map { i in
             DocumentMutation(path: paths[i], kind: .put(body: bodies[i], indexEntries: entries.entries(ofDocument: i)))
         }

@@ -208,7 +208,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
     /// (by index id, canonical) and their encoding, and — for the usual import of new documents — every entry as a
     /// put, sorted, ready to be written as a run. The bulk importer prepares its next chunk so while the previous one
     /// writes. Small commits prepare nothing: their work is small and the write follows at once.
-    public func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit {
+    package func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit {
         let writes = CommitChecks(mutations).writes
         return PreparedCommit(
             mutations: mutations,
@@ -219,7 +219,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
     /// Prepares a bulk commit of puts from their flat entries (``BulkPuts``): ids for every index name (a new name
     /// is created in a short transaction of its own first), every entry sorted as a put straight from the batch, and
     /// each document's own-entry list encoded from the sorted buffer. No array per document or per key is built.
-    public func prepareCommit(_ puts: BulkPuts) async throws -> PreparedCommit {
+    package func prepareCommit(_ puts: BulkPuts) async throws -> PreparedCommit {
         let mutations = puts.paths.indices.map { i in
             DocumentMutation(path: puts.paths[i], kind: .put(body: puts.bodies[i], indexEntries: []))
         }
@@ -243,7 +243,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
     }
 
     /// Commits what ``prepareCommit(_:)`` prepared; see ``commit(_:commitTime:)-(Array<DocumentMutation>,_)``.
-    public func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult {
+    package func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult {
         let mutations = prepared.mutations
         if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
         let split = CommitChecks(mutations)

@@ -18,7 +18,8 @@ public struct FieldPath: Hashable, Sendable, Comparable, CustomStringConvertible
     /// Parses a dotted field path.
     ///
     /// Throws ``DocumentsError`` `.invalidField` (with a hint) for an empty path, an empty segment (`a..b`, `.a`),
-    /// an unterminated backtick, or text after a closing backtick that is not a `.`.
+    /// an unterminated backtick, text after a closing backtick that is not a `.`, or one of the characters Firestore
+    /// reserves (`~ * / [ ]`) outside backticks.
     public init(_ dotted: String) throws {
         self.segments = try FieldPath.parse(dotted)
     }
@@ -148,6 +149,10 @@ public struct FieldPath: Hashable, Sendable, Comparable, CustomStringConvertible
                         hint: "field names cannot be empty")
                 }
                 quotedDone = true
+            } else if "~*/[]".unicodeScalars.contains(c) {
+                throw DocumentsError(
+                    .invalidField, "the field path '\(text)' contains '\(c)', which Firestore reserves",
+                    hint: "'~', '*', '/', '[' and ']' are allowed only in a name quoted with backticks, e.g. '`a/b`'")
             } else {
                 current.unicodeScalars.append(c)
             }

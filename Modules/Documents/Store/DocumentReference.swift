@@ -95,7 +95,8 @@ public struct DocumentReference: Sendable, Hashable {
     public func updateData(fieldPaths fields: [FieldPath: FieldValue], precondition: WritePrecondition = .none)
         async throws -> DocumentSnapshot
     {
-        try await write(.update(fields.map { ($0.key, $0.value) }), precondition: precondition)
+        try await write(
+            .update(try PendingWrite.validatedUpdate(fields.map { ($0.key, $0.value) })), precondition: precondition)
     }
 
     /// Deletes the document (deleting a missing document is not an error). The snapshot has `exists == false` and the

@@ -70,6 +70,29 @@ public struct DocumentSnapshot: Sendable, Hashable {
         return data?.value(at: field)
     }
 
+    /// The value at a dotted field path as a Swift type, or `nil` when the field is missing (or null).
+    ///
+    /// Throws ``DocumentsError`` `.invalidValue` when the field holds another type, and `.invalidField` for a
+    /// malformed path, so a wrong guess is never a silent `nil`:
+    /// ```swift
+    /// let points = try snapshot.get("points", as: Int.self) ?? 0
+    /// ```
+    public func get<T: DocumentValueConvertible>(_ field: String, as type: T.Type) throws -> T? {
+        try get(try FieldPath(field), as: type)
+    }
+
+    /// The value at a field path as a Swift type; see ``get(_:as:)-(String,_)``.
+    public func get<T: DocumentValueConvertible>(_ field: FieldPath, as type: T.Type) throws -> T? {
+        guard let value = get(field), value != .null else { return nil }
+        guard let converted = T(documentValue: value) else {
+            throw DocumentsError(
+                .invalidValue,
+                "field '\(field.canonicalString)' of '\(path.string)' holds \(value.typeName) \(value), not \(T.self)",
+                hint: "read it as \(value.typeName), or as DocumentValue")
+        }
+        return converted
+    }
+
     /// The document decoded into `type` (its `@DocumentID` property is filled from the path).
     /// Throws ``DocumentsError/Code-swift.struct/notFound`` when the document does not exist.
     public func data<T: Decodable>(as type: T.Type) throws -> T {

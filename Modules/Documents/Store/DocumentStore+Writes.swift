@@ -46,9 +46,42 @@ struct PendingWrite: Sendable {
         }
     }
 
-    /// Parses update keys (dotted field paths).
+    /// Parses update keys (dotted field paths) and checks them with ``validatedUpdate(_:)``.
     static func updateFields(_ fields: [String: FieldValue]) throws -> [(FieldPath, FieldValue)] {
-        try fields.map { (try FieldPath($0.key), $0.value) }
+        try validatedUpdate(fields.map { (try FieldPath($0.key), $0.value) })
+    }
+
+    /// Firestore's rules for an update's fields: at least one, no path twice, no path inside another
+    /// (`{"a.b": 1, "a": 2}` has no single meaning), and `delete` only at a listed path, never inside a map value.
+    static func validatedUpdate(_ fields: [(FieldPath, FieldValue)]) throws -> [(FieldPath, FieldValue)] {
+        guard !fields.isEmpty else {
+            throw DocumentsError(
+                .invalidValue, "an update needs at least one field", hint: "give a field to set, or a transform")
+        }
+        let sorted = fields.map(\.0).sorted()
+        for (a, b) in zip(sorted, sorted.dropFirst()) {
+            if a == b {
+                throw DocumentsError(
+                    .invalidField, "the update names field '\(a.canonicalString)' twice",
+                    hint: "give each field path once")
+            }
+            if b.segments.starts(with: a.segments) {
+                throw DocumentsError(
+                    .invalidField,
+                    "the update names both '\(a.canonicalString)' and '\(b.canonicalString)', which lies inside it",
+                    hint: "give the whole value of '\(a.canonicalString)', or only the fields inside it")
+            }
+        }
+        for (field, value) in fields {
+            for (path, transform) in try value.flatten(at: field).transforms where transform == .delete && path != field
+            {
+                throw DocumentsError(
+                    .invalidValue,
+                    "delete can only be used on a listed field of an update, not inside a map ('\(path.canonicalString)')",
+                    hint: "list the field itself: '\(path.canonicalString)'")
+            }
+        }
+        return fields
     }
 }
 
@@ -296,6 +329,7 @@ extension DocumentStore {
                 return data
             case .fields(let mask):
                 var data = current ?? [:]
+                try Self.checkDeletes(in: fields, mask: mask)
                 var flatValues: [FieldPath: FlattenedWrite] = [:]
                 for field in mask {
                     guard let first = field.segments.first, let top = fields[first] else {
@@ -304,12 +338,15 @@ extension DocumentStore {
                     var value = top
                     var ok = true
                     for segment in field.segments.dropFirst() {
-                        if case .map(let nested) = value.kind, let next = nested[segment] {
-                            value = next
-                        } else {
+                        switch value.kind {
+                        case .map(let nested) where nested[segment] != nil:
+                            value = nested[segment] ?? value
+                        case .value(.map(let nested)) where nested[segment] != nil:
+                            value = FieldValue(nested[segment] ?? .null)
+                        default:
                             ok = false
-                            break
                         }
+                        if !ok { break }
                     }
                     guard ok else { throw Self.missingMaskField(field) }
                     flatValues[field] = try value.flatten(at: field)
@@ -349,18 +386,38 @@ extension DocumentStore {
             hint: "give a value for every merged field")
     }
 
+    /// With `mergeFields`, a delete must sit exactly at a merged path: one outside the mask or inside a merged map
+    /// would otherwise be dropped without a word.
+    private static func checkDeletes(in fields: [String: FieldValue], mask: [FieldPath]) throws {
+        for (name, value) in fields {
+            for (path, transform) in try value.flatten(at: try FieldPath(segments: [name])).transforms
+            where transform == .delete && !mask.contains(path) {
+                let parent = mask.first { path.segments.starts(with: $0.segments) }
+                throw DocumentsError(
+                    .invalidValue,
+                    parent.map {
+                        "delete on field '\(path.canonicalString)' lies inside merged field '\($0.canonicalString)'"
+                    } ?? "delete on field '\(path.canonicalString)', which is not among the merged fields",
+                    hint: "list '\(path.canonicalString)' itself in the merged fields")
+            }
+        }
+    }
+
     private static func mergeDeep(
         _ fields: [String: FieldValue], prefix: [String], into data: inout DocumentData,
         transforms: inout [(FieldPath, FieldTransform)]
     ) throws {
         for (name, value) in fields {
             let field = try FieldPath(segments: prefix + [name])
-            if case .map(let nested) = value.kind, !nested.isEmpty {
-                // Merging a map merges its fields; make sure the path holds a map.
-                if let existing = data.value(at: field), case .map = existing {
-                } else {
-                    data.setValue(.map([:]), at: field)
+            // Merging a non-empty map merges its fields (`h.g`), keeping the map's others; parents are created only
+            // by what is set, so a nested delete under a missing parent changes nothing.
+            let nested: [String: FieldValue]? =
+                switch value.kind {
+                case .map(let map) where !map.isEmpty: map
+                case .value(.map(let map)) where !map.isEmpty: FieldValue.fields(map)
+                default: nil
                 }
+            if let nested {
                 try mergeDeep(nested, prefix: prefix + [name], into: &data, transforms: &transforms)
                 continue
             }

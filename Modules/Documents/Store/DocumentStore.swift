@@ -17,8 +17,8 @@ import Synchronization
 /// (``declareIndex(_:)``), and a query lacking one fails with an error naming the index to create.
 ///
 /// Choices and limits worth knowing:
-/// - Query rules are Firestore's classic ones (see ``Query``): inequalities on one field only, and that field first
-///   in order-by.
+/// - Query rules are Firestore's (see ``Query``): inequalities on one field come first in order-by; inequalities on
+///   several fields are allowed and need a declared composite index.
 /// - Writes that need the current document (merge, update, transforms, preconditions) read it and commit on its
 ///   version, retrying internally when a concurrent writer got there first.
 /// - A transaction's commit is conditioned on the versions of the documents it writes; documents it only reads are

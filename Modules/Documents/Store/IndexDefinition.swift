@@ -51,22 +51,32 @@ public struct IndexDefinition: Sendable, Hashable, CustomStringConvertible {
             self.order = order
         }
 
-        /// Parses `field`, `field:asc`, `field:desc` or `field:contains` (the command line's syntax).
+        /// Parses `field`, `field:asc`, `field:desc` or `field:contains` (the command line's syntax; also
+        /// `ascending`, `descending`, `array-contains`, in any case). Any other suffix is an error, so a misspelled
+        /// order never becomes part of the field name; a name containing `:` is quoted: `` `a:b`:desc ``.
         public init(parsing text: String) throws {
             var name = Substring(text)
             var order = Order.ascending
-            if let colon = text.lastIndex(of: ":") {
-                let suffix = text[text.index(after: colon)...].lowercased()
+            if !text.hasSuffix("`"), let colon = text.lastIndex(of: ":") {
+                let suffix = text[text.index(after: colon)...]
                 let known: [String: Order] = [
                     "asc": .ascending, "ascending": .ascending, "desc": .descending, "descending": .descending,
                     "contains": .arrayContains, "array-contains": .arrayContains,
                 ]
-                if let parsed = known[suffix] {
-                    order = parsed
-                    name = text[..<colon]
+                guard let parsed = known[suffix.lowercased()] else {
+                    throw DocumentsError(
+                        .invalidField, "unknown index order '\(suffix)' in '\(text)'",
+                        hint: "use FIELD, FIELD:asc, FIELD:desc or FIELD:contains")
                 }
+                order = parsed
+                name = text[..<colon]
             }
             self.init(try FieldPath(String(name)), order: order)
+        }
+
+        /// Creates an index field from a dotted path: `try .init("address.city", order: .descending)`.
+        public init(_ dotted: String, order: Order = .ascending) throws {
+            self.init(try FieldPath(dotted), order: order)
         }
 
         var spec: String { "\(fieldPath.canonicalString):\(order.shortName)" }
@@ -96,6 +106,20 @@ public struct IndexDefinition: Sendable, Hashable, CustomStringConvertible {
     public var command: String {
         "suite docs index add \(collectionID) " + fields.map { Self.shellQuoted($0.spec) }.joined(separator: " ")
             + (scope == .collectionGroup ? " --group" : "")
+    }
+
+    /// The Swift call that declares this index (the missing-index error's hint; a test compiles its form):
+    /// `try await store.declareIndex(IndexDefinition(collectionID: "users", fields: [.init("city"), …]))`.
+    public var swiftDeclaration: String {
+        let list = fields.map { field -> String in
+            let name = field.fieldPath.canonicalString.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "\"", with: "\\\"")
+            return field.order == .ascending
+                ? ".init(\"\(name)\")" : ".init(\"\(name)\", order: .\(field.order.rawValue))"
+        }
+        let scope = self.scope == .collectionGroup ? "scope: .collectionGroup, " : ""
+        return "try await store.declareIndex(IndexDefinition(collectionID: \"\(collectionID)\", \(scope)fields: ["
+            + list.joined(separator: ", ") + "]))"
     }
 
     /// The index as JSON: `{"collection","scope","fields":[{"field","order"}]}`.

@@ -4,6 +4,60 @@ private protocol StartableListener: ChangeListener {
     func cancel() async
 }
 
+/// What the three listeners share: their registration with the feed, cancel / finish / fail, and the records that
+/// arrive while the initial state is computed (buffered, then processed in order before the listener is ready).
+private protocol FeedListener: StartableListener {
+    associatedtype Element: Sendable
+    var store: DocumentStore { get }
+    var continuation: AsyncThrowingStream<Element, any Error>.Continuation { get }
+    var id: UInt64? { get set }
+    /// Records at or below this sequence are already reflected.
+    var baseline: Int64 { get set }
+    var ready: Bool { get set }
+    var pending: [ChangeRecord] { get set }
+}
+
+extension FeedListener {
+    /// Registers with the feed: records committed after ``baseline`` arrive through `apply`.
+    func register() async throws {
+        let (id, baseline) = try await store.feed.register(self)
+        self.id = id
+        self.baseline = baseline
+    }
+
+    func cancel() async {
+        if let id { await store.feed.unregister(id) }
+        id = nil
+    }
+
+    func finish() async {
+        id = nil
+        continuation.finish()
+    }
+
+    func fail(_ error: any Error) async {
+        continuation.finish(throwing: error)
+        await cancel()
+    }
+
+    /// Keeps `records` for later while the listener starts (true); false when they can be processed now.
+    func buffered(_ records: [ChangeRecord]) -> Bool {
+        guard !ready else { return false }
+        pending.append(contentsOf: records)
+        return true
+    }
+
+    /// Processes the records buffered while starting, in order (more may arrive meanwhile), then becomes ready.
+    func drain(_ process: ([ChangeRecord]) async throws -> Void) async rethrows {
+        while !pending.isEmpty {
+            let records = pending
+            pending = []
+            try await process(records)
+        }
+        ready = true
+    }
+}
+
 /// Common plumbing: register, emit the initial state, then apply buffered and new records in order.
 private func makeStream<Element: Sendable, L: StartableListener>(
     of type: Element.Type, _ build: (AsyncThrowingStream<Element, any Error>.Continuation) -> L
@@ -51,7 +105,7 @@ extension AggregateQuery {
 
 // MARK: - Document listener
 
-private actor DocumentListener: StartableListener {
+private actor DocumentListener: FeedListener {
     let store: DocumentStore
     let path: DocumentPath
     let continuation: AsyncThrowingStream<DocumentSnapshot, any Error>.Continuation
@@ -75,39 +129,19 @@ private actor DocumentListener: StartableListener {
 
     func start() async {
         do {
-            let (id, baseline) = try await store.feed.register(self)
-            self.id = id
-            self.baseline = baseline
+            try await register()
             let stored = try await store.engine.document(at: path.string)
             let snapshot = try stored.map { try DocumentSnapshot(stored: $0, path: path) } ?? .missing(path)
             emit(snapshot)
-            while !pending.isEmpty {
-                let records = pending
-                pending = []
-                process(records)
-            }
-            ready = true
+            await drain { process($0) }
             if resyncPending { await resync(through: baseline) }
         } catch {
             await fail(error)
         }
     }
 
-    func cancel() async {
-        if let id { await store.feed.unregister(id) }
-        id = nil
-    }
-
-    func finish() async {
-        id = nil
-        continuation.finish()
-    }
-
     func apply(_ records: [ChangeRecord]) async {
-        guard ready else {
-            pending.append(contentsOf: records)
-            return
-        }
+        if buffered(records) { return }
         process(records)
     }
 
@@ -144,16 +178,11 @@ private actor DocumentListener: StartableListener {
         store.recordCost(kind: "listen", collection: path.collection.collectionID, CostCounts(reads: 1))
         continuation.yield(snapshot)
     }
-
-    private func fail(_ error: any Error) async {
-        continuation.finish(throwing: error)
-        await cancel()
-    }
 }
 
 // MARK: - Query listener
 
-private actor QueryListener: StartableListener {
+private actor QueryListener: FeedListener {
     let query: Query
     let continuation: AsyncThrowingStream<QuerySnapshot, any Error>.Continuation
     var store: DocumentStore { query.store }
@@ -176,9 +205,7 @@ private actor QueryListener: StartableListener {
         do {
             let normalized = try QueryRunner.normalize(query)
             self.normalized = normalized
-            let (id, baseline) = try await store.feed.register(self)
-            self.id = id
-            self.baseline = baseline
+            try await register()
             results = try await runQuery(normalized)
             let changes = results.enumerated().map { index, candidate in
                 DocumentChange(kind: .added, document: mask(candidate.snapshot), oldIndex: nil, newIndex: index)
@@ -188,33 +215,15 @@ private actor QueryListener: StartableListener {
             continuation.yield(
                 QuerySnapshot(
                     documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: baseline))
-            while !pending.isEmpty {
-                let records = pending
-                pending = []
-                try await process(records)
-            }
-            ready = true
+            try await drain { try await process($0) }
             if resyncPending { await resync(through: baseline) }
         } catch {
             await fail(error)
         }
     }
 
-    func cancel() async {
-        if let id { await store.feed.unregister(id) }
-        id = nil
-    }
-
-    func finish() async {
-        id = nil
-        continuation.finish()
-    }
-
     func apply(_ records: [ChangeRecord]) async {
-        guard ready else {
-            pending.append(contentsOf: records)
-            return
-        }
+        if buffered(records) { return }
         do {
             try await process(records)
         } catch {
@@ -360,23 +369,21 @@ private actor QueryListener: StartableListener {
         guard let fields = query.mask else { return snapshot }
         return snapshot.masked(to: fields)
     }
-
-    private func fail(_ error: any Error) async {
-        continuation.finish(throwing: error)
-        await cancel()
-    }
 }
 
 // MARK: - Aggregation listener
 
-private actor AggregateListener: StartableListener {
+private actor AggregateListener: FeedListener {
     let query: AggregateQuery
     let continuation: AsyncThrowingStream<AggregateSnapshot, any Error>.Continuation
     var store: DocumentStore { query.query.store }
     var id: UInt64?
     var baseline: Int64 = 0
     var ready = false
-    var dirty = false
+    /// Relevant records that arrived while starting: each batch means one more recomputation.
+    var pending: [ChangeRecord] = []
+    /// A resync asked for while starting: recompute once started.
+    var resyncPending = false
     var last: [DocumentValue]?
     var normalized: NormalizedQuery?
 
@@ -388,28 +395,16 @@ private actor AggregateListener: StartableListener {
     func start() async {
         do {
             normalized = try QueryRunner.normalize(query.query)
-            let (id, baseline) = try await store.feed.register(self)
-            self.id = id
-            self.baseline = baseline
+            try await register()
             try await recompute()
-            while dirty {
-                dirty = false
+            try await drain { _ in try await recompute() }
+            if resyncPending {
+                resyncPending = false
                 try await recompute()
             }
-            ready = true
         } catch {
             await fail(error)
         }
-    }
-
-    func cancel() async {
-        if let id { await store.feed.unregister(id) }
-        id = nil
-    }
-
-    func finish() async {
-        id = nil
-        continuation.finish()
     }
 
     func apply(_ records: [ChangeRecord]) async {
@@ -419,10 +414,7 @@ private actor AggregateListener: StartableListener {
         }
         guard relevant else { return }
         if let sequence = records.last?.sequence { baseline = max(baseline, sequence) }
-        guard ready else {
-            dirty = true
-            return
-        }
+        if buffered(records) { return }
         do {
             try await recompute()
         } catch {
@@ -433,7 +425,7 @@ private actor AggregateListener: StartableListener {
     func resync(through sequence: Int64) async {
         baseline = max(baseline, sequence)
         guard ready else {
-            dirty = true
+            resyncPending = true
             return
         }
         do {
@@ -451,10 +443,5 @@ private actor AggregateListener: StartableListener {
             kind: "listen", collection: query.query.costCollection,
             CostCounts(reads: AggregateQuery.readCost(entries: entries)))
         continuation.yield(snapshot)
-    }
-
-    private func fail(_ error: any Error) async {
-        continuation.finish(throwing: error)
-        await cancel()
     }
 }

@@ -128,8 +128,10 @@ struct QueryCursor: Sendable, Hashable {
 ///     .getDocuments()
 /// ```
 ///
-/// Rules (Firestore's classic ones): inequality filters (`<`, `<=`, `>`, `>=`, `!=`, `not-in`) may use only one
-/// field, and when the query has order-by clauses the first must be on that field; at most one `array-contains` or
+/// Rules (Firestore's): with inequality filters (`<`, `<=`, `>`, `>=`, `!=`, `not-in`) on one field, a query that has
+/// order-by clauses orders by that field first; inequalities on several fields are allowed — the fields not ordered
+/// explicitly are ordered after the explicit ones, by name, and a declared composite index serves the query (the
+/// error without it names the index to add); at most one `array-contains` or
 /// `array-contains-any`; `in` and `array-contains-any` take at most 30 values, `not-in` at most 10; `not-in` cannot be
 /// combined with `!=`, `in`, `array-contains-any` or `or`; an `or` expands to at most 30 `and` branches. A range filter
 /// only matches values of its value's type (`points < 5` matches numbers only). Ordering by a field excludes documents
@@ -282,6 +284,9 @@ extension QueryConvertible {
         q.limitToLast = true
         return q
     }
+
+    // A query has one start and one end cursor: of several start (or end) cursors, the last one set wins.
+    // A cursor without values is an error when the query runs.
 
     /// Starts at the position given by values of the order-by fields (inclusive).
     public func start(at values: [DocumentValue]) -> Query { withStart(.values(values), inclusive: true) }

@@ -244,6 +244,8 @@ extension QueryRunner {
                 detail.append(first.field.canonicalString + Self.describe(range))
             }
             if negations.contains(where: { !equalFields.contains($0.field) }) { residual = true }
+            // Only the first ordered field bounds the scan; ranges on the others are checked on the documents.
+            if ranges.contains(where: { $0.field != orderFields.first?.field }) { residual = true }
             let bounds = range.keyBounds(prefix: prefix, descending: descendingField)
             let scan = ScanRange(
                 index: definition.indexName(collectionPath: collectionPath), lower: bounds.lower, upper: bounds.upper,
@@ -378,13 +380,11 @@ extension QueryRunner {
         for order in orders { fields.append(.init(order.field, order: order.descending ? .descending : .ascending)) }
         let definition = IndexDefinition(collectionID: collectionID, scope: scope, fields: fields)
         let kind = scope == .collectionGroup ? "a collection-group index" : "a composite index"
-        let swiftFields = fields.map { "(\"\($0.fieldPath.canonicalString)\", .\($0.order.rawValue))" }
         return DocumentsError(
             .missingIndex,
             "this query needs \(kind) that does not exist: \(definition.description). Create it with: "
                 + definition.command,
-            hint: "or from Swift: store.declareIndex(IndexDefinition(collectionID: \"\(collectionID)\", scope: "
-                + ".\(scope.rawValue), fields: \(swiftFields.joined(separator: ", "))))")
+            hint: "or from Swift: " + definition.swiftDeclaration)
     }
 
     static func describe(_ range: ValueRange) -> String {

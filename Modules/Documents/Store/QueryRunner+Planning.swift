@@ -28,17 +28,18 @@ extension QueryRunner {
                 throw invalid("not-in cannot be combined with in, array-contains-any or or")
             }
         }
-        let inequalityFields = Set(all.filter { $0.op.isInequality }.map(\.field))
-        if inequalityFields.count > 1 {
-            let names = inequalityFields.map(\.canonicalString).sorted().joined(separator: ", ")
-            throw invalid(
-                "inequality filters (<, <=, >, >=, !=, not-in) must all be on one field; this query uses \(names)",
-                hint: "filter on one field with inequalities and the others with ==")
-        }
-        let inequalityField = inequalityFields.first
+        // Inequalities on several fields are allowed, as in Firestore: the fields not ordered explicitly are ordered
+        // after the explicit orders, by name; a declared composite index serves them (the planner names it).
+        let inequalityFields = Set(all.filter { $0.op.isInequality }.map(\.field)).sorted()
+        let inequalityField = inequalityFields.count == 1 ? inequalityFields.first : nil
 
         // Orders.
         var orders = query.orders
+        if inequalityFields.count > 1 {
+            for field in inequalityFields where !orders.contains(where: { $0.field == field }) {
+                orders.append(QueryOrder(field: field, descending: orders.last?.descending ?? false))
+            }
+        }
         if let first = orders.first, let inequalityField, first.field != inequalityField {
             throw invalid(
                 "the first order-by must be on '\(inequalityField.canonicalString)', the field of the inequality "
@@ -78,6 +79,11 @@ extension QueryRunner {
             var values: [DocumentValue]
             switch cursor.source {
             case .values(let given):
+                guard !given.isEmpty else {
+                    throw invalid(
+                        "a cursor needs at least one value (of the first order-by field)",
+                        hint: "give the order-by values to start or end at, or leave the cursor out")
+                }
                 guard given.count <= orders.count else {
                     throw invalid("a cursor has \(given.count) values but the query orders by \(orders.count) fields")
                 }

@@ -108,20 +108,27 @@ extension QueryConvertible {
     public func whereExpression(_ expression: String) throws -> Query {
         let text = expression.trimmingCharacters(in: .whitespaces)
         var rest = Substring(text)
-        let field: String
-        if rest.hasPrefix("`") {
-            guard let close = rest.dropFirst().firstIndex(of: "`") else {
-                throw Self.badExpression(expression, "unterminated backtick in the field")
+        // The field ends at the first blank outside backticks (`` `a b`.c ``, `` `*`.`~` ``).
+        var quoted = false
+        var escaped = false
+        var fieldEnd = rest.endIndex
+        for index in rest.indices {
+            let c = rest[index]
+            if escaped {
+                escaped = false
+            } else if quoted && c == "\\" {
+                escaped = true
+            } else if c == "`" {
+                quoted.toggle()
+            } else if !quoted && (c == " " || c == "\t") {
+                fieldEnd = index
+                break
             }
-            field = String(rest[...close])
-            rest = rest[rest.index(after: close)...]
-        } else {
-            guard let space = rest.firstIndex(where: { $0 == " " || $0 == "\t" }) else {
-                throw Self.badExpression(expression, "expected <field> <op> <value>")
-            }
-            field = String(rest[..<space])
-            rest = rest[space...]
         }
+        if quoted { throw Self.badExpression(expression, "unterminated backtick in the field") }
+        guard fieldEnd != rest.endIndex else { throw Self.badExpression(expression, "expected <field> <op> <value>") }
+        let field = String(rest[..<fieldEnd])
+        rest = rest[fieldEnd...]
         rest = rest.drop(while: { $0 == " " || $0 == "\t" })
         guard let opEnd = rest.firstIndex(where: { $0 == " " || $0 == "\t" }) else {
             throw Self.badExpression(expression, "expected an operator and a value after '\(field)'")
@@ -169,15 +176,38 @@ extension DocumentStore {
         return batch
     }
 
+    /// The keys each op takes; anything else (a misspelled `data`) is an error, never ignored.
+    private static let batchKeys: [String: Set<String>] = [
+        "set": ["op", "path", "data", "merge", "transforms", "precondition"],
+        "update": ["op", "path", "data", "transforms", "precondition"],
+        "delete": ["op", "path", "precondition"],
+        "add": ["op", "path", "data", "transforms"],
+    ]
+
     private func add(_ item: JSONValue, to batch: WriteBatch) throws {
-        guard item.objectValue != nil else {
+        guard let object = item.objectValue else {
             throw DocumentsError(.invalidValue, "a write must be a JSON object, not \(item.typeDescription)")
         }
         guard let op = item["op"]?.stringValue else {
             throw DocumentsError(.invalidValue, "missing \"op\" (set, update, delete or add)")
         }
+        guard let allowed = Self.batchKeys[op] else {
+            throw DocumentsError(.invalidValue, "unknown op '\(op)'", hint: "use set, update, delete or add")
+        }
+        for key in object.keys.sorted() where !allowed.contains(key) {
+            throw DocumentsError(
+                .invalidValue, "unknown key \"\(key)\" in a \(op)",
+                hint: "a \(op) takes " + allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", "))
+        }
         guard let pathText = item["path"]?.stringValue else {
             throw DocumentsError(.invalidValue, "missing \"path\"")
+        }
+        if op == "set" || op == "add", item["data"] == nil, item["transforms"] == nil {
+            throw DocumentsError(
+                .invalidValue, "a \(op) needs \"data\" (the document's fields)",
+                hint:
+                    "e.g. {\"op\":\"\(op)\",\"path\":\"\(pathText)\",\"data\":{\"points\":0}}; {} for an empty document"
+            )
         }
         let data = try item["data"].map { try DocumentJSON.data(from: $0) } ?? [:]
         var transforms: [String: FieldValue] = [:]
@@ -201,11 +231,22 @@ extension DocumentStore {
                     return name
                 }
                 batch.setData(fields, forDocument: document, mergeFields: names, precondition: precondition)
-            default: batch.setData(fields, forDocument: document, precondition: precondition)
+            case nil, .bool(false)?: batch.setData(fields, forDocument: document, precondition: precondition)
+            case let other?:
+                throw DocumentsError(
+                    .invalidValue, "\"merge\" must be true, false or a list of field paths, not \(other.jsonString)")
             }
         case "update":
             var fields = FieldValue.fields(data)
-            for (field, transform) in transforms { fields[field] = transform }
+            for (field, transform) in transforms {
+                guard fields[field] == nil else {
+                    throw DocumentsError(
+                        .invalidField, "field '\(field)' is in both \"data\" and \"transforms\"",
+                        hint: "give each field once")
+                }
+                fields[field] = transform
+            }
+            _ = try PendingWrite.updateFields(fields)  // fails here, where the write's position is known
             batch.updateData(fields, forDocument: try document(pathText), precondition: precondition)
         case "delete":
             batch.deleteDocument(try document(pathText), precondition: precondition)
@@ -221,8 +262,8 @@ extension DocumentStore {
 
     private static func precondition(_ json: JSONValue?) throws -> WritePrecondition {
         guard let json, json != .null else { return .none }
-        if let version = json["version"]?.intValue { return .version(version) }
-        if let exists = json["exists"]?.boolValue { return .exists(exists) }
+        if json.objectValue?.count == 1, let version = json["version"]?.intValue { return .version(version) }
+        if json.objectValue?.count == 1, let exists = json["exists"]?.boolValue { return .exists(exists) }
         throw DocumentsError(
             .invalidValue, "bad precondition \(json.jsonString)",
             hint: "use {\"version\": N} or {\"exists\": true|false}")

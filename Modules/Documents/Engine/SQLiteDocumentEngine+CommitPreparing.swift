@@ -1,0 +1,3 @@
+/// The SQLite engine prepares bulk commits ahead of their write (its `prepareCommit` and `commit` of a
+/// ``PreparedCommit``, in `SQLiteDocumentEngine.swift`).
+extension SQLiteDocumentEngine: CommitPreparing {}

@@ -49,7 +49,9 @@ enum PluginFixture {
     }
 
     static func engine(_ name: String, options: JSONValue = .object([:])) throws -> PluginDocumentEngine {
-        try PluginDocumentEngine(plugin: try plugin(), name: name, options: options)
+        // The contract is about results, not deadlines: a parallel test run can keep the pool busy for long
+        // stretches (tests that wait on child processes), so calls get ten minutes, not the default 30 s.
+        try PluginDocumentEngine(plugin: try plugin(), name: name, options: options, callTimeout: .seconds(600))
     }
 
     static func newDatabasePath() throws -> String {

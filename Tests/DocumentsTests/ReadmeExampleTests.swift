@@ -6,7 +6,8 @@ import Testing
 
 /// The Documents README's example as written (every line of its Swift block, in order, checked by
 /// `readmeSnippetsAreCompiled`). Compiled, not called: its listener loop runs until the task ends.
-func documentsReadmeSnippet(bus: EventBus) async throws {
+func documentsReadmeSnippet() async throws {
+    let bus = EventBus()  // optional: commits and costs are published on it
     let store = DocumentStore(engine: try SQLiteDocumentEngine(path: "documents.sqlite"), bus: bus)
     let user = try store.document("users/u1")
     let written = try await user.setData(["name": "Ana", "points": 25])  // the result: data, version, updateTime
@@ -104,6 +105,7 @@ func missingIndexHintCompiles() async throws {
     arguments: [
         ("Modules/Documents/README.md", "Tests/DocumentsTests/ReadmeExampleTests.swift"),
         ("README.md", "Tests/ReadmeSnippetTests/RootReadmeSnippets.swift"),
+        ("Modules/SuiteCore/README.md", "Tests/SuiteCoreTests/ReadmeSnippetTests.swift"),
     ])
 func readmeSnippetsAreCompiled(_ readme: String, _ compiledIn: String) throws {
     let blocks = Readme.swiftBlocks(try Readme.source(Readme.root + readme))

@@ -55,8 +55,7 @@ struct DocsIndexCheckCommandTests {
     }
 
     @Test(
-        "verify reports lost index entries and exits 1; rebuild repairs them",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: sqlite3)))
+        "verify reports lost index entries and exits 1; rebuild repairs them")
     func damagedStore() throws {
         let suite = try populated()
         // Flush everything into runs (a rebuild does), then lose every block behind Suite's back.

@@ -42,7 +42,7 @@ struct PluginDeadlineTests {
         let elapsed = ContinuousClock.now - start
         #expect(elapsed >= .milliseconds(200))
         // A sanity bound only: under a full parallel test run, resuming this task may wait for a busy pool.
-        #expect(elapsed < .seconds(20))
+        #expect(elapsed < .seconds(180))
         #expect(handle.isAbandoned)
         // The engine still answers calls that do complete.
         #expect(try await handle.call("echo", request: [1, 2]) == [1, 2])

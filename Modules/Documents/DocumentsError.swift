@@ -35,6 +35,8 @@ public struct DocumentsError: SuiteDescribedError {
         public static let storage = Code("storage")
         /// The engine does not support the operation.
         public static let unsupported = Code("unsupported")
+        /// A prepared commit was handed to an engine other than the one that prepared it.
+        public static let wrongEngine = Code("wrongEngine")
 
         public var description: String { name }
     }

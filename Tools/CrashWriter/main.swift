@@ -1,25 +1,53 @@
-// documents-crash-writer DATABASE [--index-heavy] — commits to a Documents SQLite file in a loop, printing
-// `ACK <sequence> <n> <count>` after each acknowledged commit, until killed (or for 60 s at most). The crash tests in
-// DocumentsTests kill it with SIGKILL at a random moment and check that every acknowledged commit survived, whole.
+// documents-crash-writer DATABASE [--index-heavy] [--commits N] — commits to a Documents SQLite file in a loop,
+// printing `ACK <sequence> <n> <count>` after each acknowledged commit, until killed (or for 60 s at most, or after N
+// commits). The crash tests in DocumentsTests kill it with SIGKILL at a random moment and check that every
+// acknowledged commit survived, whole.
 //
 // Every document has one entry in index `n`. With `--index-heavy`, each one-document commit also brings 4,096 entries
 // in index `m` (the pending operations pass the flush threshold after 32 of them, and a background flush runs), and
 // every 40th commit brings 8,200 documents (a run of its own, with everything pending): runs pile up and merge in the
 // background. The kill can then land inside a background flush or merge as well.
+//
+// documents-crash-writer DATABASE --open — opens the file (as any process does: migrations, removal of abandoned
+// partial runs), reads one document and exits; the pid-namespace test runs it beside a writer.
 import Documents
 import Foundation
 
-let arguments = CommandLine.arguments
-guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "--index-heavy") else {
-    FileHandle.standardError.write(Data("usage: documents-crash-writer DATABASE [--index-heavy]\n".utf8))
+let arguments = Array(CommandLine.arguments.dropFirst())
+let usage = "usage: documents-crash-writer DATABASE [--index-heavy] [--commits N] | DATABASE --open\n"
+var heavy = false
+var open = false
+var maximumCommits = Int.max
+var rest = arguments.dropFirst()
+while let option = rest.popFirst() {
+    switch option {
+    case "--index-heavy": heavy = true
+    case "--open": open = true
+    case "--commits":
+        guard let text = rest.popFirst(), let value = Int(text), value > 0 else {
+            FileHandle.standardError.write(Data(usage.utf8))
+            exit(64)
+        }
+        maximumCommits = value
+    default:
+        FileHandle.standardError.write(Data(usage.utf8))
+        exit(64)
+    }
+}
+guard let path = arguments.first, !path.hasPrefix("--") else {
+    FileHandle.standardError.write(Data(usage.utf8))
     exit(64)
 }
-let heavy = arguments.count == 3
 do {
-    let engine = try SQLiteDocumentEngine(path: arguments[1])
+    let engine = try SQLiteDocumentEngine(path: path)
+    if open {
+        _ = try await engine.document(at: "crash/d1-0")
+        try engine.close()
+        exit(0)
+    }
     let deadline = Date().addingTimeInterval(60)
     var n = 0
-    while Date() < deadline {
+    while Date() < deadline, n < maximumCommits {
         n += 1
         // Alternate one-document commits with bigger ones, so the kill can land inside a long transaction.
         let count = heavy ? (n % 40 == 0 ? 8_200 : 1) : (n % 5 == 0 ? 200 : 1)
@@ -39,6 +67,7 @@ do {
         let result = try await engine.commit(mutations, commitTime: Int64(n))
         FileHandle.standardOutput.write(Data("ACK \(result.sequence) \(n) \(count)\n".utf8))
     }
+    await engine.shutdown()
 } catch {
     FileHandle.standardError.write(Data("documents-crash-writer: \(error)\n".utf8))
     exit(1)

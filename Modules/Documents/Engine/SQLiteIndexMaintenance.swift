@@ -232,6 +232,8 @@ final class SQLiteIndexMaintenance: Sendable {
     /// How long a partial run's lease lasts, in milliseconds. Every write transaction of the run renews it, and the
     /// longest wait between two of them is a wait for the write lock, which SQLite's busy timeout ends after 10 s.
     static let leaseMilliseconds: Int64 = 30_000
+    /// A run's lease is renewed at least this often while it is written, even by steps that write no block.
+    static let renewMilliseconds: Int64 = 5_000
 
     /// Wall-clock milliseconds: leases are compared by other processes.
     static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
@@ -283,6 +285,8 @@ final class SQLiteIndexMaintenance: Sendable {
     final class PendingBlocks: @unchecked Sendable {
         private(set) var list: [EncodedBlock] = []
         var count: Int { list.count }
+        /// When the lease of the run being written was last renewed (wall-clock milliseconds).
+        var renewedAt: Int64 = 0
 
         func append(
             index: Int64, lastKey: UnsafeRawBufferPointer, lastPath: UnsafeRawBufferPointer,
@@ -297,10 +301,13 @@ final class SQLiteIndexMaintenance: Sendable {
         }
     }
 
-    /// Writes the blocks waiting in ``blocks`` into `run`, in one write transaction that renews the run's lease.
+    /// Writes the blocks waiting in ``blocks`` into `run`, in one write transaction that renews the run's lease; with
+    /// no block waiting, renews the lease alone if ``renewMilliseconds`` have passed.
     private func writeBlocks(_ run: Int64) throws {
         let pending = blocks.take()
-        if pending.isEmpty { return }
+        let now = Self.nowMilliseconds()
+        if pending.isEmpty, now - blocks.renewedAt < Self.renewMilliseconds { return }
+        blocks.renewedAt = now
         let owner = owner
         try pool.write { db in
             try Self.checkFormat(db)
@@ -313,6 +320,7 @@ final class SQLiteIndexMaintenance: Sendable {
     /// own transaction.
     private func reserveRun(seq: Int64) throws -> Int64 {
         let owner = owner
+        blocks.renewedAt = Self.nowMilliseconds()
         return try pool.write { db in try Self.reserveRun(seq: seq, owner: owner, db) }
     }
 
@@ -358,6 +366,7 @@ final class SQLiteIndexMaintenance: Sendable {
             return (next.runs, next.includesOldest, run, generation)
         }
         guard let planned else { return false }
+        blocks.renewedAt = Self.nowMilliseconds()
         do {
             let complete = try build(
                 planned.run, inputs: planned.inputs, includesOldest: planned.includesOldest,

@@ -353,14 +353,22 @@ final class SQLiteIndexMaintenance: Sendable {
         guard db.changesCount == 1 else { throw lostRun(run) }
     }
 
-    /// Performs the next merge the tiers call for; `false` when there is none (or the engine is closing).
-    private func mergeOnce() throws -> Bool {
+    /// Performs the next merge the tiers call for; `false` when there is none (or the engine is closing). With
+    /// `newerThan`, it is a merge nested in a longer one (see ``build(_:inputs:includesOldest:generation:nests:)``):
+    /// of runs of the lowest two tiers whose `seq` is later, if one is due.
+    private func mergeOnce(newerThan: Int64? = nil) throws -> Bool {
         if isStopped { return false }
         _ = blocks.take()
         // Plan and reserve the output run in one transaction, so no run can slip in between.
-        let owner = owner
+        let (owner, tuning) = (owner, tuning)
         let planned: (inputs: [RunInfo], includesOldest: Bool, run: Int64, generation: Int64)? = try pool.write { db in
-            guard let next = SQLiteIndexRuns.plan(try RunInfo.all(db), tuning: tuning) else { return nil }
+            var runs = try RunInfo.all(db)
+            if let newerThan { runs = runs.filter { $0.seq > newerThan } }
+            guard var next = SQLiteIndexRuns.plan(runs, tuning: tuning) else { return nil }
+            if newerThan != nil {
+                if next.runs.contains(where: { tuning.tier($0.entries) > 1 }) { return nil }
+                next.includesOldest = false
+            }
             let generation = try SQLiteIndexRuns.generation(db)
             let run = try Self.reserveRun(seq: next.runs.map(\.seq).max() ?? 0, owner: owner, db)
             return (next.runs, next.includesOldest, run, generation)
@@ -370,7 +378,8 @@ final class SQLiteIndexMaintenance: Sendable {
         do {
             let complete = try build(
                 planned.run, inputs: planned.inputs, includesOldest: planned.includesOldest,
-                generation: planned.generation)
+                generation: planned.generation,
+                nests: newerThan == nil && planned.inputs.contains { tuning.tier($0.entries) >= 2 })
             if !complete {
                 try discard(planned.run)
                 return false
@@ -382,8 +391,14 @@ final class SQLiteIndexMaintenance: Sendable {
         }
     }
 
-    /// Writes the merged run; `false` when stopped or the inputs vanished (the caller discards it).
-    private func build(_ run: Int64, inputs: [RunInfo], includesOldest: Bool, generation: Int64) throws -> Bool {
+    /// Writes the merged run; `false` when stopped or the inputs vanished (the caller discards it). A long merge
+    /// (`nests`) does the small merges that commits make due meanwhile between its steps: otherwise small runs pile
+    /// up until it ends, bulk commits wait for them, and they merge in worse shapes (more rewriting).
+    private func build(_ run: Int64, inputs: [RunInfo], includesOldest: Bool, generation: Int64, nests: Bool)
+        throws -> Bool
+    {
+        let newestInput = inputs.map(\.seq).max() ?? 0
+        var nextNestedCheck = ContinuousClock.now
         var writer = RunWriter(run: run, tuning: tuning) { [self] index, lastKey, lastPath, data in
             blocks.append(index: index, lastKey: lastKey, lastPath: lastPath, data: data)
         }
@@ -409,6 +424,11 @@ final class SQLiteIndexMaintenance: Sendable {
             }
             if finished { try writer.closeBlock() }
             try writeBlocks(run)
+            if nests, !finished, ContinuousClock.now >= nextNestedCheck {
+                while try mergeOnce(newerThan: newestInput) {}
+                blocks.renewedAt = 0  // this run's lease is renewed at its next step
+                nextNestedCheck = ContinuousClock.now + .milliseconds(200)
+            }
         }
         let entries = writer.entries
         let (tuning, owner) = (tuning, owner)

@@ -47,7 +47,7 @@ struct IndexTuning: Sendable {
     /// writes; see ``SQLiteDocumentEngine``'s backpressure.
     var maximumRuns = 24
     /// The longest a commit waits for the background merges while there are more than ``maximumRuns`` runs.
-    var maximumMergeWait = Duration.milliseconds(500)
+    var maximumMergeWait = Duration.milliseconds(250)
     /// Past this many runs a commit merges them itself, in its transaction: only when background merges cannot keep
     /// up at all (they keep failing, or no process stays to merge).
     var maximumRunsBeforeInlineMerge: Int { maximumRuns * 4 }

@@ -235,4 +235,14 @@ struct SQLiteRunOwnershipTests {
         #expect(try await engine.scan(IndexScan(index: "a")).count == 8 * 70)
         try engine.close()
     }
+
+    /// The importer reports its slowest chunk commit (`suite docs import` prints it).
+    @Test func theImporterReportsItsSlowestCommit() async throws {
+        let store = try await StoreTesting.store(.inMemory)
+        let importer = store.importer(into: try store.collection("orders"), chunkSize: 2)
+        #expect(importer.slowestCommit == .zero)
+        for i in 0..<5 { try await importer.add(id: "o\(i)", data: ["n": .int(Int64(i))]) }
+        #expect(try await importer.finish() == 5)
+        #expect(importer.slowestCommit > .zero)
+    }
 }

@@ -39,6 +39,8 @@ public struct DocumentsError: SuiteDescribedError {
         /// snapshot — ``DocumentEngine/lastSequence()``, then the documents followed — and follow the changes after it.
         /// Store listeners do so by themselves.
         public static let resyncRequired = Code("resyncRequired")
+        /// A prepared commit was handed to an engine other than the one that prepared it.
+        public static let wrongEngine = Code("wrongEngine")
 
         public var description: String { name }
     }

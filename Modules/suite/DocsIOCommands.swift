@@ -74,10 +74,16 @@ extension DocsCommand {
                 // Finish an index merge the import started rather than drop it when the store closes.
                 await store.engine.waitForBackgroundWork()
                 progress.finish(bytes: reader.bytesRead, items: imported)
+                let slowest = importer.slowestCommit
+                let seconds = Double(slowest.components.seconds) + Double(slowest.components.attoseconds) / 1e18
                 if globals.json {
-                    Output.print(JSONValue.object(["imported": .int(Int64(imported))]).jsonString)
+                    Output.print(
+                        JSONValue.object([
+                            "imported": .int(Int64(imported)), "slowestCommitSeconds": .double(seconds),
+                        ]).jsonString)
                 } else {
-                    Output.print("imported \(imported) document(s) into \(collection)")
+                    let slowestText = String(format: "%.3f", seconds)
+                    Output.print("imported \(imported) document(s) into \(collection); slowest commit \(slowestText) s")
                 }
             }
         }

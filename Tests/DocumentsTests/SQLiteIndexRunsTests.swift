@@ -225,40 +225,6 @@ struct SQLiteIndexRunsTests {
         await engine.waitForBackgroundWork()
     }
 
-    @Test func openingRemovesThePartialRunsOfEndedProcessesOnly() async throws {
-        let path = try TemporaryFiles.newDatabasePath()
-        var engine = try SQLiteDocumentEngine.tiny(path)
-        _ = try await engine.commit(
-            [DocumentMutation(path: "c/d", kind: .put(body: [1], indexEntries: [IndexEntry(index: "a", key: [1])]))],
-            commitTime: 1)
-        // A flush or merge in progress reserves a run with tier -1 and its process id (negated) in `entries`.
-        let ended = Int64(Int32.max - 1)  // no process has this id here
-        let alive = Int64(getpid())
-        try await engine.pool.write { db in
-            for owner in [ended, alive] {
-                try db.execute(
-                    sql: "INSERT INTO index_runs (seq, tier, entries) VALUES (1, -1, ?)", arguments: [-owner])
-                try db.execute(
-                    sql:
-                        "INSERT INTO index_blocks (run, idx, last_key, last_path, data) VALUES (?, 1, x'01', x'02', x'03')",
-                    arguments: [db.lastInsertedRowID])
-            }
-        }
-        try engine.close()
-        engine = try SQLiteDocumentEngine.tiny(path)
-        let owners = try await engine.pool.read { db in
-            try Int64.fetchAll(db, sql: "SELECT -entries FROM index_runs WHERE tier < 0")
-        }
-        #expect(owners == [alive])
-        let orphanBlocks = try await engine.pool.read { db in
-            try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM index_blocks WHERE run NOT IN (SELECT id FROM index_runs)") ?? -1
-        }
-        #expect(orphanBlocks == 0)
-        #expect(try await engine.scan(IndexScan(index: "a")).map(\.path) == ["c/d"])
-        try engine.close()
-    }
-
     /// Bulk commits prepared ahead (`prepareCommit`: own-entry lists encoded from one sorted buffer, puts sorted
     /// outside the transaction) against the in-memory model: new documents, updates, a path written twice in one
     /// commit, deletes, and names the id cache does not know yet.

@@ -1,6 +1,7 @@
-// documents-crash-writer DATABASE [--index-heavy] — commits to a Documents SQLite file in a loop, printing
-// `ACK <sequence> <n> <count>` after each acknowledged commit, until killed (or for 60 s at most). The crash tests in
-// DocumentsTests kill it with SIGKILL at a random moment and check that every acknowledged commit survived, whole.
+// documents-crash-writer DATABASE [--index-heavy] [--commits N] — commits to a Documents SQLite file in a loop,
+// printing `ACK <sequence> <n> <count>` after each acknowledged commit, until killed (or for 60 s at most, or after N
+// commits). The crash tests in DocumentsTests kill it with SIGKILL at a random moment and check that every
+// acknowledged commit survived, whole.
 //
 // Every document has one entry in index `n`. With `--index-heavy`, each one-document commit also brings 4,096 entries
 // in index `m` (the pending operations pass the flush threshold after 32 of them, and a background flush runs), and
@@ -14,15 +15,17 @@
 //
 // documents-crash-writer DATABASE --reads N — reads `users/u1` N times through a store that flushes its cost counters
 // after every read (they must add up exactly across processes). Prints `DONE <reads>`.
+//
+// documents-crash-writer DATABASE --open — opens the file (as any process does: migrations, removal of abandoned
+// partial runs), reads one document and exits; the pid-namespace test runs it beside a writer.
 import Documents
 import Foundation
 
-let arguments = CommandLine.arguments
-if arguments.count == 4, arguments[2] == "--reads", let reads = Int(arguments[3]) {
+if CommandLine.arguments.count == 4, CommandLine.arguments[2] == "--reads", let reads = Int(CommandLine.arguments[3]) {
     do {
         var options = DocumentStore.Options()
         options.costFlushInterval = .zero
-        let store = DocumentStore(engine: try SQLiteDocumentEngine(path: arguments[1]), options: options)
+        let store = DocumentStore(engine: try SQLiteDocumentEngine(path: CommandLine.arguments[1]), options: options)
         let user = try store.document("users/u1")
         for _ in 0..<reads { _ = try await user.getDocument() }
         await store.close()
@@ -33,27 +36,53 @@ if arguments.count == 4, arguments[2] == "--reads", let reads = Int(arguments[3]
         exit(1)
     }
 }
-if arguments.count == 5, arguments[2] == "--write-skew", ["a", "b"].contains(arguments[3]),
-    let pairs = Int(arguments[4])
+if CommandLine.arguments.count == 5, CommandLine.arguments[2] == "--write-skew",
+    ["a", "b"].contains(CommandLine.arguments[3]), let pairs = Int(CommandLine.arguments[4])
 {
     do {
-        try await writeSkew(database: arguments[1], role: arguments[3], pairs: pairs)
+        try await writeSkew(database: CommandLine.arguments[1], role: CommandLine.arguments[3], pairs: pairs)
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("documents-crash-writer: \(error)\n".utf8))
         exit(1)
     }
 }
-guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "--index-heavy") else {
-    FileHandle.standardError.write(Data("usage: documents-crash-writer DATABASE [--index-heavy]\n".utf8))
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let usage = "usage: documents-crash-writer DATABASE [--index-heavy] [--commits N] | DATABASE --open\n"
+var heavy = false
+var open = false
+var maximumCommits = Int.max
+var rest = arguments.dropFirst()
+while let option = rest.popFirst() {
+    switch option {
+    case "--index-heavy": heavy = true
+    case "--open": open = true
+    case "--commits":
+        guard let text = rest.popFirst(), let value = Int(text), value > 0 else {
+            FileHandle.standardError.write(Data(usage.utf8))
+            exit(64)
+        }
+        maximumCommits = value
+    default:
+        FileHandle.standardError.write(Data(usage.utf8))
+        exit(64)
+    }
+}
+guard let path = arguments.first, !path.hasPrefix("--") else {
+    FileHandle.standardError.write(Data(usage.utf8))
     exit(64)
 }
-let heavy = arguments.count == 3
 do {
-    let engine = try SQLiteDocumentEngine(path: arguments[1])
+    let engine = try SQLiteDocumentEngine(path: path)
+    if open {
+        _ = try await engine.document(at: "crash/d1-0")
+        try engine.close()
+        exit(0)
+    }
     let deadline = Date().addingTimeInterval(60)
     var n = 0
-    while Date() < deadline {
+    while Date() < deadline, n < maximumCommits {
         n += 1
         // Alternate one-document commits with bigger ones, so the kill can land inside a long transaction.
         let count = heavy ? (n % 40 == 0 ? 8_200 : 1) : (n % 5 == 0 ? 200 : 1)
@@ -73,6 +102,7 @@ do {
         let result = try await engine.commit(mutations, commitTime: Int64(n))
         FileHandle.standardOutput.write(Data("ACK \(result.sequence) \(n) \(count)\n".utf8))
     }
+    await engine.shutdown()
 } catch {
     FileHandle.standardError.write(Data("documents-crash-writer: \(error)\n".utf8))
     exit(1)

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A document as an engine stores it: the encoded body plus bookkeeping. Engines never look inside `body`.
 public struct StoredDocument: Sendable, Hashable {
     /// The full document path, e.g. `users/u1/orders/o7`.
@@ -267,12 +269,25 @@ package struct PreparedCommit: Sendable {
     /// (``engineWork``), the puts carry no index entries here.
     package var mutations: [DocumentMutation]
     /// The preparing engine's own work (opaque to everyone else; `nil` from engines that prepare nothing). Hand a
-    /// prepared commit only to the engine that prepared it.
+    /// prepared commit only to the engine that prepared it: another engine refuses it.
     package var engineWork: (any Sendable)?
+    /// The identity of the engine instance that prepared ``engineWork``, which checks it when committing.
+    package var preparedBy: UUID?
 
-    package init(mutations: [DocumentMutation], engineWork: (any Sendable)? = nil) {
+    /// A prepared commit of `mutations`, with `engineWork` of the engine instance `preparedBy`.
+    package init(mutations: [DocumentMutation], engineWork: (any Sendable)? = nil, preparedBy: UUID? = nil) {
         self.mutations = mutations
         self.engineWork = engineWork
+        self.preparedBy = preparedBy
+    }
+
+    /// The error of an engine handed a commit that another engine prepared.
+    static func wrongEngine(path: String? = nil) -> DocumentsError {
+        DocumentsError(
+            .wrongEngine,
+            "a prepared commit was handed to an engine\(path.map { " ('\($0)')" } ?? "") other than the one that "
+                + "prepared it",
+            hint: "commit a prepared commit with the engine whose prepareCommit made it")
     }
 }
 
@@ -293,10 +308,13 @@ extension DocumentEngine {
     }
 
     /// Commits a prepared commit; the same contract as ``commit(_:commitTime:)-(Array<DocumentMutation>,_)``.
+    /// An engine that prepares nothing throws ``DocumentsError/Code-swift.struct/wrongEngine`` for a commit carrying
+    /// ``PreparedCommit/engineWork``: another engine made it.
     package func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult {
         if let preparing = self as? any CommitPreparing {
             return try await preparing.commit(prepared, commitTime: commitTime)
         }
+        guard prepared.engineWork == nil else { throw PreparedCommit.wrongEngine() }
         return try await commit(prepared.mutations, commitTime: commitTime)
     }
 

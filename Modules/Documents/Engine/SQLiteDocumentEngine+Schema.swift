@@ -141,6 +141,22 @@ extension SQLiteDocumentEngine {
         // entries, each a put) instead of a second copy of its entries. Nothing to convert; the version makes engines
         // that would misread those rows refuse the file.
         migrator.registerMigration("v5") { _ in }
+        // v6: a partial run (tier -1) of a background flush or merge is owned by its engine's random token (`owner`)
+        // under a lease (`lease_until`, Unix milliseconds) that the engine renews while it writes the run; an open
+        // deletes only partial runs whose lease expired. Process ids, used before, repeat across pid namespaces.
+        // Partial runs of earlier engines get a lease from now: if their writer still runs, it has that long to end.
+        migrator.registerMigration("v6") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE index_runs ADD COLUMN owner INTEGER;
+                    ALTER TABLE index_runs ADD COLUMN lease_until INTEGER;
+                    """)
+            try db.execute(
+                sql: "UPDATE index_runs SET owner = 0, entries = 0, lease_until = ? WHERE tier < 0",
+                arguments: [
+                    SQLiteIndexMaintenance.nowMilliseconds() + SQLiteIndexMaintenance.leaseMilliseconds
+                ])
+        }
         return migrator
     }
 

@@ -61,11 +61,11 @@ import Synchronization
 ///   names are integer ids in `index_names(id, name)`, cached: ids are never deleted or reused.
 /// - `metadata(meta_key, value)`.
 ///
-/// The schema is v5. Schema changes go through GRDB's `DatabaseMigrator` (`SQLiteDocumentEngine+Schema.swift`); v5
-/// lets a new document's change row say that its index operations are its own entries (instead of a second copy);
-/// v4 changed no table: it rewrote the keys of automatic index entries longer than ``IndexKey/maximumLength``, which
-/// earlier files hold whole, as ``IndexKey/bounded(_:)`` keys (the engine stores the keys it is given; the store
-/// bounds them). A file written by a newer schema, a file that is not a SQLite database, or a SQLite database of
+/// The schema is v6. Schema changes go through GRDB's `DatabaseMigrator` (`SQLiteDocumentEngine+Schema.swift`); v6
+/// gives a partial index run an owner token and a lease instead of a process id; v5 lets a new document's change row
+/// say that its index operations are its own entries (instead of a second copy); v4 changed no table: it rewrote the
+/// keys of automatic index entries longer than ``IndexKey/maximumLength``, which earlier files hold whole, as
+/// ``IndexKey/bounded(_:)`` keys (the engine stores the keys it is given; the store bounds them). A file written by a newer schema, a file that is not a SQLite database, or a SQLite database of
 /// another application is refused with a ``DocumentsError``.
 public final class SQLiteDocumentEngine: Sendable {
     /// How hard a commit works to survive a power loss; see the type's documentation.
@@ -101,6 +101,8 @@ public final class SQLiteDocumentEngine: Sendable {
     let writeGate = AsyncGate()
     /// Set by this engine's first commit: ``shutdown()`` prunes the change log only then.
     let hasCommitted = Atomic<Bool>(false)
+    /// This engine instance's identity: a commit it prepared carries it (``PreparedCommit/preparedBy``).
+    let instanceID = UUID()
 
     /// Opens (creating if needed) the documents database at `path` and migrates it to the current schema.
     ///
@@ -213,7 +215,8 @@ extension SQLiteDocumentEngine: DocumentEngine {
         return PreparedCommit(
             mutations: mutations,
             engineWork: writes.isEmpty
-                ? nil : try CommitWork(writes, ahead: true, indexIDs: indexIDs, tuning: tuning))
+                ? nil : try CommitWork(writes, ahead: true, indexIDs: indexIDs, tuning: tuning),
+            preparedBy: instanceID)
     }
 
     /// Prepares a bulk commit of puts from their flat entries (``BulkPuts``): ids for every index name (a new name
@@ -226,8 +229,9 @@ extension SQLiteDocumentEngine: DocumentEngine {
         if mutations.isEmpty { return PreparedCommit(mutations: []) }
         let ids = try await indexIDs(creating: puts.entries.names)
         return PreparedCommit(
-            mutations: mutations, engineWork: try CommitWork(bulk: puts, mutations: mutations, ids: ids, tuning: tuning)
-        )
+            mutations: mutations,
+            engineWork: try CommitWork(bulk: puts, mutations: mutations, ids: ids, tuning: tuning),
+            preparedBy: instanceID)
     }
 
     /// The ids of the index names `names`, creating (and committing) those that do not exist yet.
@@ -243,14 +247,24 @@ extension SQLiteDocumentEngine: DocumentEngine {
     }
 
     /// Commits what ``prepareCommit(_:)`` prepared; see ``commit(_:commitTime:)-(Array<DocumentMutation>,_)``.
+    ///
+    /// - Throws: ``DocumentsError/Code-swift.struct/wrongEngine`` when another engine (instance) prepared it: its work
+    ///   holds that engine's index ids.
     package func commit(_ prepared: PreparedCommit, commitTime: Int64) async throws -> CommitResult {
         let mutations = prepared.mutations
+        let work: CommitWork?
+        if let engineWork = prepared.engineWork {
+            guard prepared.preparedBy == instanceID, let own = engineWork as? CommitWork else {
+                throw PreparedCommit.wrongEngine(path: path)
+            }
+            work = own
+        } else {
+            work = nil
+        }
         if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
         let split = CommitChecks(mutations)
-        let work =
-            try prepared.engineWork as? CommitWork
-            ?? CommitWork(split.writes, ahead: false, indexIDs: indexIDs, tuning: tuning)
-        return try await run(work, split, commitTime)
+        return try await run(
+            work ?? CommitWork(split.writes, ahead: false, indexIDs: indexIDs, tuning: tuning), split, commitTime)
     }
 
     /// Applies `split`'s writes and verifies its checks in one write transaction (checks that no write of the commit
@@ -260,7 +274,9 @@ extension SQLiteDocumentEngine: DocumentEngine {
         let writerPending = writerPending
         let tuning = tuning
         let mutations = split.writes
-        let (result, maintain) = try await write(inline: mutations.count <= Self.inlineWriteLimit) { db in
+        let inline = mutations.count <= Self.inlineWriteLimit
+        if !inline { try await waitForMerges() }
+        let (result, maintain) = try await write(inline: inline) { db in
             if !split.checks.isEmpty {
                 try split.verifyUnshadowed { path in try Self.currentVersion(of: path, db) }
                 if mutations.isEmpty {
@@ -293,6 +309,21 @@ extension SQLiteDocumentEngine: DocumentEngine {
         select.bind(parts.parent, at: 1)
         select.bind(parts.id, at: 2)
         return try select.step() ? select.int64(0) : nil
+    }
+
+    /// Backpressure on bulk commits: while there are more than ``IndexTuning/maximumRuns`` runs, waits for the
+    /// background merges, at most ``IndexTuning/maximumMergeWait`` — suspended, not blocking a thread.
+    private func waitForMerges() async throws {
+        let deadline = ContinuousClock.now + tuning.maximumMergeWait
+        var kicked = false
+        while try read({ db in try RunInfo.count(db) }) > tuning.maximumRuns, ContinuousClock.now < deadline {
+            if !kicked {
+                maintenance.kick()
+                kicked = true
+            }
+            guard maintenance.status().running else { return }  // nothing left that it can merge
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// The documents at `paths`, in order; `nil` where none exists.
@@ -1112,7 +1143,8 @@ extension SQLiteDocumentEngine {
             let through = sequence << 20 | Int64(changes.last.count - 1)
             try SQLiteIndexRuns.flush(
                 db, pendingAfter: flushed, through: through, extra: presorted ?? flushBuffer,
-                encodedExtra: presorted == nil ? nil : work.encodedPuts, tuning: tuning)
+                encodedExtra: presorted == nil ? nil : work.encodedPuts, tuning: tuning,
+                compactingPast: tuning.maximumRunsBeforeInlineMerge)
             writerPending.set(flushedThrough: through, count: 0)
         } else if operationCount > 0 {
             writerPending.set(flushedThrough: flushed, count: pendingCount + operationCount)

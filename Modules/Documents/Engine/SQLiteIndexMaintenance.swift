@@ -3,12 +3,6 @@ import GRDB
 import Logging
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Flushes the SQLite engine's pending index operations into runs and merges runs, in the background, so commits do
 /// not pay for them.
 ///
@@ -20,9 +14,11 @@ import Synchronization
 ///
 /// A merge reads its input runs (immutable) in short read transactions and writes the merged run's blocks in short
 /// write transactions of their own, between the commits of this and other processes; the merged run stays invisible
-/// (`tier` -1, its owner's process id in `entries`) until one last transaction checks that the inputs are still
-/// there and puts it in their place. If another process merged them first, or this engine closes, the partial run is
-/// deleted; a process that dies mid-merge leaves one that the next engine to open the file deletes.
+/// (`tier` -1, owned by this engine's random token under a lease that every write transaction of the run renews) until
+/// one last transaction checks that the inputs are still there and puts it in their place. If another process merged
+/// them first, or this engine closes, the partial run is deleted; a process that dies mid-merge leaves one that an
+/// engine opening the file after its lease expired deletes. Every transaction of a flush or merge first checks that no
+/// newer Suite has migrated the file; if one has, maintenance stops (``status()`` says why) instead of writing.
 ///
 /// Work runs on a serial dispatch queue (SQLite calls block), one merge at a time per engine; ``kick()`` after a
 /// flush starts it. ``finish(leaveBehind:then:)`` (from `shutdown()`) lets the work under way end, flushes what is
@@ -49,7 +45,12 @@ final class SQLiteIndexMaintenance: Sendable {
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         /// The last failure of a flush or merge, until one succeeds.
         var lastError: String?
+        /// A newer Suite migrated the file: this engine no longer flushes or merges.
+        var superseded = false
     }
+
+    /// This engine's token for the partial runs it writes: random, as process ids repeat across pid namespaces.
+    let owner = Int64.random(in: 1...Int64.max)
 
     /// Output entries per read transaction (and block writes per write transaction that follows it).
     static let entriesPerStep = 16_384
@@ -63,7 +64,7 @@ final class SQLiteIndexMaintenance: Sendable {
     /// Starts merging if the tiers call for it (a no-op while a merge runs: it looks again when done).
     func kick() {
         let start = state.withLock { state -> Bool in
-            if state.stopped || state.finishing { return false }
+            if state.stopped || state.finishing || state.superseded { return false }
             if state.running {
                 state.again = true
                 return false
@@ -97,9 +98,17 @@ final class SQLiteIndexMaintenance: Sendable {
     /// Flushes once `minimum` operations are pending and merges until nothing is due; a failure is logged and kept
     /// for ``status()`` (the work is retried after the next flush).
     private func runDueWork(flushingAt minimum: Int) {
+        if state.withLock({ $0.superseded }) { return }
         do {
             while try flushOnce(atLeast: minimum) || mergeOnce() {}
             state.withLock { $0.lastError = nil }
+        } catch let error as DocumentsError where error.code == .unsupported {
+            let message = "\(error.message); this process stopped flushing and merging the index"
+            state.withLock { state in
+                state.superseded = true
+                state.lastError = message
+            }
+            logger.error("\(message)", metadata: ["error": "\(error)"])
         } catch {
             state.withLock { $0.lastError = "\(error)" }
             logger.warning("index merge failed; it is retried after the next flush", metadata: ["error": "\(error)"])
@@ -174,6 +183,7 @@ final class SQLiteIndexMaintenance: Sendable {
         guard var read else { return false }
         read.buffer.sortAndCollapse()
         let run = try reserveRun(seq: read.through)
+        let owner = owner
         _ = blocks.take()
         do {
             var writer = RunWriter(run: run, tuning: tuning) { [self] index, lastKey, lastPath, data in
@@ -199,13 +209,14 @@ final class SQLiteIndexMaintenance: Sendable {
             try writeBlocks(run)
             let entries = writer.entries
             let placed = try pool.write { db in
+                try Self.checkFormat(db)
                 guard try SQLiteIndexRuns.flushedThrough(db) == read.flushed,
                     try SQLiteIndexRuns.generation(db) == read.generation
                 else { return false }
                 if entries == 0 {
                     try Self.delete(run, db)
                 } else {
-                    try Self.place(run, entries: entries, tuning: tuning, db)
+                    try Self.place(run, owner: owner, entries: entries, tuning: tuning, db)
                 }
                 try SQLiteIndexRuns.setFlushedThrough(db, read.through)
                 return true
@@ -218,6 +229,53 @@ final class SQLiteIndexMaintenance: Sendable {
         }
     }
 
+    /// How long a partial run's lease lasts, in milliseconds. Every write transaction of the run renews it, and the
+    /// longest wait between two of them is a wait for the write lock, which SQLite's busy timeout ends after 10 s.
+    static let leaseMilliseconds: Int64 = 30_000
+    /// A run's lease is renewed at least this often while it is written, even by steps that write no block.
+    static let renewMilliseconds: Int64 = 5_000
+
+    /// Wall-clock milliseconds: leases are compared by other processes.
+    static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    /// Renews the lease of this engine's partial run `run`; throws when the run is no longer there (an engine that
+    /// opened the file after the lease expired deleted it).
+    static func renewLease(_ run: Int64, owner: Int64, _ db: Database) throws {
+        let update = try SQLiteStatement(
+            db, "UPDATE index_runs SET lease_until = ?3 WHERE id = ?1 AND owner = ?2 AND tier < 0")
+        update.bind(run, at: 1)
+        update.bind(owner, at: 2)
+        update.bind(nowMilliseconds() + leaseMilliseconds, at: 3)
+        try update.run()
+        guard db.changesCount == 1 else { throw lostRun(run) }
+    }
+
+    static func lostRun(_ run: Int64) -> DocumentsError {
+        DocumentsError(
+            .storage,
+            "the partial index run \(run) this process was writing is gone (its lease expired and another process "
+                + "deleted it); the run is discarded and the work retried")
+    }
+
+    /// The schema versions this code knows: a file holding another one was migrated by a newer Suite.
+    static let knownFormats = Set(SQLiteDocumentEngine.migrator.migrations)
+
+    /// Throws ``DocumentsError/Code-swift.struct/unsupported`` when a newer Suite migrated the file after this engine
+    /// opened it (its rows may have a format this code misreads). Called inside every flush and merge transaction.
+    static func checkFormat(_ db: Database) throws {
+        let select = try SQLiteStatement(db, "SELECT identifier FROM grdb_migrations")
+        defer { select.reset() }
+        while try select.step() {
+            let format = select.text(0)
+            guard knownFormats.contains(format) else {
+                throw DocumentsError(
+                    .unsupported,
+                    "the documents database was migrated to format '\(format)' by a newer version of Suite",
+                    hint: "restart this process with the newer Suite")
+            }
+        }
+    }
+
     /// Block writes per write transaction of a background flush or merge.
     static let blocksPerStep = 256
 
@@ -227,6 +285,8 @@ final class SQLiteIndexMaintenance: Sendable {
     final class PendingBlocks: @unchecked Sendable {
         private(set) var list: [EncodedBlock] = []
         var count: Int { list.count }
+        /// When the lease of the run being written was last renewed (wall-clock milliseconds).
+        var renewedAt: Int64 = 0
 
         func append(
             index: Int64, lastKey: UnsafeRawBufferPointer, lastPath: UnsafeRawBufferPointer,
@@ -241,53 +301,85 @@ final class SQLiteIndexMaintenance: Sendable {
         }
     }
 
-    /// Writes the blocks waiting in ``blocks`` into `run`, in one write transaction.
+    /// Writes the blocks waiting in ``blocks`` into `run`, in one write transaction that renews the run's lease; with
+    /// no block waiting, renews the lease alone if ``renewMilliseconds`` have passed.
     private func writeBlocks(_ run: Int64) throws {
         let pending = blocks.take()
-        if pending.isEmpty { return }
-        try pool.write { db in try EncodedBlock.insert(pending, run: run, db) }
+        let now = Self.nowMilliseconds()
+        if pending.isEmpty, now - blocks.renewedAt < Self.renewMilliseconds { return }
+        blocks.renewedAt = now
+        let owner = owner
+        try pool.write { db in
+            try Self.checkFormat(db)
+            try Self.renewLease(run, owner: owner, db)
+            try EncodedBlock.insert(pending, run: run, db)
+        }
     }
 
-    /// Inserts an invisible run row (`tier` -1, this process's id in `entries`) for a flush or merge to fill, in its
+    /// Inserts an invisible run row (`tier` -1, owned by this engine, leased) for a flush or merge to fill, in its
     /// own transaction.
     private func reserveRun(seq: Int64) throws -> Int64 {
-        try pool.write { db in try Self.reserveRun(seq: seq, db) }
+        let owner = owner
+        blocks.renewedAt = Self.nowMilliseconds()
+        return try pool.write { db in try Self.reserveRun(seq: seq, owner: owner, db) }
     }
 
     /// Inserts an invisible run row (see above) inside the current write transaction; returns its id.
-    static func reserveRun(seq: Int64, _ db: Database) throws -> Int64 {
-        let insert = try SQLiteStatement(db, "INSERT INTO index_runs (seq, tier, entries) VALUES (?1, -1, ?2)")
+    static func reserveRun(seq: Int64, owner: Int64, _ db: Database) throws -> Int64 {
+        try checkFormat(db)
+        let insert = try SQLiteStatement(
+            db, "INSERT INTO index_runs (seq, tier, entries, owner, lease_until) VALUES (?1, -1, 0, ?2, ?3)")
         insert.bind(seq, at: 1)
-        insert.bind(-Int64(getpid()), at: 2)
+        insert.bind(owner, at: 2)
+        insert.bind(nowMilliseconds() + leaseMilliseconds, at: 3)
         try insert.run()
         return db.lastInsertedRowID
     }
 
-    /// Makes a filled run visible, in its size tier.
-    static func place(_ run: Int64, entries: Int64, tuning: IndexTuning, _ db: Database) throws {
-        let update = try SQLiteStatement(db, "UPDATE index_runs SET tier = ?2, entries = ?3 WHERE id = ?1")
+    /// Makes this engine's filled run visible, in its size tier; throws (rolling the transaction back) when the run
+    /// is no longer this engine's partial run.
+    static func place(_ run: Int64, owner: Int64, entries: Int64, tuning: IndexTuning, _ db: Database) throws {
+        let update = try SQLiteStatement(
+            db,
+            """
+            UPDATE index_runs SET tier = ?2, entries = ?3, owner = NULL, lease_until = NULL \
+            WHERE id = ?1 AND owner = ?4 AND tier < 0
+            """)
         update.bind(run, at: 1)
         update.bind(Int64(tuning.tier(entries)), at: 2)
         update.bind(entries, at: 3)
+        update.bind(owner, at: 4)
         try update.run()
+        guard db.changesCount == 1 else { throw lostRun(run) }
     }
 
-    /// Performs the next merge the tiers call for; `false` when there is none (or the engine is closing).
-    private func mergeOnce() throws -> Bool {
+    /// Performs the next merge the tiers call for; `false` when there is none (or the engine is closing). With
+    /// `newerThan`, it is a merge nested in a longer one (see ``build(_:inputs:includesOldest:generation:nests:)``):
+    /// of runs of the lowest two tiers whose `seq` is later, if one is due.
+    private func mergeOnce(newerThan: Int64? = nil) throws -> Bool {
         if isStopped { return false }
         _ = blocks.take()
         // Plan and reserve the output run in one transaction, so no run can slip in between.
+        let (owner, tuning) = (owner, tuning)
         let planned: (inputs: [RunInfo], includesOldest: Bool, run: Int64, generation: Int64)? = try pool.write { db in
-            guard let next = SQLiteIndexRuns.plan(try RunInfo.all(db), tuning: tuning) else { return nil }
+            var runs = try RunInfo.all(db)
+            if let newerThan { runs = runs.filter { $0.seq > newerThan } }
+            guard var next = SQLiteIndexRuns.plan(runs, tuning: tuning) else { return nil }
+            if newerThan != nil {
+                if next.runs.contains(where: { tuning.tier($0.entries) > 1 }) { return nil }
+                next.includesOldest = false
+            }
             let generation = try SQLiteIndexRuns.generation(db)
-            let run = try Self.reserveRun(seq: next.runs.map(\.seq).max() ?? 0, db)
+            let run = try Self.reserveRun(seq: next.runs.map(\.seq).max() ?? 0, owner: owner, db)
             return (next.runs, next.includesOldest, run, generation)
         }
         guard let planned else { return false }
+        blocks.renewedAt = Self.nowMilliseconds()
         do {
             let complete = try build(
                 planned.run, inputs: planned.inputs, includesOldest: planned.includesOldest,
-                generation: planned.generation)
+                generation: planned.generation,
+                nests: newerThan == nil && planned.inputs.contains { tuning.tier($0.entries) >= 2 })
             if !complete {
                 try discard(planned.run)
                 return false
@@ -299,8 +391,14 @@ final class SQLiteIndexMaintenance: Sendable {
         }
     }
 
-    /// Writes the merged run; `false` when stopped or the inputs vanished (the caller discards it).
-    private func build(_ run: Int64, inputs: [RunInfo], includesOldest: Bool, generation: Int64) throws -> Bool {
+    /// Writes the merged run; `false` when stopped or the inputs vanished (the caller discards it). A long merge
+    /// (`nests`) does the small merges that commits make due meanwhile between its steps: otherwise small runs pile
+    /// up until it ends, bulk commits wait for them, and they merge in worse shapes (more rewriting).
+    private func build(_ run: Int64, inputs: [RunInfo], includesOldest: Bool, generation: Int64, nests: Bool)
+        throws -> Bool
+    {
+        let newestInput = inputs.map(\.seq).max() ?? 0
+        var nextNestedCheck = ContinuousClock.now
         var writer = RunWriter(run: run, tuning: tuning) { [self] index, lastKey, lastPath, data in
             blocks.append(index: index, lastKey: lastKey, lastPath: lastPath, data: data)
         }
@@ -326,45 +424,56 @@ final class SQLiteIndexMaintenance: Sendable {
             }
             if finished { try writer.closeBlock() }
             try writeBlocks(run)
+            if nests, !finished, ContinuousClock.now >= nextNestedCheck {
+                while try mergeOnce(newerThan: newestInput) {}
+                blocks.renewedAt = 0  // this run's lease is renewed at its next step
+                nextNestedCheck = ContinuousClock.now + .milliseconds(200)
+            }
         }
         let entries = writer.entries
-        let tuning = tuning
+        let (tuning, owner) = (tuning, owner)
         return try pool.write { db in
+            try Self.checkFormat(db)
             let present = Set(try RunInfo.all(db).map(\.id))
             guard inputs.allSatisfy({ present.contains($0.id) }), try SQLiteIndexRuns.generation(db) == generation
             else { return false }
-            for input in inputs { try Self.delete(input.id, db) }
+            for input in inputs {
+                guard try Self.delete(input.id, db) else {
+                    throw DocumentsError(.storage, "index run \(input.id), an input of a merge, vanished during it")
+                }
+            }
             if entries == 0 {
                 try Self.delete(run, db)
             } else {
-                try Self.place(run, entries: entries, tuning: tuning, db)
+                try Self.place(run, owner: owner, entries: entries, tuning: tuning, db)
             }
             return true
         }
     }
 
     private func discard(_ run: Int64) throws {
-        try pool.write { db in try Self.delete(run, db) }
+        _ = try pool.write { db in try Self.delete(run, db) }
     }
 
-    static func delete(_ run: Int64, _ db: Database) throws {
+    /// Deletes run `run` and its blocks; whether its row was there.
+    @discardableResult
+    static func delete(_ run: Int64, _ db: Database) throws -> Bool {
         let deleteBlocks = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1")
         deleteBlocks.bind(run, at: 1)
         try deleteBlocks.run()
         let deleteRun = try SQLiteStatement(db, "DELETE FROM index_runs WHERE id = ?1")
         deleteRun.bind(run, at: 1)
         try deleteRun.run()
+        return db.changesCount == 1
     }
 
-    /// Deletes the partial runs of merges whose process has ended (at open).
+    /// Deletes the partial runs whose lease has expired: their flush or merge ended without placing them (at open).
     static func removeAbandonedRuns(_ db: Database) throws {
-        let select = try SQLiteStatement(db, "SELECT id, entries FROM index_runs WHERE tier < 0")
+        let select = try SQLiteStatement(
+            db, "SELECT id FROM index_runs WHERE tier < 0 AND (lease_until IS NULL OR lease_until < ?1)")
+        select.bind(nowMilliseconds(), at: 1)
         var abandoned: [Int64] = []
-        while try select.step() {
-            let owner = -select.int64(1)
-            let alive = owner > 0 && owner <= Int64(Int32.max) && (kill(pid_t(owner), 0) == 0 || errno == EPERM)
-            if !alive { abandoned.append(select.int64(0)) }
-        }
+        while try select.step() { abandoned.append(select.int64(0)) }
         select.reset()
         for run in abandoned { try delete(run, db) }
     }

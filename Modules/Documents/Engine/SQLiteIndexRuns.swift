@@ -43,8 +43,14 @@ struct IndexTuning: Sendable {
     /// half as many entries in merges (measured 39.6k → 42k docs/s); a scan seeks in up to 7 runs per tier instead
     /// of 3.
     var fanIn = 8
-    /// Past this many runs a commit merges them itself instead of leaving it to the background.
+    /// Past this many runs a bulk commit waits for the background merges (at most ``maximumMergeWait``) before it
+    /// writes; see ``SQLiteDocumentEngine``'s backpressure.
     var maximumRuns = 24
+    /// The longest a commit waits for the background merges while there are more than ``maximumRuns`` runs.
+    var maximumMergeWait = Duration.milliseconds(250)
+    /// Past this many runs a commit merges them itself, in its transaction: only when background merges cannot keep
+    /// up at all (they keep failing, or no process stays to merge).
+    var maximumRunsBeforeInlineMerge: Int { maximumRuns * 4 }
     /// A block is closed once its data reaches this many bytes.
     var blockBytes = 4_000
     /// The most pending operations a graceful shutdown leaves behind; past it, it flushes them into a run first. The
@@ -696,6 +702,7 @@ struct RunWriter {
         update.bind(entries, at: 2)
         update.bind(Int64(tuning.tier(entries)), at: 3)
         try update.run()
+        guard db.changesCount == 1 else { throw SQLiteIndexMaintenance.lostRun(run) }
     }
 
     /// The blocks of a run holding `buffer`'s operations (sorted and collapsed), encoded without a database: a bulk
@@ -761,6 +768,13 @@ struct RunInfo {
     var seq: Int64
     var tier: Int
     var entries: Int64
+
+    /// The number of visible runs.
+    static func count(_ db: Database) throws -> Int {
+        let select = try SQLiteStatement(db, "SELECT count(*) FROM index_runs WHERE tier >= 0")
+        defer { select.reset() }
+        return try select.step() ? Int(select.int64(0)) : 0
+    }
 
     /// Every run, oldest first (the order of precedence, newest winning, is the reverse).
     static func all(_ db: Database) throws -> [RunInfo] {
@@ -1034,8 +1048,9 @@ extension SQLiteIndexRuns {
     /// up to `through`, records `through` as flushed, then merges runs by tier. Inside a write transaction.
     static func flush(
         _ db: Database, pendingAfter flushedThrough: Int64, through: Int64, extra: IndexOpBuffer?,
-        encodedExtra: EncodedRun? = nil, tuning: IndexTuning
+        encodedExtra: EncodedRun? = nil, tuning: IndexTuning, compactingPast maximumRuns: Int? = nil
     ) throws {
+        try SQLiteIndexMaintenance.checkFormat(db)
         var buffer = IndexOpBuffer()
         try readPending(db, after: flushedThrough, through: through, into: &buffer)
         if buffer.isEmpty, let encodedExtra, encodedExtra.entries > 0 {
@@ -1076,7 +1091,7 @@ extension SQLiteIndexRuns {
             }
         }
         try setFlushedThrough(db, through)
-        if try RunInfo.all(db).count > tuning.maximumRuns { try compact(db, tuning: tuning) }
+        if try RunInfo.all(db).count > maximumRuns ?? tuning.maximumRuns { try compact(db, tuning: tuning) }
     }
 
     /// Adds the pending operations of the change rows in `(after, through]` to `buffer`, oldest first.

@@ -59,6 +59,7 @@ public final class DocumentImporter: Sendable {
         var declared: [IndexDefinition]?
         var added = 0
         var committed = 0
+        var slowestCommit = Duration.zero
         /// The last chunk launched (it waits for the one before it, so awaiting it awaits all of them).
         var inFlight: Task<Void, any Error>?
         /// The chunk launched before it, still being committed; a launch waits for it, so that at most two chunks
@@ -92,6 +93,10 @@ public final class DocumentImporter: Sendable {
 
     /// Documents committed so far.
     public var committedCount: Int { state.withLock { $0.committed } }
+
+    /// The longest a chunk's commit took so far (from the engine's `commit` call to its return, waits for the
+    /// engine's background index merges included); `suite docs import` prints it.
+    public var slowestCommit: Duration { state.withLock { $0.slowestCommit } }
 
     /// Adds one document; commits a chunk when ``chunkSize`` documents are pending.
     ///
@@ -236,9 +241,12 @@ public final class DocumentImporter: Sendable {
             let prepared = try await engine.prepareCommit(puts)
             // In order: after the chunk before (whose failure fails this one, uncommitted).
             try await previous?.value
+            let started = ContinuousClock.now
             let count = try await store.commitImportChunk(prepared, collectionID: collectionID)
+            let took = ContinuousClock.now - started
             let total = state.withLock { state -> Int in
                 state.committed += count
+                state.slowestCommit = max(state.slowestCommit, took)
                 return state.committed
             }
             onCommit?(total)

@@ -31,6 +31,7 @@ extension DocsCommand {
                 let report = try await store.verifyIndexes(
                     try selection.selection(), maximumReported: maxDifferences,
                     progress: IndexProgressPrinter.handler(verb: "verified"))
+                try selection.requireFound(report.indexes)
                 consistent = report.isConsistent
                 if globals.json {
                     Output.json(report.json)
@@ -61,6 +62,7 @@ extension DocsCommand {
             try await withStore(context) { store in
                 let report = try await store.rebuildIndexes(
                     try selection.selection(), progress: IndexProgressPrinter.handler(verb: "rebuilt"))
+                try selection.requireFound(report.indexes)
                 if globals.json {
                     Output.json(["indexes": .int(Int64(report.indexes)), "entries": .int(Int64(report.entries))])
                 } else {
@@ -84,6 +86,16 @@ struct IndexSelectionArguments: ParsableArguments {
         }
         if index.count == 1 { throw ValidationError("give the index's fields after its collection id '\(index[0])'") }
         if group, index.isEmpty { throw ValidationError("--group needs a declared index (COLLECTION FIELD…)") }
+    }
+
+    /// Fails when a named index matched nothing (a typo must not pass for "consistent" or "rebuilt").
+    func requireFound(_ indexes: Int) throws {
+        guard indexes == 0, name != nil || !index.isEmpty else { return }
+        let what = name.map { "'\($0)'" } ?? "on \(index.joined(separator: " "))\(group ? " (group)" : "")"
+        throw SuiteError(
+            .notFound, "no index \(what) in this store",
+            hint: "`suite docs index list` lists declared (composite) indexes; a field's automatic index is named "
+                + "COLLECTION|FIELD (--name 'users|points'); `suite docs index verify` alone checks them all")
     }
 
     func selection() throws -> IndexSelection {

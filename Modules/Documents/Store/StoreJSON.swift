@@ -192,12 +192,19 @@ extension DocumentStore {
             throw DocumentsError(.invalidValue, "missing \"op\" (set, update, delete or add)")
         }
         guard let allowed = Self.batchKeys[op] else {
-            throw DocumentsError(.invalidValue, "unknown op '\(op)'", hint: "use set, update, delete or add")
+            throw DocumentsError(
+                .invalidValue, "unknown op '\(op)'",
+                hint: (Suggestion.closest(to: op, among: ["set", "update", "delete", "add"]).map {
+                    "did you mean '\($0)'? "
+                }
+                    ?? "") + "use set, update, delete or add")
         }
         for key in object.keys.sorted() where !allowed.contains(key) {
+            let known = allowed.sorted()
+            let suggestion = Suggestion.closest(to: key, among: known).map { "did you mean \"\($0)\"? " } ?? ""
             throw DocumentsError(
                 .invalidValue, "unknown key \"\(key)\" in a \(op)",
-                hint: "a \(op) takes " + allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", "))
+                hint: suggestion + "a \(op) takes " + known.map { "\"\($0)\"" }.joined(separator: ", "))
         }
         guard let pathText = item["path"]?.stringValue else {
             throw DocumentsError(.invalidValue, "missing \"path\"")

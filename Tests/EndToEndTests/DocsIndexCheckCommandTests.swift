@@ -52,6 +52,13 @@ struct DocsIndexCheckCommandTests {
         #expect(try suite.run(["docs", "index", "verify", "users", "city", "--name", "x"]).status == 64)
         #expect(try suite.run(["docs", "index", "rebuild", "--group"]).status == 64)
         #expect(try suite.run(["docs", "index", "verify", "--max-differences", "-1"]).status == 64)
+        // A misspelled index matches nothing: an error, never "consistent" or "rebuilt 0".
+        for verb in ["verify", "rebuild"] {
+            let typo = try suite.run(["docs", "index", verb, "--name", "users|pionts"])
+            #expect(typo.status == 1)
+            #expect(typo.stderr.contains("no index 'users|pionts'"), "\(typo.stderr)")
+            #expect(typo.stderr.contains("hint:"))
+        }
     }
 
     @Test(

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// A document as an engine stores it: the encoded body plus bookkeeping. Engines never look inside `body`.
 public struct StoredDocument: Sendable, Hashable {

@@ -1,19 +1,16 @@
-/// The sizes that shape the SQLite engine's index (see the comment at the top of this file). Tests shrink them to
-/// make every commit flush and merge.
+/// The sizes that shape the SQLite engine's index (their measurements: Modules/Documents/README.md). Tests shrink
+/// them to make every commit flush and merge.
 struct IndexTuning: Sendable {
     /// Pending operations that start a flush into a run, in the background; also the size of the smallest run tier.
-    /// Each process keeps the pending operations in memory (about 20 MiB per 131,072 for order-shaped documents) and
-    /// reads them from the change log on its first scan (tens of milliseconds at most). Measured against 32,768 and
-    /// 65,536: fewer merge levels made single-document commits ~25% and bulk imports ~30% faster.
+    /// Every process holds this many in memory and reads them from the change log on its first scan.
     var flushThreshold = 131_072
     /// Pending operations past which a commit flushes them itself instead of waiting for the background flush
     /// (which holds them back only while it writes a run, or when it keeps failing).
     var maximumPending: Int { flushThreshold * 2 }
     /// A commit bringing this many operations writes them as a run directly (with everything pending).
     var directRunThreshold = 8_192
-    /// How many runs of one size tier are merged into one of the next. Against 4: a 100k-document import rewrites
-    /// half as many entries in merges (measured 39.6k → 42k docs/s); a scan seeks in up to 7 runs per tier instead
-    /// of 3.
+    /// How many runs of one size tier are merged into one of the next; a scan seeks in up to `fanIn - 1` runs per
+    /// tier.
     var fanIn = 8
     /// Past this many runs a bulk commit waits for the background merges (at most ``maximumMergeWait``) before it
     /// writes; see ``SQLiteDocumentEngine``'s backpressure.
@@ -25,10 +22,8 @@ struct IndexTuning: Sendable {
     var maximumRunsBeforeInlineMerge: Int { maximumRuns * 4 }
     /// A block is closed once its data reaches this many bytes.
     var blockBytes = 4_000
-    /// The most pending operations a graceful shutdown leaves behind; past it, it flushes them into a run first. The
-    /// same size as ``directRunThreshold``, the size a run is worth writing at: a process that wrote a few documents
-    /// ends without writing a run, and the next one reads at most this many operations from the change log (a few
-    /// milliseconds) instead of up to ``maximumPending``.
+    /// The most pending operations a graceful shutdown leaves behind; past it, it flushes them into a run first (the
+    /// next process reads at most this many from the change log).
     var leaveBehind = 8_192
     /// The most operations one run of a backfill (``SQLiteDocumentEngine/addIndexEntries(_:)``) or a rebuild holds:
     /// larger ones are written as several runs, so memory stays bounded (and a buffer's 32-bit arena offsets never
@@ -40,10 +35,7 @@ struct IndexTuning: Sendable {
     static let standard = IndexTuning()
 
     /// The size tier of a run of `entries` entries: 0 below `fanIn × directRunThreshold`, then one more per factor
-    /// of `fanIn`. A bulk import's runs (85,000 entries per 5,000 order documents) and the background flush's (about
-    /// `flushThreshold`) are tier 1, and eight of them merge into a tier 2 run. Tier 0 used to reach up to
-    /// `fanIn × flushThreshold`, so an import's merged run of eight chunks stayed in tier 0 with the next chunks' and
-    /// was rewritten with them: 1.96M entries rewritten per 100,000 imported documents instead of 1.36M.
+    /// of `fanIn`, so an import's and a flush's runs are tier 1.
     func tier(_ entries: Int64) -> Int {
         var tier = 0
         var limit = Int64(directRunThreshold) * Int64(fanIn)

@@ -6,12 +6,7 @@ import Synchronization
 extension SQLiteDocumentEngine {
     /// Runs a read in a snapshot of the database, synchronously, on the calling thread.
     ///
-    /// The engine's reads are short and bounded (point lookups, index range scans, pages of a collection or of the
-    /// change log), so they run through GRDB's synchronous `pool.read`: a read may block the calling (cooperative)
-    /// thread for the duration of one SQLite read — microseconds to a few milliseconds — which GRDB documents as
-    /// acceptable for short reads. The asynchronous `pool.read` would hop to a reader's dispatch queue and back, which
-    /// measured 50–60 µs per call against about 10 µs for the whole synchronous point read. Readers never wait for
-    /// the writer (WAL); a read waits only when every reader connection of the pool is busy.
+    /// Only for short, bounded reads: it blocks the calling (cooperative) thread for one SQLite read (why: README).
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         try checkOpen()
         do {
@@ -30,15 +25,10 @@ extension SQLiteDocumentEngine {
 
     /// Runs a write transaction.
     ///
-    /// A small write (`inline`: a commit of at most ``inlineWriteLimit`` mutations, metadata) runs synchronously on the calling
-    /// task's thread, behind an asynchronous gate that lets one task of this process at a time into SQLite: waiting
-    /// for this process's other writes suspends the task instead of blocking a thread. It saves the hop to GRDB's
-    /// writer queue and back (two thread wake-ups): single-document commits measured 7.6k → 13–14k/s. What still
-    /// blocks the thread: the write itself (tens of microseconds; milliseconds when it flushes or merges index runs,
-    /// or checkpoints), and another *process* holding the file's write lock (up to the 10-second busy timeout).
-    ///
-    /// A larger write (a bulk import's chunk, an index backfill or drop, which take a good fraction of a second) goes
-    /// through GRDB's asynchronous `pool.write`, on GRDB's queue, so it never holds a cooperative thread that long.
+    /// A small write (`inline`: a commit of at most ``inlineWriteLimit`` mutations, metadata) runs synchronously on the
+    /// calling task's thread, behind an asynchronous gate that lets one task of this process at a time into SQLite; it
+    /// still blocks the thread for the write itself and while another *process* holds the write lock (up to the
+    /// 10-second busy timeout). A larger write goes through GRDB's asynchronous `pool.write`, on GRDB's queue.
     func write<T: Sendable>(inline: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
         do {

@@ -22,9 +22,8 @@ import Synchronization
 ///   since the last checkpoint (at most about 10,000 pages of log — the engine checkpoints every ~40 MiB of log —
 ///   typically the last second or few of writes) can be missing — whole commits, never part of one.
 /// - With ``Durability-swift.enum/full`` (`synchronous = FULL`) the log is synced (`fdatasync`) at every commit: an
-///   acknowledged commit also survives a power loss. Measured on the 2-core build machine (schema v2) it cost 5–10×
-///   on single-document commits — an fsync per commit — and little on bulk commits; choose it where a lost second of
-///   writes on power loss is not acceptable.
+///   acknowledged commit also survives a power loss, at the cost of an fsync per commit (several times slower
+///   single-document commits; little on bulk commits).
 ///
 /// Either way a killed process leaves a file that reopens cleanly; SQLite replays the log on open (see the crash test
 /// in `SQLiteDocumentEngineTests`).
@@ -39,34 +38,11 @@ import Synchronization
 ///
 /// ## Storage
 ///
-/// - `documents` (`WITHOUT ROWID`): one small row per document (version, times, the change-log row holding its body)
-///   keyed by `(parent, doc_id)`, so listing a collection is a range scan of the primary key. `(collection_id,
-///   name_key)` is indexed for collection-group listings, where `name_key` orders paths segment by segment
-///   (Firestore's document-name order).
-/// - `changes`: the change log, and where bodies live: each row holds the document as that commit left it, and a
-///   document's row points at the change row of its last write, so a body is written once per write (not once for
-///   the document and again for the log). The row also keeps the document's own index entries (`index_keys`), so an
-///   update removes exactly the entries it replaces, and — for a small commit — its index changes as pending
-///   operations (`index_ops`). Its integer key is `sequence << 20 | n`, so reading from a sequence is a range scan of
-///   the table's own b-tree; this caps a commit at 1,048,575 distinct paths (``maximumPathsPerCommit``). Pruning
-///   (``changeLogRetention``, `SQLiteDocumentEngine+ChangeLog.swift`) keeps the rows documents point at and the
-///   rows after the index's flush point.
-/// - The secondary indexes (since schema v3), a log-structured merge tree inside the file (`SQLiteIndexRuns.swift` tells
-///   the design): pending operations in change rows after `index_state.flushed_through`, merged by every scan from
-///   a per-process cache; sorted, immutable runs (`index_runs`) of blocks (`index_blocks`, a few KiB of consecutive
-///   entries of one index, keyed by their last entry), written in the background once the pending operations reach
-///   131,072 (directly by a commit that brings 8,192 or more), and merged in the background by size tiers (eight of
-///   a tier into one; `SQLiteIndexMaintenance.swift`). A single-document commit so dirties no index page; a bulk
-///   commit writes its entries sequentially. Index
-///   names are integer ids in `index_names(id, name)`, cached: ids are never deleted or reused.
-/// - `metadata(meta_key, value)`.
-///
-/// The schema is v6. Schema changes go through GRDB's `DatabaseMigrator` (`SQLiteDocumentEngine+Schema.swift`); v6
-/// gives a partial index run an owner token and a lease instead of a process id; v5 lets a new document's change row
-/// say that its index operations are its own entries (instead of a second copy); v4 changed no table: it rewrote the
-/// keys of automatic index entries longer than ``IndexKey/maximumLength``, which earlier files hold whole, as
-/// ``IndexKey/bounded(_:)`` keys (the engine stores the keys it is given; the store bounds them). A file written by a newer schema, a file that is not a SQLite database, or a SQLite database of
-/// another application is refused with a ``DocumentsError``.
+/// Documents, their change log (which holds the bodies) and the secondary indexes (a log-structured merge tree of
+/// pending operations and sorted runs) live in the one file; Modules/Documents/README.md describes the tables. The
+/// schema is v6, migrated by GRDB's `DatabaseMigrator` (`SQLiteDocumentEngine+Schema.swift`). A file written by a
+/// newer schema, a file that is not a SQLite database, or a SQLite database of another application is refused with a
+/// ``DocumentsError``.
 public final class SQLiteDocumentEngine: Sendable {
     /// How hard a commit works to survive a power loss; see the type's documentation.
     public enum Durability: String, Sendable, Hashable, CaseIterable {
@@ -138,19 +114,12 @@ public final class SQLiteDocumentEngine: Sendable {
         configuration.label = "suite.documents"
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            // Page caches (negative values are KiB). The writer's is 16 MiB: index entries go to sequentially written
-            // runs, not random b-tree pages, and against 64 MiB a 100k-document `suite docs import` was as fast
-            // (2.8–3.0 s against 3.1 s) with a peak memory of 153–172 MB instead of 216–224 MB.
+            // Page caches (negative values are KiB); sizes and checkpoint interval: README, "The SQLite engine's design".
             if db.configuration.readonly {
-                // Readers map the file (up to 1 GiB) instead of copying pages into their own caches: a point read
-                // then costs about half as much on a large file. The page cache still holds what lies beyond.
+                // Readers map the file (up to 1 GiB); the page cache holds what lies beyond.
                 try db.execute(sql: "PRAGMA cache_size = -16384; PRAGMA mmap_size = 1073741824")
             } else {
-                // Checkpoints every 10,000 pages of log (about 40 MiB) instead of SQLite's 1,000: a commit with index
-                // entries dirties a page per entry at random places, so the default checkpointed (writing back and
-                // syncing the file) every few dozen single-document commits; a larger log lets a checkpoint write a
-                // hot page once for many commits. Measured: single-document commits 1.0k → 2.0k/s, bulk imports of
-                // 500 per commit 4.9k → 6.2k docs/s. The log is truncated back to 64 MiB after a checkpoint.
+                // Checkpoints every 10,000 pages of log (about 40 MiB); the log is truncated back to 64 MiB after one.
                 try db.execute(
                     sql: """
                         PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 10000; \

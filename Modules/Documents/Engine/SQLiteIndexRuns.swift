@@ -2,29 +2,9 @@ import Foundation
 import GRDB
 import Synchronization
 
-// The SQLite engine's secondary indexes, stored as a log-structured merge tree inside the database file.
-//
-// An index entry is `(idx, key, path)`: the index name's integer id, the order-preserving key and the document path.
-// Entries live in two places, both inside SQLite transactions (so a crash never loses or half-writes one):
-//
-// - **Pending operations.** A small commit stores its entry changes (puts and removals) in its own change-log rows
-//   (`changes.index_ops`), which it writes anyway: a commit dirties no index page at all. Rows after
-//   `index_state.flushed_through` are pending. Each process keeps the pending operations it has read in memory
-//   (``PendingIndexCache``), sorted per index, and merges them into every scan.
-// - **Runs.** When the pending operations pass ``IndexTuning/flushThreshold``, a background flush sorts them and
-//   writes them as a new immutable *run* (a commit that brings ``IndexTuning/directRunThreshold`` operations, as a
-//   bulk import's does, writes its own run at once): rows of `index_blocks`, each block a few KiB of consecutive
-//   entries of one index, keyed by its last entry, so a scan finds its first block with one b-tree seek and reads
-//   entries in order. Runs are merged in the background (``SQLiteIndexMaintenance``) by size tiers, so their number
-//   stays logarithmic in the number of entries.
-//
-// Why not one SQLite row per entry: an order document has 17 entries at random places in a large b-tree, so a
-// single-document commit dirtied ~17 pages (68 KiB of log per commit) and a bulk import of 5,000 documents rewrote
-// nearly every page of the index; SQLite's own sorted insert costs ~1.2 µs per entry, over 20 µs per document. Runs
-// write each entry a few times, sequentially, at tens of nanoseconds each.
-//
-// Newer data wins: pending operations over runs, and a run with a larger `seq` (the last change-log id it covers)
-// over an older one. A removal is a tombstone until a merge that includes the oldest run drops it.
+// The index as a log-structured merge tree: Modules/Documents/README.md, "The SQLite engine's design".
+// Newer data wins: pending operations over runs, a run with a larger `seq` over an older one. A removal is a
+// tombstone until a merge that includes the oldest run drops it.
 
 /// The run operations of the SQLite engine's index: flushing, merging, scanning.
 enum SQLiteIndexRuns {}

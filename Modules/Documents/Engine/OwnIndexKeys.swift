@@ -2,8 +2,7 @@ import Foundation
 import GRDB
 
 /// Reads and rewrites the list of index entries a document keeps of its own: `changes.index_keys` of the change row
-/// its `documents` row points at (since schema v3; the `documents` rows stay small, so inserting one dirties less of the
-/// b-tree).
+/// its `documents` row points at (since schema v3, so `documents` rows stay small).
 struct OwnIndexKeys {
     let select: SQLiteStatement
     let update: SQLiteStatement

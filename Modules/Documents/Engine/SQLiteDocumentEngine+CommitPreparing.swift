@@ -1,3 +1,3 @@
 /// The SQLite engine prepares bulk commits ahead of their write (its `prepareCommit` and `commit` of a
-/// ``PreparedCommit``, in `SQLiteDocumentEngine.swift`).
+/// ``PreparedCommit``, in `SQLiteDocumentEngine+Commit.swift`).
 extension SQLiteDocumentEngine: CommitPreparing {}

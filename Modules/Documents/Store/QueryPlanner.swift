@@ -129,28 +129,66 @@ extension QueryRunner {
     private func planBranch(_ filters: [FieldFilter], _ q: NormalizedQuery, declared: [IndexDefinition]) throws
         -> BranchPlan
     {
-        let nameDescending = q.orders.last?.descending ?? false
-        let nameFilters = filters.filter { $0.field == FieldPath.documentID }
-        let fieldFilters = filters.filter { $0.field != FieldPath.documentID }
-
-        // Document-id equality: a direct lookup.
-        let nameEquals = nameFilters.filter { $0.op == .equal }
-        if let first = nameEquals.first {
-            guard nameEquals.allSatisfy({ ValueSemantics.equal($0.value, first.value) }),
-                case .reference(let text) = first.value, let path = try? DocumentPath(text), q.contains(path)
-            else {
-                return BranchPlan(access: .empty, filters: filters, ordered: true, hitExact: true)
-            }
-            return BranchPlan(access: .lookup([path]), filters: filters, ordered: false, hitExact: false)
+        if let lookup = Self.documentIDLookup(filters, q) { return lookup }
+        guard let shape = try Self.branchShape(filters, q) else {
+            return BranchPlan(access: .empty, filters: filters, ordered: true, hitExact: true)
         }
+        // No filter and no order: read the collection.
+        if shape.equalities.isEmpty && shape.orderFields.isEmpty && !shape.residual {
+            return BranchPlan(
+                access: .collectionScan(descending: shape.nameDescending), filters: filters,
+                ordered: !shape.nameDescending, hitExact: true)
+        }
+        if shape.equalities.isEmpty, shape.orderFields.count == 1, !shape.group {
+            return singleFieldScan(shape, q)
+        }
+        if let plan = declaredIndexScan(shape, q, declared: declared) { return plan }
+        if shape.orderFields.isEmpty, !shape.equalities.isEmpty {
+            return try equalityScans(shape, q, declared: declared)
+        }
+        throw missingIndex(q, equalities: shape.equalities, orders: shape.orderFields)
+    }
 
-        // Equalities (deduplicated; conflicting values make the branch empty).
+    /// What a branch's filters and the query's orders ask, sorted for planning.
+    private struct BranchShape {
+        var filters: [FieldFilter]
+        var nameDescending: Bool
+        /// Deduplicated.
+        var equalities: [Equality]
+        var equalFields: Set<FieldPath>
+        var ranges: [FieldFilter]
+        var negations: [FieldFilter]
+        /// The documents must be checked: the index read may return documents the filters exclude.
+        var residual: Bool
+        /// The orders other than by document id and by a field with an equality.
+        var orderFields: [QueryOrder]
+        var group: Bool
+        var collectionPath: String
+        var collectionID: String
+    }
+
+    /// Document-id equality: a direct lookup (or nothing, for conflicting ids or a path outside the target).
+    private static func documentIDLookup(_ filters: [FieldFilter], _ q: NormalizedQuery) -> BranchPlan? {
+        let nameEquals = filters.filter { $0.field == FieldPath.documentID && $0.op == .equal }
+        guard let first = nameEquals.first else { return nil }
+        guard nameEquals.allSatisfy({ ValueSemantics.equal($0.value, first.value) }),
+            case .reference(let text) = first.value, let path = try? DocumentPath(text), q.contains(path)
+        else {
+            return BranchPlan(access: .empty, filters: filters, ordered: true, hitExact: true)
+        }
+        return BranchPlan(access: .lookup([path]), filters: filters, ordered: false, hitExact: false)
+    }
+
+    /// The branch's shape; `nil` when conflicting equalities make it empty.
+    private static func branchShape(_ filters: [FieldFilter], _ q: NormalizedQuery) throws -> BranchShape? {
+        let nameDescending = q.orders.last?.descending ?? false
+        let fieldFilters = filters.filter { $0.field != FieldPath.documentID }
         var equalities: [Equality] = []
         for filter in fieldFilters where filter.op == .equal || filter.op == .arrayContains {
             let contains = filter.op == .arrayContains
             if let existing = equalities.first(where: { $0.field == filter.field && $0.contains == contains }) {
                 if ValueSemantics.equal(existing.value, filter.value) { continue }
-                if !contains { return BranchPlan(access: .empty, filters: filters, ordered: true, hitExact: true) }
+                if !contains { return nil }
             }
             equalities.append(Equality(field: filter.field, value: filter.value, contains: contains))
         }
@@ -158,7 +196,7 @@ extension QueryRunner {
         let ranges = fieldFilters.filter { $0.op.isRange }
         let negations = fieldFilters.filter { $0.op == .notEqual || $0.op == .notIn }
         // Inequalities on a field that also has an equality are checked on the documents.
-        var residual = (ranges + negations).contains { equalFields.contains($0.field) }
+        let residual = (ranges + negations).contains { equalFields.contains($0.field) }
         let orderFields = q.orders.filter { $0.field != FieldPath.documentID && !equalFields.contains($0.field) }
         if let last = orderFields.last, last.descending != nameDescending {
             throw Self.invalid(
@@ -178,133 +216,133 @@ extension QueryRunner {
             collectionPath = id
             collectionID = id
         }
+        return BranchShape(
+            filters: filters, nameDescending: nameDescending, equalities: equalities, equalFields: equalFields,
+            ranges: ranges, negations: negations, residual: residual, orderFields: orderFields, group: group,
+            collectionPath: collectionPath, collectionID: collectionID)
+    }
 
-        // No filter and no order: read the collection.
-        if equalities.isEmpty && orderFields.isEmpty && !residual {
-            return BranchPlan(
-                access: .collectionScan(descending: nameDescending), filters: filters, ordered: !nameDescending,
-                hitExact: true)
-        }
-
-        // Only an order (and a range) on one field: its single-field index (collection scope).
-        if equalities.isEmpty, orderFields.count == 1, !group {
-            let order = orderFields[0]
-            var range = ValueRange()
-            for filter in ranges where filter.field == order.field { range.add(filter) }
-            pushCursors(q, field: order.field, into: &range)
-            // The index's keys are bounded (`IndexKey.bounded`): a bound longer than their prefix is widened to it,
-            // and a long value cannot be excluded by key; either way the documents decide.
-            let bounds = BoundedKeyRange(widening: range.keyBounds(prefix: [], descending: false))
-            var excluded = Set<[UInt8]>()
-            var inexact = bounds.widened
-            for filter in negations where filter.field == order.field {
-                let values: [DocumentValue]
-                switch filter.value {
-                case .array(let list) where filter.op == .notIn: values = list
-                default: values = [filter.value]
-                }
-                for value in values {
-                    let key = IndexKey.encode(value)
-                    if IndexKey.exceedsBound(key) { inexact = true } else { excluded.insert(key) }
-                }
+    /// Only an order (and a range) on one field: its single-field index (collection scope).
+    private func singleFieldScan(_ shape: BranchShape, _ q: NormalizedQuery) -> BranchPlan {
+        let order = shape.orderFields[0]
+        var range = ValueRange()
+        for filter in shape.ranges where filter.field == order.field { range.add(filter) }
+        pushCursors(q, field: order.field, into: &range)
+        // The index's keys are bounded (`IndexKey.bounded`): a bound longer than their prefix is widened to it,
+        // and a long value cannot be excluded by key; either way the documents decide.
+        let bounds = BoundedKeyRange(widening: range.keyBounds(prefix: [], descending: false))
+        var excluded = Set<[UInt8]>()
+        var inexact = bounds.widened
+        for filter in shape.negations where filter.field == order.field {
+            let values: [DocumentValue]
+            switch filter.value {
+            case .array(let list) where filter.op == .notIn: values = list
+            default: values = [filter.value]
             }
-            let name = IndexPolicy.singleFieldIndex(collectionPath, order.field)
-            let scan = ScanRange(
-                index: name, lower: bounds.lower, upper: bounds.upper, reverse: order.descending,
-                excludedKeys: excluded,
-                detail: "\(order.field.canonicalString) \(order.descending ? "descending" : "ascending")"
-                    + Self.describe(range), empty: bounds.empty, prefixGroups: true)
-            return BranchPlan(
-                access: .scan(scan), filters: filters, ordered: true, hitExact: !residual && !inexact)
+            for value in values {
+                let key = IndexKey.encode(value)
+                if IndexKey.exceedsBound(key) { inexact = true } else { excluded.insert(key) }
+            }
         }
+        let name = IndexPolicy.singleFieldIndex(shape.collectionPath, order.field)
+        let scan = ScanRange(
+            index: name, lower: bounds.lower, upper: bounds.upper, reverse: order.descending,
+            excludedKeys: excluded,
+            detail: "\(order.field.canonicalString) \(order.descending ? "descending" : "ascending")"
+                + Self.describe(range), empty: bounds.empty, prefixGroups: true)
+        return BranchPlan(
+            access: .scan(scan), filters: shape.filters, ordered: true, hitExact: !shape.residual && !inexact)
+    }
 
-        // A declared index covering the equalities then the orders.
-        let scope: IndexDefinition.Scope = group ? .collectionGroup : .collection
-        if let (definition, reverse) = Self.findIndex(
-            declared, collectionID: collectionID, scope: scope, equalities: equalities, orders: orderFields,
-            nameDescending: nameDescending)
-        {
-            var prefix: [UInt8] = []
-            var detail: [String] = []
-            for field in definition.fields.prefix(equalities.count) {
+    /// A declared index covering the equalities then the orders, or `nil` when none does.
+    private func declaredIndexScan(
+        _ shape: BranchShape, _ q: NormalizedQuery, declared: [IndexDefinition]
+    ) -> BranchPlan? {
+        let (equalities, orderFields, ranges) = (shape.equalities, shape.orderFields, shape.ranges)
+        guard
+            let (definition, reverse) = Self.findIndex(
+                declared, collectionID: shape.collectionID, scope: shape.group ? .collectionGroup : .collection,
+                equalities: equalities, orders: orderFields, nameDescending: shape.nameDescending)
+        else { return nil }
+        var prefix: [UInt8] = []
+        var detail: [String] = []
+        for field in definition.fields.prefix(equalities.count) {
+            guard
+                let equality = equalities.first(where: {
+                    $0.field == field.fieldPath && $0.contains == (field.order == .arrayContains)
+                })
+            else { continue }
+            IndexKey.append(equality.value, descending: field.order == .descending, to: &prefix)
+            detail.append("\(field.fieldPath.canonicalString) \(equality.contains ? "contains" : "==") …")
+        }
+        var range = ValueRange()
+        var descendingField = false
+        if let first = orderFields.first {
+            for filter in ranges where filter.field == first.field { range.add(filter) }
+            pushCursors(q, field: first.field, into: &range)
+            descendingField = definition.fields[equalities.count].order == .descending
+            detail.append(first.field.canonicalString + Self.describe(range))
+        }
+        var residual = shape.residual
+        if shape.negations.contains(where: { !shape.equalFields.contains($0.field) }) { residual = true }
+        // Only the first ordered field bounds the scan; ranges on the others are checked on the documents.
+        if ranges.contains(where: { $0.field != orderFields.first?.field }) { residual = true }
+        let bounds = range.keyBounds(prefix: prefix, descending: descendingField)
+        let scan = ScanRange(
+            index: definition.indexName(collectionPath: shape.collectionPath), lower: bounds.lower,
+            upper: bounds.upper, reverse: reverse,
+            detail: "\(definition.description): " + detail.joined(separator: ", "),
+            empty: bounds.empty)
+        return BranchPlan(access: .scan(scan), filters: shape.filters, ordered: true, hitExact: !residual)
+    }
+
+    /// Equalities only: single-field equality scans, intersected.
+    private func equalityScans(
+        _ shape: BranchShape, _ q: NormalizedQuery, declared: [IndexDefinition]
+    ) throws -> BranchPlan {
+        var residual = shape.residual
+        var scans: [ScanRange] = []
+        for equality in shape.equalities {
+            let name: String
+            var key = IndexKey.encode(equality.value)
+            if shape.group {
+                // Needs a declared single-field group index.
                 guard
-                    let equality = equalities.first(where: {
-                        $0.field == field.fieldPath && $0.contains == (field.order == .arrayContains)
-                    })
-                else { continue }
-                IndexKey.append(equality.value, descending: field.order == .descending, to: &prefix)
-                detail.append("\(field.fieldPath.canonicalString) \(equality.contains ? "contains" : "==") …")
-            }
-            var range = ValueRange()
-            var descendingField = false
-            if let first = orderFields.first {
-                for filter in ranges where filter.field == first.field { range.add(filter) }
-                pushCursors(q, field: first.field, into: &range)
-                descendingField = definition.fields[equalities.count].order == .descending
-                detail.append(first.field.canonicalString + Self.describe(range))
-            }
-            if negations.contains(where: { !equalFields.contains($0.field) }) { residual = true }
-            // Only the first ordered field bounds the scan; ranges on the others are checked on the documents.
-            if ranges.contains(where: { $0.field != orderFields.first?.field }) { residual = true }
-            let bounds = range.keyBounds(prefix: prefix, descending: descendingField)
-            let scan = ScanRange(
-                index: definition.indexName(collectionPath: collectionPath), lower: bounds.lower, upper: bounds.upper,
-                reverse: reverse, detail: "\(definition.description): " + detail.joined(separator: ", "),
-                empty: bounds.empty)
-            return BranchPlan(access: .scan(scan), filters: filters, ordered: true, hitExact: !residual)
-        }
-
-        // Equalities only: single-field equality scans, intersected.
-        if orderFields.isEmpty, !equalities.isEmpty {
-            var scans: [ScanRange] = []
-            for equality in equalities {
-                let name: String
-                var key = IndexKey.encode(equality.value)
-                if group {
-                    // Needs a declared single-field group index.
-                    guard
-                        let (definition, _) = Self.findIndex(
-                            declared, collectionID: collectionID, scope: .collectionGroup, equalities: [equality],
-                            orders: [], nameDescending: false)
-                    else { throw missingIndex(q, equalities: equalities, orders: orderFields) }
-                    name = definition.indexName(collectionPath: collectionPath)
-                    if definition.fields[0].order == .descending {
-                        key = IndexKey.encode(equality.value, descending: true)
-                    }
-                } else {
-                    name =
-                        equality.contains
-                        ? IndexPolicy.containsIndex(collectionPath, equality.field)
-                        : IndexPolicy.singleFieldIndex(collectionPath, equality.field)
-                    // Bounded keys: a long value's key is its prefix and hash; a collision is removed by the document
-                    // check, so counting needs the documents.
-                    if IndexKey.exceedsBound(key) {
-                        key = IndexKey.bounded(key)
-                        residual = true
-                    }
+                    let (definition, _) = Self.findIndex(
+                        declared, collectionID: shape.collectionID, scope: .collectionGroup, equalities: [equality],
+                        orders: [], nameDescending: false)
+                else { throw missingIndex(q, equalities: shape.equalities, orders: shape.orderFields) }
+                name = definition.indexName(collectionPath: shape.collectionPath)
+                if definition.fields[0].order == .descending {
+                    key = IndexKey.encode(equality.value, descending: true)
                 }
-                scans.append(
-                    ScanRange(
-                        index: name, lower: key, upper: IndexPolicy.successor(of: key), reverse: nameDescending,
-                        detail: "\(equality.field.canonicalString) \(equality.contains ? "contains" : "==") "
-                            + DocumentJSON.json(from: equality.value).jsonString))
+            } else {
+                name =
+                    equality.contains
+                    ? IndexPolicy.containsIndex(shape.collectionPath, equality.field)
+                    : IndexPolicy.singleFieldIndex(shape.collectionPath, equality.field)
+                // Bounded keys: a long value's key is its prefix and hash; a collision is removed by the document
+                // check, so counting needs the documents.
+                if IndexKey.exceedsBound(key) {
+                    key = IndexKey.bounded(key)
+                    residual = true
+                }
             }
-            if residual || !negations.isEmpty || !ranges.isEmpty { residual = true }
-            if scans.count == 1 && !group {
-                return BranchPlan(access: .scan(scans[0]), filters: filters, ordered: true, hitExact: !residual)
-            }
-            if scans.count == 1 {
-                // Group single-field indexes end with the path in the field's direction: sort in memory.
-                return BranchPlan(
-                    access: .intersect(scans, descending: nameDescending), filters: filters, ordered: true,
-                    hitExact: !residual)
-            }
-            return BranchPlan(
-                access: .intersect(scans, descending: nameDescending), filters: filters, ordered: true,
-                hitExact: !residual)
+            scans.append(
+                ScanRange(
+                    index: name, lower: key, upper: IndexPolicy.successor(of: key), reverse: shape.nameDescending,
+                    detail: "\(equality.field.canonicalString) \(equality.contains ? "contains" : "==") "
+                        + DocumentJSON.json(from: equality.value).jsonString))
         }
-
-        throw missingIndex(q, equalities: equalities, orders: orderFields)
+        if residual || !shape.negations.isEmpty || !shape.ranges.isEmpty { residual = true }
+        if scans.count == 1 && !shape.group {
+            return BranchPlan(access: .scan(scans[0]), filters: shape.filters, ordered: true, hitExact: !residual)
+        }
+        // One group scan included: group single-field indexes end with the path in the field's direction, so the
+        // intersection sorts in memory.
+        return BranchPlan(
+            access: .intersect(scans, descending: shape.nameDescending), filters: shape.filters, ordered: true,
+            hitExact: !residual)
     }
 
     /// Narrows a scan by the first cursor values when they bound the scanned field (a superset; documents are

@@ -38,11 +38,11 @@ public final class EventBus: @unchecked Sendable {
     /// Publishes in progress: even epochs counted in the low 32 bits, odd epochs in the high 32 bits.
     @usableFromInline let readers = Atomic<UInt64>(0)
     @usableFromInline let clock: any WallClock
+    /// The sequence of events published with ``publish(_:)`` (source `app`).
+    @usableFromInline let appSequence = Atomic<UInt64>(0)
     private let writeLock = Mutex(WriterState())
     private let dropped = DropCounter()
     private let undecodable = DropCounter()
-    /// The publisher behind ``publish(_:)``: source `app`.
-    public let defaultPublisher: EventPublisher
 
     private struct WriterState: ~Copyable {
         var nextID: UInt64 = 1
@@ -53,8 +53,6 @@ public final class EventBus: @unchecked Sendable {
     public init(clock: any WallClock = SystemWallClock()) {
         self.clock = clock
         current = Atomic(Unmanaged.passRetained(Snapshot(typed: [], all: [], named: [:])).toOpaque())
-        defaultPublisher = EventPublisher(source: "app")
-        defaultPublisher.bus = self
     }
 
     deinit {
@@ -86,9 +84,7 @@ public final class EventBus: @unchecked Sendable {
     ///
     /// Keep one per module instance: the sequence counts that publisher's events from 1.
     public func publisher(source: String) -> EventPublisher {
-        let publisher = EventPublisher(source: source)
-        publisher.bus = self
-        return publisher
+        EventPublisher(source: source, bus: self)
     }
 
     // MARK: Publishing
@@ -96,7 +92,7 @@ public final class EventBus: @unchecked Sendable {
     /// Publishes `event` with source `app` (see ``publisher(source:)`` for a module's own publisher).
     @inlinable
     public func publish<E: BusEvent>(_ event: E) {
-        defaultPublisher.publish(event)
+        deliver(event, source: "app", sequence: appSequence.wrappingAdd(1, ordering: .relaxed).newValue)
     }
 
     /// Delivers `event` to its typed, named and catch-all subscribers, on the calling thread.
@@ -107,25 +103,42 @@ public final class EventBus: @unchecked Sendable {
         Unmanaged<Snapshot>.fromOpaque(current.load(ordering: .sequentiallyConsistent))._withUnsafeGuaranteedRef {
             snapshot in
             guard !snapshot.isEmpty else { return }
-            let envelope = EventEnvelope(name: event.name, time: clock.now, source: source, sequence: sequence)
+            let list = snapshot.typedKeys.firstIndex(of: key).map { snapshot.typedLists[$0] }
+            // The envelope (a clock read, two strings) is made only when a handler takes one.
+            var wantsEnvelope = snapshot.othersWantEnvelope
+            if !wantsEnvelope, let list {
+                wantsEnvelope = Unmanaged<HandlerList<E>>.fromOpaque(list)._withUnsafeGuaranteedRef { $0.wantsEnvelope }
+            }
+            let envelope =
+                wantsEnvelope
+                ? EventEnvelope(name: event.name, time: clock.now, source: source, sequence: sequence)
+                : EventEnvelope(name: "", time: Date(timeIntervalSinceReferenceDate: 0), source: "", sequence: 0)
             // Hot path without reference counting: keys and list pointers are trivial values; the snapshot (alive
             // while this reader is counted) owns the lists.
-            if let index = snapshot.typedKeys.firstIndex(of: key) {
+            if let list {
                 // The list stored under E's identifier is always a HandlerList<E>.
-                Unmanaged<HandlerList<E>>.fromOpaque(snapshot.typedLists[index])._withUnsafeGuaranteedRef { list in
+                Unmanaged<HandlerList<E>>.fromOpaque(list)._withUnsafeGuaranteedRef { list in
                     list.unretained.withUnsafeBufferPointer { entries in
-                        for entry in entries { entry._withUnsafeGuaranteedRef { $0.handler(event, envelope) } }
+                        for entry in entries {
+                            entry._withUnsafeGuaranteedRef { handler in
+                                if handler.takesEnvelope { handler.full(event, envelope) } else { handler.plain(event) }
+                            }
+                        }
                     }
                 }
             }
-            if snapshot.hasNamed, let entries = snapshot.named[envelope.name] {
+            if snapshot.hasNamed, let entries = snapshot.named[event.name] {
                 let encoded = EncodedPayload(event.payload)
                 for entry in entries { entry.handler(event.payload, encoded, envelope) }
             }
             if !snapshot.allUnretained.isEmpty {
                 let erased: any BusEvent = event
                 snapshot.allUnretained.withUnsafeBufferPointer { entries in
-                    for entry in entries { entry._withUnsafeGuaranteedRef { $0.handler(erased, envelope) } }
+                    for entry in entries {
+                        entry._withUnsafeGuaranteedRef { handler in
+                            if handler.takesEnvelope { handler.full(erased, envelope) } else { handler.plain(erased) }
+                        }
+                    }
                 }
             }
         }
@@ -157,7 +170,7 @@ public final class EventBus: @unchecked Sendable {
     /// Calls `handler` for every event of type `E`, on the publisher's thread. Cancel the returned token to stop.
     @discardableResult
     public func subscribe<E: BusEvent>(to type: E.Type, _ handler: @escaping @Sendable (E) -> Void) -> Subscription {
-        subscribe(to: type) { event, _ in handler(event) }
+        subscribe(to: type, HandlerEntry(id: 0, plain: handler))
     }
 
     /// Calls `handler` with every event of type `E` and its envelope, on the publisher's thread.
@@ -165,15 +178,19 @@ public final class EventBus: @unchecked Sendable {
     public func subscribe<E: BusEvent>(
         to type: E.Type, _ handler: @escaping @Sendable (E, EventEnvelope) -> Void
     ) -> Subscription {
+        subscribe(to: type, HandlerEntry(id: 0, full: handler))
+    }
+
+    private func subscribe<E: BusEvent>(to type: E.Type, _ template: HandlerEntry<E>) -> Subscription {
         let key = ObjectIdentifier(E.self)
         let id = update { snapshot, id in
             var typed = snapshot.typed
+            let entry = template.with(id: id)
             if let index = typed.firstIndex(where: { $0.key == key }) {
                 let entries = unsafeDowncast(typed[index].list, to: HandlerList<E>.self).entries
-                typed[index].list = HandlerList<E>(entries: entries + [HandlerEntry(id: id, handler: handler)])
+                typed[index].list = HandlerList<E>(entries: entries + [entry])
             } else {
-                typed.append(
-                    TypedSlot(key: key, list: HandlerList<E>(entries: [HandlerEntry(id: id, handler: handler)])))
+                typed.append(TypedSlot(key: key, list: HandlerList<E>(entries: [entry])))
             }
             return Snapshot(typed: typed, all: snapshot.all, named: snapshot.named)
         }
@@ -211,16 +228,18 @@ public final class EventBus: @unchecked Sendable {
     /// Calls `handler` for every event of any type, on the publisher's thread. Cancel the returned token to stop.
     @discardableResult
     public func subscribeAll(_ handler: @escaping @Sendable (any BusEvent) -> Void) -> Subscription {
-        subscribeAll { event, _ in handler(event) }
+        subscribeAll(HandlerEntry(id: 0, plain: handler))
     }
 
     /// Calls `handler` with every event of any type and its envelope, on the publisher's thread.
     @discardableResult
     public func subscribeAll(_ handler: @escaping @Sendable (any BusEvent, EventEnvelope) -> Void) -> Subscription {
+        subscribeAll(HandlerEntry(id: 0, full: handler))
+    }
+
+    private func subscribeAll(_ template: HandlerEntry<any BusEvent>) -> Subscription {
         let id = update { snapshot, id in
-            Snapshot(
-                typed: snapshot.typed, all: snapshot.all + [HandlerEntry(id: id, handler: handler)],
-                named: snapshot.named)
+            Snapshot(typed: snapshot.typed, all: snapshot.all + [template.with(id: id)], named: snapshot.named)
         }
         return Subscription(bus: self, id: id, key: .all)
     }
@@ -367,15 +386,16 @@ public struct ReceivedEvent<Payload: Sendable>: Sendable {
 /// let events = bus.publisher(source: "loyalty")
 /// events.publish(PointsRedeemed(payload: .init(user: "u1", points: 10)))   // envelope: source loyalty, sequence 1
 /// ```
-public final class EventPublisher: @unchecked Sendable {
-    // @unchecked: `bus` is set once, right after init, before the publisher is shared.
+public final class EventPublisher: Sendable {
     /// The source name stamped on this publisher's envelopes.
     public let source: String
-    @usableFromInline weak var bus: EventBus?
+    /// The bus it publishes on (kept alive by the publisher).
+    @usableFromInline let bus: EventBus
     @usableFromInline let sequence = Atomic<UInt64>(0)
 
-    init(source: String) {
+    init(source: String, bus: EventBus) {
         self.source = source
+        self.bus = bus
     }
 
     /// How many events this publisher has published.
@@ -384,9 +404,7 @@ public final class EventPublisher: @unchecked Sendable {
     /// Delivers `event` to every subscriber on the calling thread; see ``EventBus``.
     @inlinable
     public func publish<E: BusEvent>(_ event: E) {
-        guard let bus else { return }
-        let number = sequence.wrappingAdd(1, ordering: .relaxed).newValue
-        bus.deliver(event, source: source, sequence: number)
+        bus.deliver(event, source: source, sequence: sequence.wrappingAdd(1, ordering: .relaxed).newValue)
     }
 }
 
@@ -425,6 +443,8 @@ final class Snapshot: @unchecked Sendable {
     @usableFromInline let named: [String: [NamedEntry]]
     @usableFromInline let hasNamed: Bool
     @usableFromInline let isEmpty: Bool
+    /// Whether a named or catch-all subscriber takes envelopes (typed lists say so themselves).
+    @usableFromInline let othersWantEnvelope: Bool
 
     init(typed: [TypedSlot], all: [HandlerEntry<any BusEvent>], named: [String: [NamedEntry]]) {
         self.typed = typed
@@ -435,6 +455,7 @@ final class Snapshot: @unchecked Sendable {
         self.named = named
         self.hasNamed = !named.isEmpty
         self.isEmpty = typed.isEmpty && all.isEmpty && named.isEmpty
+        self.othersWantEnvelope = !named.isEmpty || all.contains { $0.takesEnvelope }
     }
 }
 
@@ -458,10 +479,41 @@ struct NamedEntry: Sendable {
 @usableFromInline
 final class HandlerEntry<E>: Sendable {
     let id: UInt64
-    @usableFromInline let handler: @Sendable (E, EventEnvelope) -> Void
-    init(id: UInt64, handler: @escaping @Sendable (E, EventEnvelope) -> Void) {
+    // Two non-optional closures and a flag rather than optionals: the publish loop calls a `let` closure in place
+    // (binding an optional closure would retain and release it on every delivery).
+    /// The handler when it takes no envelope (none is made for it).
+    @usableFromInline let plain: @Sendable (E) -> Void
+    /// The handler when it takes the envelope.
+    @usableFromInline let full: @Sendable (E, EventEnvelope) -> Void
+    /// Whether ``full`` is the handler.
+    @usableFromInline let takesEnvelope: Bool
+
+    init(id: UInt64, plain: @escaping @Sendable (E) -> Void) {
         self.id = id
-        self.handler = handler
+        self.plain = plain
+        self.full = { _, _ in }
+        self.takesEnvelope = false
+    }
+
+    init(id: UInt64, full: @escaping @Sendable (E, EventEnvelope) -> Void) {
+        self.id = id
+        self.plain = { _ in }
+        self.full = full
+        self.takesEnvelope = true
+    }
+
+    private init(
+        id: UInt64, plain: @escaping @Sendable (E) -> Void, full: @escaping @Sendable (E, EventEnvelope) -> Void,
+        takesEnvelope: Bool
+    ) {
+        self.id = id
+        self.plain = plain
+        self.full = full
+        self.takesEnvelope = takesEnvelope
+    }
+
+    func with(id: UInt64) -> HandlerEntry<E> {
+        HandlerEntry(id: id, plain: plain, full: full, takesEnvelope: takesEnvelope)
     }
 }
 
@@ -477,9 +529,12 @@ final class HandlerList<E>: HandlerListProtocol, Sendable {
     let entries: [HandlerEntry<E>]
     /// `entries` without reference counting, for the publish loop (`entries` keeps them alive).
     @usableFromInline let unretained: [Unmanaged<HandlerEntry<E>>]
+    /// Whether a handler takes the envelope.
+    @usableFromInline let wantsEnvelope: Bool
     init(entries: [HandlerEntry<E>]) {
         self.entries = entries
         self.unretained = entries.map { Unmanaged.passUnretained($0) }
+        self.wantsEnvelope = entries.contains { $0.takesEnvelope }
     }
     @usableFromInline var count: Int { entries.count }
     @usableFromInline func removing(id: UInt64) -> any HandlerListProtocol {

@@ -24,7 +24,7 @@ extension DocumentStore {
         -> IndexRebuild
     {
         let report = try await engine.rebuildIndexes(selection, progress: progress)
-        logger.info("rebuilt \(report.indexes) index(es), \(report.entries) entries")
+        logger.debug("rebuilt \(report.indexes) index(es), \(report.entries) entries")
         return report
     }
 }

@@ -252,7 +252,7 @@ public final class DocumentStore: Sendable {
             }
             if records.count < 1000 { break }
         }
-        logger.info("declared index \(definition.description)")
+        logger.debug("declared index \(definition.description)")
     }
 
     private func backfill(_ definition: IndexDefinition, _ documents: [StoredDocument]) async throws {

@@ -26,16 +26,19 @@ extension SQLiteDocumentEngine {
     /// Runs a write transaction.
     ///
     /// A small write (`inline`: a commit of at most ``inlineWriteLimit`` mutations, metadata) runs synchronously on the
-    /// calling task's thread, behind an asynchronous gate that lets one task of this process at a time into SQLite; it
-    /// still blocks the thread for the write itself and while another *process* holds the write lock (up to the
-    /// 10-second busy timeout). A larger write goes through GRDB's asynchronous `pool.write`, on GRDB's queue.
+    /// calling task's thread, behind an asynchronous gate that lets one task of this process at a time into SQLite. It
+    /// never waits for another process there: it takes the write lock without a busy timeout, and when another
+    /// connection holds it, the write goes to GRDB's queue instead, where it waits (up to the 10-second busy timeout)
+    /// without holding a cooperative thread. A larger write always goes through GRDB's asynchronous `pool.write`.
     func write<T: Sendable>(inline: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
         do {
             if inline {
                 if !writeGate.tryLock() { await writeGate.lock() }
                 defer { writeGate.unlock() }
-                return try writeNow(body)
+                if let result = try writeNow(body) { return result }
+                // Another process holds the write lock: wait for it on GRDB's queue, not on this thread.
+                return try await pool.write(body)
             }
             return try await pool.write(body)
         } catch let error as CancellationError {
@@ -52,7 +55,30 @@ extension SQLiteDocumentEngine {
     /// Commits of at most this many mutations run inline (see ``write(inline:_:)``).
     static let inlineWriteLimit = 64
 
-    private func writeNow<T>(_ body: (Database) throws -> T) throws -> T { try pool.write(body) }
+    /// The busy timeout of the writer connection outside inline attempts (GRDB's `busyMode`, in milliseconds).
+    static let busyTimeoutMilliseconds = 10_000
+
+    /// Runs `body` in an immediate transaction on the calling thread if the write lock is free now; `nil` when another
+    /// connection holds it (nothing ran).
+    private func writeNow<T>(_ body: (Database) throws -> T) throws -> T? {
+        try pool.writeWithoutTransaction { db -> T? in
+            try db.execute(sql: "PRAGMA busy_timeout = 0")
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)") }
+            do {
+                try db.beginTransaction(.immediate)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                return nil
+            }
+            do {
+                let result = try body(db)
+                try db.commit()
+                return result
+            } catch {
+                if db.isInsideTransaction { try? db.rollback() }
+                throw error
+            }
+        }
+    }
 
     /// Maps an error to a ``DocumentsError``: SQLite's corruption codes to `.corrupted`, other SQLite errors to
     /// `.storage`, with the original as `underlying`. (The accessors pass `CancellationError` through unmapped.)

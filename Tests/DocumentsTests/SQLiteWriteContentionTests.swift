@@ -1,0 +1,48 @@
+import Documents
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+
+/// A commit that finds another connection holding the file's write lock waits for it without holding a thread of
+/// Swift's cooperative pool.
+@Suite("SQLite writes under another process's lock")
+struct SQLiteWriteContentionTests {
+    func put(_ path: String) -> DocumentMutation {
+        DocumentMutation(path: path, kind: .put(body: [1], indexEntries: [IndexEntry(index: "n", key: [1])]))
+    }
+
+    @Test("inline commits waiting on a lock held elsewhere leave the cooperative pool free, then all succeed")
+    func waitingForTheLockDoesNotBlockThePool() async throws {
+        let path = try TemporaryFiles.newDatabasePath()
+        // More engines (each with its own gate) than a small machine has cooperative threads.
+        let engines = try (0..<6).map { _ in try SQLiteDocumentEngine(path: path) }
+        _ = try await engines[0].commit([put("held/first")], commitTime: 0)
+        // Another connection, as another process would: it takes the write lock and keeps it for a while.
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: path, configuration: configuration)
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+
+        let commits = Task {
+            try await withThrowingTaskGroup(of: Int64.self) { group in
+                for (i, engine) in engines.enumerated() {
+                    group.addTask { try await engine.commit([put("held/d\(i)")], commitTime: 0).sequence }
+                }
+                return try await group.reduce(into: [Int64]()) { $0.append($1) }
+            }
+        }
+        // While the commits wait, other tasks still run: a short sleep ends on time.
+        try await Task.sleep(for: .milliseconds(100))
+        let start = ContinuousClock.now
+        try await Task.sleep(for: .milliseconds(50))
+        let late = ContinuousClock.now - start
+        #expect(late < .seconds(1), "a 50 ms sleep took \(late): the commits held the pool's threads")
+
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+        let sequences = try await commits.value
+        #expect(Set(sequences).count == engines.count)
+        #expect(try await engines[0].documents(inCollection: "held", after: nil, limit: nil).count == engines.count + 1)
+        for engine in engines { try engine.close() }
+    }
+}

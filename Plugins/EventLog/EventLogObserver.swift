@@ -14,8 +14,10 @@ import Synchronization
 ///
 /// Options: `path` (required), the file to append to; it is created if missing. Each batch is written with one
 /// `write(2)` on a file opened with `O_APPEND`, so concurrent writers never interleave lines; `flush` calls `fsync`.
+/// Both run on the observer's own serial queue: the calling task suspends, no cooperative thread waits for the disk.
 public final class EventLogObserver: ObserverEngine {
     private let descriptor: Mutex<Int32>
+    private let queue = DispatchQueue(label: "suite.eventlog")
     /// The file events are appended to.
     public let path: String
 
@@ -41,6 +43,28 @@ public final class EventLogObserver: ObserverEngine {
 
     public func receive(_ events: [ObservedEvent]) async throws {
         guard !events.isEmpty else { return }
+        try await onQueue { try self.append(events) }
+    }
+
+    public func flush() async throws {
+        try await onQueue { try self.sync() }
+    }
+
+    /// Runs `work` on the observer's queue and resumes with its outcome.
+    private func onQueue(_ work: @escaping @Sendable () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            queue.async {
+                do {
+                    try work()
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    private func append(_ events: [ObservedEvent]) throws {
         var text = ""
         for event in events {
             text += event.jsonLine
@@ -63,7 +87,7 @@ public final class EventLogObserver: ObserverEngine {
         }
     }
 
-    public func flush() async throws {
+    private func sync() throws {
         try descriptor.withLock { fd in
             if fsync(fd) != 0 {
                 throw SuiteError(.io, "eventlog cannot sync \(path): \(String(cString: strerror(errno)))")

@@ -32,17 +32,39 @@ struct SQLiteWriteContentionTests {
                 return try await group.reduce(into: [Int64]()) { $0.append($1) }
             }
         }
-        // While the commits wait, other tasks still run: a short sleep ends on time.
-        try await Task.sleep(for: .milliseconds(100))
-        let start = ContinuousClock.now
-        try await Task.sleep(for: .milliseconds(50))
-        let late = ContinuousClock.now - start
-        #expect(late < .seconds(1), "a 50 ms sleep took \(late): the commits held the pool's threads")
+        // While the commits wait, other tasks still run. If the waiting commits held the pool's threads (each for up
+        // to the 10 s busy timeout), these tasks could not run until a plain thread releases the lock after 8 s.
+        let release = LockRelease(other)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 8) { release.run(byTimer: true) }
+        try await Task.sleep(for: .milliseconds(200))  // the commits are waiting for the lock by now
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 { group.addTask { await Task.yield() } }
+        }
+        release.run(byTimer: false)
+        #expect(!release.wasByTimer, "other tasks ran only after the lock was released: the commits held the pool")
 
-        try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
         let sequences = try await commits.value
         #expect(Set(sequences).count == engines.count)
         #expect(try await engines[0].documents(inCollection: "held", after: nil, limit: nil).count == engines.count + 1)
         for engine in engines { try engine.close() }
+    }
+}
+
+/// Ends the other connection's transaction once, from whichever comes first: the test or a plain thread's timer.
+final class LockRelease: Sendable {
+    private let queue: DatabaseQueue
+    private let state = Mutex<(done: Bool, byTimer: Bool)>((false, false))
+
+    init(_ queue: DatabaseQueue) { self.queue = queue }
+
+    var wasByTimer: Bool { state.withLock { $0.byTimer } }
+
+    func run(byTimer: Bool) {
+        let first = state.withLock { state -> Bool in
+            guard !state.done else { return false }
+            state = (true, byTimer)
+            return true
+        }
+        if first { try? queue.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") } }
     }
 }

@@ -81,6 +81,12 @@ struct RunCursor {
 
     mutating func advance(_ db: Database) throws {
         guard isValid, let count = block?.entries.count else { return }
+        try step(db, count: count)
+        try settle(db)
+    }
+
+    /// Moves one entry in scan order: within the block, or to the next block.
+    private mutating func step(_ db: Database, count: Int) throws {
         if reverse {
             if position > 0 {
                 position -= 1
@@ -96,7 +102,6 @@ struct RunCursor {
                 try fetch(db, first: false)
             }
         }
-        try settle(db)
     }
 
     /// Skips entries before the starting bound; ends the cursor past the closing bound.
@@ -111,21 +116,7 @@ struct RunCursor {
             }
             if !Self.outside(currentKey, startBound, below: !reverse) { return }
             guard let count = block?.entries.count else { return }
-            if reverse {
-                if position > 0 {
-                    position -= 1
-                    refresh()
-                } else {
-                    try fetch(db, first: false)
-                }
-            } else {
-                if position + 1 < count {
-                    position += 1
-                    refresh()
-                } else {
-                    try fetch(db, first: false)
-                }
-            }
+            try step(db, count: count)
         }
     }
 

@@ -9,6 +9,8 @@ let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let yams: Target.Dependency = .product(name: "Yams", package: "Yams")
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 
 let package = Package(
     name: "Suite",
@@ -18,6 +20,7 @@ let package = Package(
         .library(name: "SuitePluginKit", targets: ["SuitePluginKit"]),
         .library(name: "Documents", targets: ["Documents"]),
         .library(name: "DocumentsPluginSupport", targets: ["DocumentsPluginSupport"]),
+        .library(name: "Cache", targets: ["Cache"]),
         .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
@@ -36,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // MARK: - Modules
@@ -50,6 +55,9 @@ let package = Package(
         ),
         .target(
             name: "Documents", dependencies: ["SuiteCore", grdb, logging], path: "Modules/Documents",
+            exclude: ["README.md"]),
+        .target(
+            name: "Cache", dependencies: ["SuiteCore", grdb, logging, crypto, asyncHTTPClient], path: "Modules/Cache",
             exclude: ["README.md"]),
         .target(
             name: "DocumentsPluginSupport",
@@ -114,6 +122,9 @@ let package = Package(
             dependencies: ["DocumentsPluginSupport", "Documents", "SuitePluginKit", "SuiteCore", "SuiteTestSupport"],
             path: "Tests/DocumentsPluginSupportTests"
         ),
+        .testTarget(
+            name: "CacheTests", dependencies: ["Cache", "SuiteCore", "SuiteTestSupport", grdb, logging],
+            path: "Tests/CacheTests"),
         .testTarget(
             name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport"], path: "Tests/EndToEndTests"),
         // The root README's Swift snippets, compiled as written (DocumentsTests checks they match the README).

@@ -71,8 +71,6 @@ extension DocsCommand {
                     }
                 }
                 let imported = try await importer.finish()
-                // Finish an index merge the import started rather than drop it when the store closes.
-                await store.engine.waitForBackgroundWork()
                 progress.finish(bytes: reader.bytesRead, items: imported)
                 let slowest = importer.slowestCommit
                 let seconds = Double(slowest.components.seconds) + Double(slowest.components.attoseconds) / 1e18

@@ -6,7 +6,9 @@ import Testing
 @testable import Documents
 
 /// The SQLite engine's log-structured index held to ``PlainTableIndex`` (one ordinary SQLite table of `(index, key,
-/// path)` rows): the same random writes, explicit flushes and merges, then every scan compared.
+/// path)` rows): the same random writes, explicit flushes and merges, then every scan compared — once with the
+/// engine's commits writing (pending operations in change rows), once with both indexes driven only through the
+/// ``SecondaryIndex`` protocol.
 @Suite("Secondary index: differential against a plain table")
 struct SecondaryIndexDifferentialTests {
     typealias Generator = ModelTestRandom
@@ -43,17 +45,11 @@ struct SecondaryIndexDifferentialTests {
             switch random.next() % 10 {
             case 0:
                 // An explicit flush of everything pending.
-                try await engine.write(inline: false) {
-                    [writerPending = engine.writerPending, tuning = engine.tuning] db in
-                    try SQLiteDocumentEngine.flushAll(db, extra: nil, writerPending: writerPending, tuning: tuning)
-                }
+                try await engine.index.flush()
                 try await plain.flush()
             case 1:
                 // The merges due, in the background, then in the writer.
-                await engine.waitForBackgroundWork()
-                try await engine.write(inline: false) { [tuning = engine.tuning] db in
-                    try SQLiteIndexRuns.compact(db, tuning: tuning)
-                }
+                try await engine.index.merge()
                 try await plain.merge()
             case 2, 3, 4:
                 for _ in 0..<5 {
@@ -75,5 +71,54 @@ struct SecondaryIndexDifferentialTests {
             #expect(try await engine.scan(IndexScan(index: index)) == (try await plain.scan(IndexScan(index: index))))
         }
         #expect(try await engine.verifyIndexes().isConsistent)
+    }
+
+    @Test(arguments: [(UInt64(11), 3), (12, 1_000_000), (13, 7)])
+    func bothIndexesDrivenThroughTheSeamScanAlike(seed: UInt64, flushThreshold: Int) async throws {
+        let engine = try SQLiteDocumentEngine(
+            path: try TemporaryFiles.newDatabasePath(), durability: .normal,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+            tuning: IndexTuning(flushThreshold: flushThreshold, directRunThreshold: 12, fanIn: 2, blockBytes: 24))
+        let indexes: [any SecondaryIndex] = [engine.index, try PlainTableIndex()]
+        var own: [String: Set<IndexEntry>] = [:]
+        var random = Generator(seed: seed)
+        var scans = 0
+        var applied = 0
+        for step in 0..<300 {
+            switch random.next() % 10 {
+            case 0: for index in indexes { try await index.flush() }
+            case 1: for index in indexes { try await index.merge() }
+            case 2, 3, 4:
+                for _ in 0..<5 {
+                    let scan = SQLiteIndexRunsTests.randomScan(&random)
+                    let actual = try await indexes[0].scan(scan)
+                    let expected = try await indexes[1].scan(scan)
+                    #expect(actual == expected, "step \(step): \(scan)")
+                    if actual != expected { return }
+                    scans += 1
+                }
+            default:
+                var operations = Self.operations(SQLiteIndexRunsTests.randomCommit(&random), own: &own)
+                // Now and then an operation repeated with the other kind: the last one on an entry wins.
+                if let last = operations.last, random.next() % 4 == 0 {
+                    operations.append(
+                        IndexOperation(index: last.index, key: last.key, path: last.path, isPut: !last.isPut))
+                    if last.isPut {
+                        own[last.path]?.remove(IndexEntry(index: last.index, key: last.key))
+                    } else {
+                        own[last.path, default: []].insert(IndexEntry(index: last.index, key: last.key))
+                    }
+                }
+                for index in indexes { try await index.apply(operations) }
+                applied += operations.count
+            }
+        }
+        #expect(scans > 50)
+        #expect(applied > 100)
+        for name in SQLiteIndexRunsTests.indexes {
+            #expect(
+                try await indexes[0].scan(IndexScan(index: name)) == (try await indexes[1].scan(IndexScan(index: name)))
+            )
+        }
     }
 }

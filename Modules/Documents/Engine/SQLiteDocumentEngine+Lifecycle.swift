@@ -7,8 +7,7 @@ import Synchronization
 
 extension SQLiteDocumentEngine {
     /// Starts whatever index flush or merge is due and waits (without blocking a task's thread) until none is left
-    /// or running: `suite docs import` calls it before exiting, so that a merge in progress is finished instead of
-    /// thrown away when the engine closes.
+    /// or running: for a caller that wants the index fully merged now (tests, benchmarks); ``shutdown()`` does not.
     public func waitForBackgroundWork() async {
         guard !isClosed.load(ordering: .sequentiallyConsistent) else { return }
         maintenance.kick()
@@ -19,7 +18,8 @@ extension SQLiteDocumentEngine {
     ///
     /// In order: the index flush or merge under way runs to its end (it is not thrown away); if more than 8,192
     /// index operations are still pending (each process would read them from the change log on its first query),
-    /// they are flushed into a run; the merges that are then due are done; and the database is closed. Later calls
+    /// they are flushed into a run; merges are done only if more than 24 runs are left (`maximumRuns`, the bound a
+    /// commit keeps; merges merely due are left to the next process); and the database is closed. Later calls
     /// fail with a ``DocumentsError``, as after ``close()``; calling `shutdown()` again returns at once (without
     /// waiting for the first call to end).
     ///

@@ -38,15 +38,13 @@ extension SQLiteDocumentEngine {
     }
 
     /// Entries of one index within bounds, in `(key, path)` order or reversed: the pending operations and every run
-    /// merged, in one read snapshot.
+    /// merged, in one read snapshot (through the engine's ``LogStructuredIndex``).
     public func scan(_ scan: IndexScan) async throws -> [IndexHit] {
-        if let limit = scan.limit, limit <= 0 { return [] }
-        let pending = pendingIndex
-        return try read { db in
-            guard let id = try indexIDs.id(of: scan.index, db) else { return [] }
-            return try SQLiteIndexRuns.scan(db, index: id, scan, pending: pending)
-        }
+        try await index.scan(scan)
     }
+
+    /// The engine's index behind the ``SecondaryIndex`` seam.
+    var index: LogStructuredIndex { LogStructuredIndex(engine: self) }
 
     /// Documents directly in `collectionPath`, in path order, after `afterPath`, at most `limit`.
     public func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?) async throws

@@ -22,7 +22,7 @@ import Synchronization
 ///
 /// Work runs on a serial dispatch queue (SQLite calls block), one merge at a time per engine; ``kick()`` after a
 /// flush starts it. ``finish(leaveBehind:then:)`` (from `shutdown()`) lets the work under way end, flushes what is
-/// pending past a small limit, does the merges that are due, and stops; async callers are resumed from the queue, so
+/// pending past a small limit, merges only while more than `maximumRuns` runs are left, and stops; async callers are resumed from the queue, so
 /// no thread of Swift's cooperative pool waits. ``stop()`` (from the synchronous `close()`) abandons the current step
 /// and blocks until it has ended.
 final class SQLiteIndexMaintenance: Sendable {
@@ -128,10 +128,11 @@ final class SQLiteIndexMaintenance: Sendable {
         }
     }
 
-    /// Ends maintenance gracefully: the flush or merge under way (and whatever it finds due after it) runs to its
-    /// end, then the pending operations are flushed into a run if there are more than `leaveBehind`, the merges the
-    /// tiers call for are done, and `last` runs on the maintenance queue (the engine closes its pool there). Kicks
-    /// start nothing from the moment this is called. Suspends the caller without blocking a thread.
+    /// Ends maintenance gracefully: the flush or merge under way runs to its end, then the pending operations are
+    /// flushed into a run if there are more than `leaveBehind`, runs are merged only while more than `maximumRuns` are
+    /// left (merges merely due are left to the next process), and `last` runs on the maintenance queue (the engine
+    /// closes its pool there). Kicks start nothing from the moment this is called. Suspends the caller without
+    /// blocking a thread.
     func finish(leaveBehind: Int, then last: @escaping @Sendable () -> Void) async {
         state.withLock { $0.finishing = true }
         group.enter()
@@ -164,6 +165,7 @@ final class SQLiteIndexMaintenance: Sendable {
     }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
+    private var isFinishing: Bool { state.withLock { $0.finishing } }
 
     /// Writes the pending operations as a run when there are at least `minimum` of them (``IndexTuning/flushThreshold``
     /// in the background); `false` when there are fewer (or the engine is closing).
@@ -364,6 +366,9 @@ final class SQLiteIndexMaintenance: Sendable {
         let planned: (inputs: [RunInfo], includesOldest: Bool, run: Int64, generation: Int64)? = try pool.write { db in
             var runs = try RunInfo.all(db)
             if let newerThan { runs = runs.filter { $0.seq > newerThan } }
+            // A closing engine leaves the merges that are merely due to the next process (queries stay bounded by
+            // `maximumRuns`); it does only those a commit would otherwise do inline.
+            if isFinishing, runs.count <= tuning.maximumRuns { return nil }
             guard var next = SQLiteIndexRuns.plan(runs, tuning: tuning) else { return nil }
             if newerThan != nil {
                 if next.runs.contains(where: { tuning.tier($0.entries) > 1 }) { return nil }

@@ -9,11 +9,11 @@ struct IndexOperation: Sendable, Hashable {
     var isPut: Bool
 }
 
-/// The role of an engine's secondary index, as the engine uses it: take a commit's entry operations, scan one index in
+/// The role of an engine's secondary index, as the engine uses it: take entry operations, scan one index in
 /// `(key, path)` order, and (for an index that defers work) flush and merge what it deferred. Implementations:
-/// ``PlainTableIndex`` (one ordinary SQLite table, the reference model) and the SQLite engine's log-structured index
-/// (pending operations and runs, `SQLiteIndexRuns.swift`), which is not behind this seam yet: the differential test
-/// drives it through ``SQLiteDocumentEngine``'s commits and scans.
+/// ``PlainTableIndex`` (one ordinary SQLite table, the reference model) and ``LogStructuredIndex`` (the SQLite
+/// engine's pending operations and runs, through which the engine scans). The differential test drives both through
+/// this protocol, and the engine's commits against the plain table.
 protocol SecondaryIndex: Sendable {
     /// Applies the operations in order, atomically (a later operation on an entry wins).
     func apply(_ operations: [IndexOperation]) async throws

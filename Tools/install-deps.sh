@@ -5,6 +5,7 @@ set -euo pipefail
 need=()
 [ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
 [ -x /usr/bin/sqlite3 ] || need+=(sqlite3)  # the index verify test damages a store with it
+[ -x /usr/sbin/nginx ] || need+=(nginx-light)  # the Cache tests run a real HTTP server on loopback
 
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}" >&2

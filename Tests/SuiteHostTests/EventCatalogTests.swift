@@ -13,14 +13,15 @@ struct EventCatalogTests {
         let url = TestSupport.repositoryRoot.appendingPathComponent("docs/events.md")
         let text = try String(contentsOf: url, encoding: .utf8)
         var events: [String: Set<String>] = [:]
-        var current: String?
+        // A heading names one event, or several sharing one payload (`## cache.hit, cache.miss`).
+        var current: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("## ") {
-                current = String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces)
-                events[current!] = []
-            } else if let name = current, line.hasPrefix("| `") {
+                current = line.dropFirst(3).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                for name in current { events[name] = [] }
+            } else if line.hasPrefix("| `") {
                 let field = line.dropFirst(3).prefix { $0 != "`" }
-                events[name]?.insert(String(field))
+                for name in current { events[name]?.insert(String(field)) }
             }
         }
         return events

@@ -1,0 +1,79 @@
+import GRDB
+
+// The cache database's tables (schema v1):
+// - `entries`: one row per key; `value` inline or NULL with `file` naming the value file; `size` the value's bytes;
+//   `cost` what counts against the byte limit; `expiresAt` for `removeExpired`; `access` the recency tick (indexed,
+//   the eviction order); `metadata` in `CacheBinaryCodec`'s form.
+// - `tags`: (tag, key) pairs, deleted with their entry (foreign key, cascade).
+// - `totals`: one row, kept by triggers, so the limits are checked without counting.
+extension SQLiteCacheStore {
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE entries (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value BLOB,
+                        file TEXT,
+                        size INTEGER NOT NULL,
+                        cost INTEGER NOT NULL,
+                        expiresAt INTEGER,
+                        access INTEGER NOT NULL,
+                        metadata BLOB NOT NULL
+                    );
+                    CREATE INDEX entries_access ON entries(access);
+                    CREATE INDEX entries_expiresAt ON entries(expiresAt) WHERE expiresAt IS NOT NULL;
+                    CREATE TABLE tags (
+                        tag TEXT NOT NULL,
+                        key TEXT NOT NULL REFERENCES entries(key) ON DELETE CASCADE,
+                        PRIMARY KEY (tag, key)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX tags_key ON tags(key);
+                    CREATE TABLE totals (
+                        id INTEGER PRIMARY KEY CHECK (id = 0),
+                        entries INTEGER NOT NULL,
+                        bytes INTEGER NOT NULL
+                    );
+                    INSERT INTO totals VALUES (0, 0, 0);
+                    CREATE TRIGGER entries_insert AFTER INSERT ON entries BEGIN
+                        UPDATE totals SET entries = entries + 1, bytes = bytes + NEW.cost;
+                    END;
+                    CREATE TRIGGER entries_delete AFTER DELETE ON entries BEGIN
+                        UPDATE totals SET entries = entries - 1, bytes = bytes - OLD.cost;
+                    END;
+                    CREATE TRIGGER entries_update_cost AFTER UPDATE OF cost ON entries BEGIN
+                        UPDATE totals SET bytes = bytes - OLD.cost + NEW.cost;
+                    END;
+                    """)
+        }
+        return migrator
+    }()
+
+    /// Opens the pool in WAL mode with `synchronous = NORMAL` (see the type's documentation) and migrates it.
+    static func openPool(path: String) throws -> DatabasePool {
+        var configuration = GRDB.Configuration()
+        configuration.label = "suite.cache"
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            if !db.configuration.readonly {
+                try db.execute(sql: "PRAGMA cache_size = -8192")
+            }
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // A database some other program wrote (tables, but not ours) is refused rather than migrated.
+            let tables = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            let ours: Set<String> = ["entries", "tags", "totals", "grdb_migrations"]
+            if let stranger = tables.first(where: { !ours.contains($0) }) {
+                throw CacheError(
+                    .storage, "\(path) is not a cache database (it has a table '\(stranger)')",
+                    hint: "point the cache at its own file, e.g. <data directory>/cache.sqlite")
+            }
+        }
+        try migrator.migrate(pool)
+        return pool
+    }
+}

@@ -68,8 +68,8 @@ let package = Package(
         .target(
             name: "SuiteHost",
             dependencies: [
-                "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", yams, logging, serviceLifecycle,
-                unixSignals,
+                "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", yams, logging,
+                serviceLifecycle, unixSignals,
             ],
             path: "Modules/SuiteHost"
         ),

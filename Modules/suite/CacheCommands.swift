@@ -110,12 +110,7 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
         func run(_ context: SuiteContext) async throws {
             let cache = try await context.dataCache()
             let totals = try context.cacheCounters().totals()
-            var tiers: [CacheStoreStatistics] = []
-            if let tiered = cache.store as? TieredCacheStore {
-                tiers = try await tiered.tierStatistics()
-            } else {
-                tiers = [try await cache.store.statistics()]
-            }
+            let tiers = [try await cache.store.statistics()]
             if globals.json {
                 Output.json(
                     .object([

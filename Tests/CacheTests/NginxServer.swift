@@ -21,7 +21,7 @@ final class NginxServer {
             location /nostore/ { add_header Cache-Control "no-store"; }
             location /vary/ { add_header Cache-Control "max-age=60"; add_header Vary "Accept-Language"; }
             location /swr/ { add_header Cache-Control "max-age=1, stale-while-revalidate=30"; }
-            location /slow/ { add_header Cache-Control "no-cache"; limit_rate 64k; limit_rate_after 0; }
+            location /slow/ { add_header Cache-Control "no-cache"; limit_rate 1m; limit_rate_after 0; sendfile off; }
         """
 
     init(files: [String: String]) throws {
@@ -48,7 +48,7 @@ final class NginxServer {
                 error_log \(d)/error.log warn;
                 events { worker_connections 512; }
                 http {
-                    log_format cachetest '$request_method $request_uri $status "$http_if_none_match"';
+                    log_format cachetest escape=none '$request_method $request_uri $status "$http_if_none_match"';
                     access_log \(d)/access.log cachetest;
                     client_body_temp_path \(d)/tmp-body;
                     proxy_temp_path \(d)/tmp-proxy;
@@ -77,7 +77,7 @@ final class NginxServer {
                 self.process = process
                 return
             }
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             lastError = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
         }
@@ -93,9 +93,13 @@ final class NginxServer {
         return text.split(separator: "\n").map(String.init)
     }
 
-    /// Lines of the access log for `uri` (requests nginx answered for it).
-    func requests(for uri: String) -> [String] {
-        accessLog().filter { $0.split(separator: " ").dropFirst().first.map(String.init) == uri }
+    /// Lines of the access log for `uri` (requests nginx answered for it). nginx logs a request just after sending its
+    /// response, so this waits (up to 2 s) for at least `expected` lines, then 50 ms more for any extra one.
+    func requests(for uri: String, expected: Int = 1) -> [String] {
+        func lines() -> [String] { accessLog().filter { $0.split(separator: " ").dropFirst().first.map(String.init) == uri } }
+        for _ in 0..<100 where lines().count < expected { usleep(20_000) }
+        usleep(50_000)
+        return lines()
     }
 
     /// Rewrites a served file (nginx's ETag changes with its size and time).
@@ -103,9 +107,10 @@ final class NginxServer {
         try Data(content.utf8).write(to: directory.appendingPathComponent("www").appendingPathComponent(path))
     }
 
+    /// Kills nginx (SIGKILL: a test server needs no graceful stop, and single-process nginx can linger on SIGTERM).
     func stop() {
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }

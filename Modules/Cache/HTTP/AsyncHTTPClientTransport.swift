@@ -24,8 +24,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// A transport over a client of its own (on the shared event loop group); call ``shutdown()`` when done.
-    public init(timeout: TimeAmount = .seconds(30), maximumBodyBytes: Int = 64 << 20) {
+    /// `connectTimeout` bounds how long an unreachable origin takes to fail (AsyncHTTPClient retries a refused
+    /// connection until then).
+    public init(
+        timeout: TimeAmount = .seconds(30), connectTimeout: TimeAmount = .seconds(5), maximumBodyBytes: Int = 64 << 20
+    ) {
         var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = connectTimeout
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.ownsClient = true

@@ -8,7 +8,8 @@ public struct HTTPFreshness: Sendable, Hashable {
     public var lifetime: TimeInterval
     /// Whether the lifetime came from the response itself rather than the heuristic.
     public var isExplicit: Bool
-    /// The response's age when it was received, in seconds (`Age`, or the `Date` header's lag, whichever is larger).
+    /// The response's age when it was received, in seconds: its `Age` header (not the lag of its `Date` behind our
+    /// clock, which is only meaningful between synchronised clocks).
     public var initialAge: TimeInterval
 
     /// Computes freshness for `headers` received at `responseTime` (`shared`: the cache serves several users).
@@ -31,8 +32,8 @@ public struct HTTPFreshness: Sendable, Hashable {
         } else {
             (lifetime, isExplicit) = (0, false)
         }
-        let ageHeader = headers.first { $0.name == "age" }.flatMap { TimeInterval($0.value.trimmingWhitespace()) } ?? 0
-        let apparent = date.map { max(0, responseTime.timeIntervalSince($0)) } ?? 0
-        initialAge = max(ageHeader, apparent)
+        // The `Age` header only: RFC 9111's apparent age (our clock minus the origin's `Date`) assumes synchronised
+        // clocks, and an app's device clock is often minutes off; `Expires − Date` uses the origin's clock alone.
+        initialAge = headers.first { $0.name == "age" }.flatMap { TimeInterval($0.value.trimmingWhitespace()) } ?? 0
     }
 }

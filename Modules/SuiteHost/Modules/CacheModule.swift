@@ -228,5 +228,46 @@ public struct CacheModule: SuiteModule {
         return name.hasPrefix("/") ? name : context.configuration.dataDirectory + "/" + name
     }
 
-    static func formatBytes(_ bytes: Int) -> String { DocumentsModule.formatBytes(Int64(bytes)) }
+    /// `bytes` for people: `512 B`, `1.5 MiB`.
+    public static func formatBytes(_ bytes: Int) -> String { DocumentsModule.formatBytes(Int64(bytes)) }
+}
+
+extension SuiteContext {
+    /// The cache on the configured store (with the memory tier in front and the protected tier for secrets), opened
+    /// once per context; closed when the context shuts down, adding its lookup counts to the counter file.
+    public func dataCache() async throws -> DataCache {
+        try await resources.open("cache") { [self] in
+            let module = CacheModule()
+            let settings = try module.settings(configuration.section(module.configurationKey))
+            let engine = try await module.engines.make(settings.selection, in: self)
+            let cache = DataCache(store: engine, clock: clock, bus: bus, tier: settings.selection.engine)
+            let counters = try cacheCounters()
+            return (
+                cache,
+                {
+                    try? counters.add(cache.counts)
+                    try await engine.close()
+                }
+            )
+        }
+    }
+
+    /// The HTTP client over ``dataCache()`` with the configured rules, on AsyncHTTPClient.
+    public func cachedHTTPClient() async throws -> CachedHTTPClient {
+        try await resources.open("cache.http") { [self] in
+            let module = CacheModule()
+            let settings = try module.settings(configuration.section(module.configurationKey))
+            let cache = try await dataCache()
+            let transport = AsyncHTTPClientTransport()
+            let client = CachedHTTPClient(
+                cache: cache, transport: transport, rules: settings.rules, isShared: settings.isShared)
+            return (client, { try await transport.shutdown() })
+        }
+    }
+
+    /// The file of lookup counts across processes (`cache-counts.sqlite` in the data directory).
+    public func cacheCounters() throws -> CacheCounterFile {
+        try ensureDataDirectory()
+        return try CacheCounterFile(path: configuration.dataDirectory + "/cache-counts.sqlite")
+    }
 }

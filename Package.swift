@@ -139,8 +139,8 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
-                "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", grdb,
-                argumentParser,
+                "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
+                "SuiteTestSupport", grdb, argumentParser,
             ],
             path: "Tools/Benchmarks"
         ),

@@ -98,10 +98,13 @@ public final class DataCache: Sendable {
     {
         let now = self.now
         if let lifetime, lifetime <= 0 {
-            throw CacheError(.invalidInput, "a lifetime must be positive, not \(lifetime)", hint: "omit it to keep the value until evicted")
+            throw CacheError(
+                .invalidInput, "a lifetime must be positive, not \(lifetime)",
+                hint: "omit it to keep the value until evicted")
         }
         let expiry = lifetime.map { now + Int64(($0 * 1000).rounded()) }
-        try await store(CacheEntry(key: key, value: value, metadata: CacheMetadata(storedAt: now, expiresAt: expiry, tags: tags)))
+        try await store(
+            CacheEntry(key: key, value: value, metadata: CacheMetadata(storedAt: now, expiresAt: expiry, tags: tags)))
     }
 
     /// Stores `value` encoded as JSON.
@@ -124,9 +127,11 @@ public final class DataCache: Sendable {
             $0.stores += 1
             $0.evictions += outcome.evicted.count
         }
-        publisher?.publish(CacheStored(payload: CacheEventPayload(key: entry.key, bytes: entry.value.count, tier: tier)))
+        publisher?.publish(
+            CacheStored(payload: CacheEventPayload(key: entry.key, bytes: entry.value.count, tier: tier)))
         for evicted in outcome.evicted {
-            publisher?.publish(CacheEvicted(payload: CacheEventPayload(key: evicted.key, bytes: evicted.bytes, tier: tier)))
+            publisher?.publish(
+                CacheEvicted(payload: CacheEventPayload(key: evicted.key, bytes: evicted.bytes, tier: tier)))
         }
     }
 
@@ -212,7 +217,8 @@ public final class DataCache: Sendable {
     func report(_ error: any Error, key: String, tier: String? = nil) {
         tally.withLock { $0.errors += 1 }
         let message = (error as? any SuiteDescribedError)?.message ?? "\(error)"
-        publisher?.publish(CacheFailed(payload: CacheEventPayload(key: key, bytes: 0, tier: tier ?? self.tier, message: message)))
+        publisher?.publish(
+            CacheFailed(payload: CacheEventPayload(key: key, bytes: 0, tier: tier ?? self.tier, message: message)))
     }
 
     /// A reporter for a ``ProtectedCacheStore``'s `onError`: publishes `cache.error` events of tier `protected` on

@@ -35,7 +35,8 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
                 "Seconds: the oldest stored response cache-first accepts, or the window of stale-while-revalidate / stale-if-error.",
                 valueName: "seconds"))
         var maxAge: Int?
-        @Option(name: .customLong("header"), help: ArgumentHelp("A request header (repeatable).", valueName: "name:value"))
+        @Option(
+            name: .customLong("header"), help: ArgumentHelp("A request header (repeatable).", valueName: "name:value"))
         var headers: [String] = []
         @Option(help: ArgumentHelp("Whose response this is (e.g. a user id), for per-user responses.", valueName: "id"))
         var scope: String?
@@ -63,13 +64,16 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
             } else {
                 FileHandle.standardOutput.write(Data(response.body))
                 FileHandle.standardError.write(
-                    Data("cache: \(response.cacheStatus.rawValue) (HTTP \(response.status), \(response.body.count) bytes, age \(response.age) s)\n".utf8))
+                    Data(
+                        "cache: \(response.cacheStatus.rawValue) (HTTP \(response.status), \(response.body.count) bytes, age \(response.age) s)\n"
+                            .utf8))
             }
         }
     }
 
     struct List: SuiteSubcommand {
-        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List cached entries in key order.")
+        static let configuration = CommandConfiguration(
+            commandName: "ls", abstract: "List cached entries in key order.")
 
         @Option(help: "Show at most this many entries.") var limit: Int = 100
         @Option(help: ArgumentHelp("Start after this key (to page).", valueName: "key")) var after: String?
@@ -92,7 +96,8 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
             for summary in summaries {
                 table.append([
                     summary.key, "\(summary.bytes)", summary.metadata.status.map { "\($0)" } ?? "-",
-                    CacheCommand.ago(summary.metadata.storedAt, now: now), CacheCommand.state(summary.metadata, now: now),
+                    CacheCommand.ago(summary.metadata.storedAt, now: now),
+                    CacheCommand.state(summary.metadata, now: now),
                 ])
             }
             Output.print(table.render())
@@ -134,13 +139,15 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
                     + (lookups == 0 ? ", no lookups yet" : "") + ")")
             Output.print("stored     \(totals.stores) entries, \(totals.evictions) evicted, \(totals.errors) errors")
             Output.print("")
-            var table = TextTable(["TIER", "ENTRIES", "BYTES", "LIMIT", "USE"], alignments: [.left, .right, .right, .right])
+            var table = TextTable(
+                ["TIER", "ENTRIES", "BYTES", "LIMIT", "USE"], alignments: [.left, .right, .right, .right])
             for tier in tiers {
                 let limit = tier.byteLimit.map { CacheModule.formatBytes($0) } ?? "-"
                 let share = tier.byteLimit.map { Double(tier.bytes) / Double(max(1, $0)) } ?? 0
                 table.append([
                     tier.engine, "\(tier.entries)", CacheModule.formatBytes(tier.bytes), limit,
-                    String(repeating: "█", count: Int((share * 20).rounded())) + String(repeating: "░", count: 20 - Int((share * 20).rounded())),
+                    String(repeating: "█", count: Int((share * 20).rounded()))
+                        + String(repeating: "░", count: 20 - Int((share * 20).rounded())),
                 ])
             }
             Output.print(table.render())
@@ -213,7 +220,8 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
             let chosen = [prefix != nil, tag != nil, expired, all].filter { $0 }.count
             guard chosen == 1 else {
                 throw SuiteError(
-                    .invalidArgument, chosen == 0 ? "say what to purge" : "give only one of --prefix, --tag, --expired, --all",
+                    .invalidArgument,
+                    chosen == 0 ? "say what to purge" : "give only one of --prefix, --tag, --expired, --all",
                     hint: "e.g. suite cache purge --prefix https://api.example.com/users, or --expired")
             }
             let cache = try await context.dataCache()
@@ -304,7 +312,8 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
         let parts = text.split(separator: ":", maxSplits: 1)
         guard parts.count == 2, !parts[0].trimmingCharacters(in: .whitespaces).isEmpty else {
             throw SuiteError(
-                .invalidArgument, "bad header '\(text)'", hint: "write --header 'Name: value', e.g. --header 'Accept-Language: en'")
+                .invalidArgument, "bad header '\(text)'",
+                hint: "write --header 'Name: value', e.g. --header 'Accept-Language: en'")
         }
         return CacheHeader(parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
     }
@@ -337,7 +346,8 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
             "expiresAt": metadata.expiresAt.map { .int($0) } ?? .null,
             "state": .string(state(metadata, now: now)),
             "tags": .array(metadata.tags.map(JSONValue.string)),
-            "headers": .array(metadata.headers.map { .object(["name": .string($0.name), "value": .string($0.value)]) }),
+            "headers": .array(
+                metadata.headers.map { .object(["name": .string($0.name), "value": .string($0.value)]) }),
         ])
     }
 }

@@ -71,7 +71,9 @@ struct CacheKeyTests {
     @Test func freshnessComesFromMaxAgeThenExpiresThenLastModified() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let date = CacheHeader("date", HTTPDate.format(now))
-        #expect(HTTPFreshness(headers: [CacheHeader("cache-control", "max-age=30"), date], responseTime: now).lifetime == 30)
+        #expect(
+            HTTPFreshness(headers: [CacheHeader("cache-control", "max-age=30"), date], responseTime: now).lifetime == 30
+        )
         let shared = [CacheHeader("cache-control", "max-age=30, s-maxage=90"), date]
         #expect(HTTPFreshness(headers: shared, responseTime: now, shared: true).lifetime == 90)
         #expect(HTTPFreshness(headers: shared, responseTime: now, shared: false).lifetime == 30)

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import SuiteCore
+import SuiteTestSupport
 import Synchronization
 import Testing
 
@@ -194,7 +195,8 @@ final class CachedHTTPClientTests {
         let client = try client()
         _ = try await client.send(.init(url: nginx.url("/fresh/a.txt")))
         var origins: [CachedHTTPClient.FlaggedResponse.Origin] = []
-        for try await flagged in client.responses(for: .init(url: nginx.url("/fresh/a.txt"), policy: .cacheThenNetwork)) {
+        for try await flagged in client.responses(for: .init(url: nginx.url("/fresh/a.txt"), policy: .cacheThenNetwork))
+        {
             origins.append(flagged.origin)
             #expect(flagged.response.body == Array("alpha".utf8))
         }

@@ -53,7 +53,9 @@ public enum TestSupport {
                 // Servers a killed test run left behind (nginx, redis-server) name their pid in `*.pid` files.
                 for case let file as String in fileManager.enumerator(atPath: directory.path) ?? .init()
                 where file.hasSuffix(".pid") {
-                    let text = (try? String(contentsOfFile: directory.appendingPathComponent(file).path, encoding: .utf8)) ?? ""
+                    let text =
+                        (try? String(contentsOfFile: directory.appendingPathComponent(file).path, encoding: .utf8))
+                        ?? ""
                     if let server = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), server > 1 {
                         kill(server, SIGKILL)
                     }

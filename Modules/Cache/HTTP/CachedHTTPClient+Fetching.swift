@@ -10,7 +10,8 @@ extension CachedHTTPClient {
 
     /// Fetches from the origin (conditionally when `stored` has validators) and stores what may be stored. Concurrent
     /// identical requests share one upstream request.
-    func fetch(_ request: Request, key: CacheKey, stored: CacheEntry?, rules: [CacheRules.Rule]) async throws -> Fetched {
+    func fetch(_ request: Request, key: CacheKey, stored: CacheEntry?, rules: [CacheRules.Rule]) async throws -> Fetched
+    {
         let identity =
             key.primary + "\n"
             + request.headers.map { "\($0.name): \($0.value)" }.sorted().joined(separator: "\n")
@@ -54,7 +55,8 @@ extension CachedHTTPClient {
             merged.removeAll { names.contains($0.name) || $0.name == "age" }
             merged += updates
             if let age = answer.headers.first(where: { $0.name == "age" }) { merged.append(age) }
-            let refreshed = HTTPTransportResponse(status: stored.metadata.status ?? 200, headers: merged, body: stored.value)
+            let refreshed = HTTPTransportResponse(
+                status: stored.metadata.status ?? 200, headers: merged, body: stored.value)
             var entry = stored
             if let plan = plan(request, refreshed, rules: rules, now: now) {
                 entry = CacheEntry(key: stored.key, value: stored.value, metadata: plan.metadata)
@@ -65,7 +67,8 @@ extension CachedHTTPClient {
         }
         cache.recordMiss(key.primary)
         if let plan = plan(request, answer, rules: rules, now: now) {
-            let storedKey = plan.vary.isEmpty ? key.primary : key.varying(by: plan.vary, requestHeaders: request.headers)
+            let storedKey =
+                plan.vary.isEmpty ? key.primary : key.varying(by: plan.vary, requestHeaders: request.headers)
             do {
                 if plan.vary.isEmpty {
                     try await cache.store(CacheEntry(key: storedKey, value: answer.body, metadata: plan.metadata))
@@ -74,7 +77,8 @@ extension CachedHTTPClient {
                     index.headers = []
                     index.status = nil
                     try await cache.store(
-                        CacheEntry(key: key.varyIndex, value: Array(plan.vary.joined(separator: ",").utf8), metadata: index))
+                        CacheEntry(
+                            key: key.varyIndex, value: Array(plan.vary.joined(separator: ",").utf8), metadata: index))
                     try await cache.store(CacheEntry(key: storedKey, value: answer.body, metadata: plan.metadata))
                     _ = try await cache.removeValue(forKey: key.primary)
                 }

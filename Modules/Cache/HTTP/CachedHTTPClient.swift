@@ -129,7 +129,9 @@ public final class CachedHTTPClient: Sendable {
         guard let stored else {
             if requestControl.onlyIfCached {
                 cache.recordMiss(key.primary)
-                return Response(status: 504, headers: [CacheHeader("cache-status", CacheStatus.miss.headerValue)], body: [], cacheStatus: .miss, age: 0)
+                return Response(
+                    status: 504, headers: [CacheHeader("cache-status", CacheStatus.miss.headerValue)], body: [],
+                    cacheStatus: .miss, age: 0)
             }
             return try await fetch(request, key: key, stored: nil, rules: matching).response
         }
@@ -255,9 +257,12 @@ public final class CachedHTTPClient: Sendable {
 
     /// A request the cache does not keep: sent as it is.
     func bypass(_ request: Request) async throws -> Response {
-        let answer = try await upstream(HTTPTransportRequest(method: request.method, url: request.url, headers: request.headers, body: request.body))
+        let answer = try await upstream(
+            HTTPTransportRequest(method: request.method, url: request.url, headers: request.headers, body: request.body)
+        )
         return Response(
-            status: answer.status, headers: answer.headers + [CacheHeader("cache-status", CacheStatus.bypass.headerValue)],
+            status: answer.status,
+            headers: answer.headers + [CacheHeader("cache-status", CacheStatus.bypass.headerValue)],
             body: answer.body, cacheStatus: .bypass, age: 0)
     }
 

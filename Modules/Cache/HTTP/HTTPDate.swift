@@ -2,7 +2,9 @@ import Foundation
 
 /// HTTP dates (RFC 9110 §5.6.7): the IMF-fixdate form written, the two obsolete forms read too.
 enum HTTPDate {
-    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+    ]
 
     /// The date in `text`, or `nil` when it is none of the three forms (an invalid `Expires` means "already expired").
     static func parse(_ text: String) -> Date? {

@@ -56,7 +56,8 @@ public struct NormalizedURL: Sendable, Hashable, CustomStringConvertible {
             }
         }
         if !items.isEmpty {
-            text += "?" + items.map { item in item.value.map { "\(item.name)=\($0)" } ?? item.name }.joined(separator: "&")
+            text +=
+                "?" + items.map { item in item.value.map { "\(item.name)=\($0)" } ?? item.name }.joined(separator: "&")
         }
         self.text = text
         self.queryItems = items

@@ -91,7 +91,8 @@ public struct CacheModule: SuiteModule {
             try section.checkKeys(map, at: "cache.memory", known: ["byte-limit", "count-limit"])
             if let value = map["byte-limit"] {
                 guard let bytes = value.intValue, bytes >= 0, bytes <= Int64(Int32.max) else {
-                    throw section.error("cache.memory.byte-limit", "must be a number of bytes ≥ 0, not \(value.jsonString)")
+                    throw section.error(
+                        "cache.memory.byte-limit", "must be a number of bytes ≥ 0, not \(value.jsonString)")
                 }
                 memoryBytes = Int(bytes)
             }
@@ -144,12 +145,15 @@ public struct CacheModule: SuiteModule {
             }
             if let lifetime = map["lifetime"] {
                 guard let seconds = lifetime.intValue, seconds > 0, seconds <= Int64(Int32.max) else {
-                    throw section.error("\(key).lifetime", "must be a positive number of seconds, not \(lifetime.jsonString)")
+                    throw section.error(
+                        "\(key).lifetime", "must be a positive number of seconds, not \(lifetime.jsonString)")
                 }
                 rule.lifetime = Int(seconds)
             }
             if let override = map["override"] {
-                guard let flag = override.boolValue else { throw section.error("\(key).override", "must be true or false") }
+                guard let flag = override.boolValue else {
+                    throw section.error("\(key).override", "must be true or false")
+                }
                 rule.overridesHTTP = flag
             }
             if let tags = map["tags"] {
@@ -203,17 +207,23 @@ public struct CacheModule: SuiteModule {
     // MARK: - Helpers
 
     /// `byte-limit`, `count-limit` and `inline-limit` from `options`, checked.
-    static func limits(_ options: [String: JSONValue], at path: String) throws -> (bytes: Int?, count: Int?, inline: Int?) {
+    static func limits(_ options: [String: JSONValue], at path: String) throws -> (
+        bytes: Int?, count: Int?, inline: Int?
+    ) {
         func number(_ key: String, minimum: Int64) throws -> Int? {
             guard let value = options[key] else { return nil }
             guard let number = value.intValue, number >= minimum, number <= Int64(Int.max / 2) else {
                 throw LimitError(
                     key: "\(path).\(key)", message: "must be a whole number ≥ \(minimum), not \(value.jsonString)",
-                    hint: key == "count-limit" ? "a number of entries" : "a number of bytes, e.g. 268435456 for 256 MiB")
+                    hint: key == "count-limit" ? "a number of entries" : "a number of bytes, e.g. 268435456 for 256 MiB"
+                )
             }
             return Int(number)
         }
-        return (try number("byte-limit", minimum: 1), try number("count-limit", minimum: 1), try number("inline-limit", minimum: 0))
+        return (
+            try number("byte-limit", minimum: 1), try number("count-limit", minimum: 1),
+            try number("inline-limit", minimum: 0)
+        )
     }
 
     /// A limit out of range, with the key it is at.

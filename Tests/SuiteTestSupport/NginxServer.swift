@@ -1,5 +1,4 @@
-import Foundation
-import SuiteTestSupport
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -8,13 +7,15 @@ import SuiteTestSupport
 /// A real nginx (Debian's `nginx-light`) on a loopback port, as an ordinary process of the test's user with its own
 /// configuration, document root and logs in a temporary directory: files served with ETag and Last-Modified, and
 /// `Cache-Control` set per folder. Tests fail, not skip, when nginx is missing (`.ci/run` installs it).
-final class NginxServer {
-    let directory: URL
-    let port: Int
+public final class NginxServer {
+    /// Its folder: configuration, `www/` (the document root), logs.
+    public let directory: URL
+    /// The loopback port it listens on.
+    public let port: Int
     private let process: Process
 
     /// The folders served, each with its own caching headers.
-    static let locations = """
+    public static let locations = """
             location /fresh/ { add_header Cache-Control "max-age=60"; }
             location /short/ { add_header Cache-Control "max-age=5"; }
             location /nocache/ { add_header Cache-Control "no-cache"; }
@@ -24,7 +25,8 @@ final class NginxServer {
             location /slow/ { add_header Cache-Control "no-cache"; limit_rate 1m; limit_rate_after 0; sendfile off; }
         """
 
-    init(files: [String: String]) throws {
+    /// Starts nginx serving `files` (path under the root → content).
+    public init(files: [String: String]) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") else {
             throw NginxError("nginx is not installed: run `bash Tools/install-deps.sh` (Debian package nginx-light)")
         }
@@ -85,30 +87,32 @@ final class NginxServer {
     }
 
     /// `http://127.0.0.1:PORT` + `path`.
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// The access log's lines: `METHOD URI STATUS "IF-NONE-MATCH"`.
-    func accessLog() -> [String] {
+    public func accessLog() -> [String] {
         let text = (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").map(String.init)
     }
 
     /// Lines of the access log for `uri` (requests nginx answered for it). nginx logs a request just after sending its
     /// response, so this waits (up to 2 s) for at least `expected` lines, then 50 ms more for any extra one.
-    func requests(for uri: String, expected: Int = 1) -> [String] {
-        func lines() -> [String] { accessLog().filter { $0.split(separator: " ").dropFirst().first.map(String.init) == uri } }
+    public func requests(for uri: String, expected: Int = 1) -> [String] {
+        func lines() -> [String] {
+            accessLog().filter { $0.split(separator: " ").dropFirst().first.map(String.init) == uri }
+        }
         for _ in 0..<100 where lines().count < expected { usleep(20_000) }
         usleep(50_000)
         return lines()
     }
 
     /// Rewrites a served file (nginx's ETag changes with its size and time).
-    func write(_ path: String, _ content: String) throws {
+    public func write(_ path: String, _ content: String) throws {
         try Data(content.utf8).write(to: directory.appendingPathComponent("www").appendingPathComponent(path))
     }
 
     /// Kills nginx (SIGKILL: a test server needs no graceful stop, and single-process nginx can linger on SIGTERM).
-    func stop() {
+    public func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -138,7 +142,8 @@ final class NginxServer {
     }
 }
 
-struct NginxError: Error, CustomStringConvertible {
-    var description: String
+/// nginx is missing or did not start.
+public struct NginxError: Error, CustomStringConvertible {
+    public var description: String
     init(_ description: String) { self.description = description }
 }

@@ -122,8 +122,11 @@ let package = Package(
             dependencies: ["DocumentsPluginSupport", "Documents", "SuitePluginKit", "SuiteCore", "SuiteTestSupport"],
             path: "Tests/DocumentsPluginSupportTests"
         ),
+        // The contract every CacheStore passes, as a library so a plugin engine's tests run it too.
+        .target(name: "CacheStoreContract", dependencies: ["Cache"], path: "Tests/CacheStoreContract"),
         .testTarget(
-            name: "CacheTests", dependencies: ["Cache", "SuiteCore", "SuiteTestSupport", grdb, logging],
+            name: "CacheTests",
+            dependencies: ["Cache", "CacheStoreContract", "SuiteCore", "SuiteTestSupport", grdb, logging, crypto],
             path: "Tests/CacheTests"),
         .testTarget(
             name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport"], path: "Tests/EndToEndTests"),
@@ -139,7 +142,7 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
-                "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", grdb,
+                "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache", grdb,
                 argumentParser,
             ],
             path: "Tools/Benchmarks"

@@ -122,8 +122,11 @@ let package = Package(
             dependencies: ["DocumentsPluginSupport", "Documents", "SuitePluginKit", "SuiteCore", "SuiteTestSupport"],
             path: "Tests/DocumentsPluginSupportTests"
         ),
+        // The contract every CacheStore passes, as a library so a plugin engine's tests run it too.
+        .target(name: "CacheStoreContract", dependencies: ["Cache"], path: "Tests/CacheStoreContract"),
         .testTarget(
-            name: "CacheTests", dependencies: ["Cache", "SuiteCore", "SuiteTestSupport", grdb, logging],
+            name: "CacheTests",
+            dependencies: ["Cache", "CacheStoreContract", "SuiteCore", "SuiteTestSupport", grdb, logging, crypto],
             path: "Tests/CacheTests"),
         .testTarget(
             name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport"], path: "Tests/EndToEndTests"),
@@ -139,8 +142,13 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
+<<<<<<< HEAD
                 "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
                 "SuiteTestSupport", grdb, argumentParser,
+=======
+                "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache", grdb,
+                argumentParser,
+>>>>>>> cache-stores
             ],
             path: "Tools/Benchmarks"
         ),

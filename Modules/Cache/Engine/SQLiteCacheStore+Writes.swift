@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import GRDB
 
@@ -20,7 +21,7 @@ extension SQLiteCacheStore {
                 hint: "raise SQLiteCacheStore.Configuration(byteLimit:)")
         }
         let metadata = CacheBinaryCodec.encode(entry.metadata)
-        let file = entry.value.count > configuration.inlineLimit ? try files.writeValue(entry.value) : nil
+        let file = entry.value.count > configuration.inlineLimit ? try await writeValueFile(entry.value) : nil
         do {
             let result = try await writeDatabase("store the cache entry '\(entry.key)'") { db in
                 try self.applyAccesses(db)
@@ -34,6 +35,14 @@ extension SQLiteCacheStore {
         } catch {
             if let file { files.removeValues([file]) }
             throw error
+        }
+    }
+
+    /// Writes a value file on a thread of its own: the write and its `fsync` must not hold a cooperative thread.
+    private func writeValueFile(_ bytes: [UInt8]) async throws -> String {
+        let files = files
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try files.writeValue(bytes) }) }
         }
     }
 

@@ -142,13 +142,8 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
-<<<<<<< HEAD
                 "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
                 "SuiteTestSupport", grdb, argumentParser,
-=======
-                "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache", grdb,
-                argumentParser,
->>>>>>> cache-stores
             ],
             path: "Tools/Benchmarks"
         ),

@@ -115,7 +115,11 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
         func run(_ context: SuiteContext) async throws {
             let cache = try await context.dataCache()
             let totals = try context.cacheCounters().totals()
-            let tiers = [try await cache.store.statistics()]
+            var tiers = [try await cache.store.statistics()]
+            if let tiered = cache.store as? TieredCacheStore {
+                let statistics = try await tiered.tierStatistics()
+                tiers = [statistics.memory, statistics.back]
+            }
             if globals.json {
                 Output.json(
                     .object([

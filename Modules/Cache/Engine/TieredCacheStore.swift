@@ -68,7 +68,7 @@ extension TieredCacheStore: CacheStore {
     @discardableResult
     public func removeEntry(forKey key: String) async throws -> Bool {
         let removed = try await back.removeEntry(forKey: key)
-        changeMemory { $0.removeNow(forKey: key) }
+        _ = changeMemory { $0.removeNow(forKey: key) }
         return removed
     }
 

@@ -250,13 +250,30 @@ extension SuiteContext {
             let module = CacheModule()
             let settings = try module.settings(configuration.section(module.configurationKey))
             let engine = try await module.engines.make(settings.selection, in: self)
-            let cache = DataCache(store: engine, clock: clock, bus: bus, tier: settings.selection.engine)
+            let store: any CacheStore =
+                settings.memoryBytes > 0 && settings.selection.engine != "memory"
+                ? TieredCacheStore(memory: try InMemoryCacheStore(byteLimit: settings.memoryBytes), back: engine)
+                : engine
+            // The protected tier: its own SQLite file, sealed with the key file (created 0600 on first use).
+            try ensureDataDirectory()
+            let protectedBase = try SQLiteCacheStore(
+                path: CacheModule.path(
+                    settings.protectedPath.map(JSONValue.string), default: "cache-protected.sqlite", in: self),
+                configuration: SQLiteCacheStore.Configuration(byteLimit: 64 << 20), logger: logger)
+            let protected = try ProtectedCacheStore(
+                base: protectedBase,
+                keyProvider: FileKeyProvider(
+                    path: CacheModule.path(settings.keyFile.map(JSONValue.string), default: "cache.key", in: self)),
+                onError: DataCache.errorReporter(bus: bus))
+            let cache = DataCache(
+                store: store, protectedStore: protected, clock: clock, bus: bus, tier: settings.selection.engine)
             let counters = try cacheCounters()
             return (
                 cache,
                 {
                     try? counters.add(cache.counts)
-                    try await engine.close()
+                    try await store.close()
+                    try await protectedBase.close()
                 }
             )
         }

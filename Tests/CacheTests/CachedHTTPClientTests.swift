@@ -233,3 +233,37 @@ final class CachedHTTPClientTests {
         #expect(cache.counts.hits == 1 && cache.counts.misses == 1 && cache.counts.stores == 1)
     }
 }
+
+extension CachedHTTPClientTests {
+    @Test("what Cache publishes, with its envelope, matches docs/events.md field for field")
+    func publishedEventsMatchTheCatalog() async throws {
+        let catalog = try EventCatalog.load()
+        let bus = EventBus()
+        let seen = Mutex<[(EventEnvelope, Set<String>)]>([])
+        let token = bus.subscribeAll { event, envelope in
+            guard let payload = event.payload as? CacheEventPayload,
+                let data = try? JSONEncoder().encode(payload),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return }
+            seen.withLock { $0.append((envelope, Set(object.keys))) }
+        }
+        defer { token.cancel() }
+        let clock = ManualWallClock(Date())
+        let cache = DataCache(store: try InMemoryCacheStore(byteLimit: 600), clock: clock, bus: bus)
+        let client = CachedHTTPClient(cache: cache, transport: transport)
+        _ = try await client.send(.init(url: nginx.url("/short/s.txt")))  // miss, store
+        _ = try await client.send(.init(url: nginx.url("/short/s.txt")))  // hit
+        clock.advance(by: 10)
+        _ = try await client.send(.init(url: nginx.url("/short/s.txt")))  // stale, then revalidated
+        try await cache.set([UInt8](repeating: 1, count: 400), forKey: "big")  // evicts the response
+        DataCache.errorReporter(bus: bus)(CacheError(.undecryptable, "tampered"))
+        let events = seen.withLock { $0 }
+        #expect(
+            Set(events.map(\.0.name))
+                == ["cache.miss", "cache.store", "cache.hit", "cache.stale", "cache.evict", "cache.error"])
+        for (envelope, fields) in events {
+            #expect(catalog[envelope.name] == fields, "\(envelope.name) carries \(fields.sorted())")
+            #expect(envelope.source == "cache")
+        }
+    }
+}

@@ -9,23 +9,7 @@ import Testing
 @Suite("Event catalog")
 struct EventCatalogTests {
     /// The catalog: event name → documented payload fields.
-    static func catalog() throws -> [String: Set<String>] {
-        let url = TestSupport.repositoryRoot.appendingPathComponent("docs/events.md")
-        let text = try String(contentsOf: url, encoding: .utf8)
-        var events: [String: Set<String>] = [:]
-        // A heading names one event, or several sharing one payload (`## cache.hit, cache.miss`).
-        var current: [String] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("## ") {
-                current = line.dropFirst(3).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                for name in current { events[name] = [] }
-            } else if line.hasPrefix("| `") {
-                let field = line.dropFirst(3).prefix { $0 != "`" }
-                for name in current { events[name]?.insert(String(field)) }
-            }
-        }
-        return events
-    }
+    static func catalog() throws -> [String: Set<String>] { try EventCatalog.load() }
 
     /// Every `BusEvent` name a module declares in its source: `var name: String { "module.event" }`.
     static func declaredNames() throws -> [String: String] {

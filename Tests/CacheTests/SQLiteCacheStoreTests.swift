@@ -131,6 +131,19 @@ struct SQLiteCacheStoreTests {
         try await store.close()
     }
 
+    /// What `store` acknowledged is in the files without a `close()`: a store left open (as by a killed process) and a
+    /// second one opened on the same path see the same entries, value files included.
+    @Test func acknowledgedStoresNeedNoClose() async throws {
+        let first = try open()
+        let entries = [Self.entry("small", size: 10), Self.entry("large", size: 40_000, tags: ["t"])]
+        for entry in entries { try await first.store(entry) }
+        let second = try open()
+        for entry in entries { #expect(try await second.entry(forKey: entry.key, now: 0) == entry) }
+        #expect(try await second.statistics() == first.statistics())
+        try await second.close()
+        try await first.close()
+    }
+
     @Test func statisticsCountEntryCosts() async throws {
         let store = try open()
         let entries = (0..<20).map { Self.entry("s\($0)", size: $0 * 300, tags: ["t\($0 % 3)"]) }

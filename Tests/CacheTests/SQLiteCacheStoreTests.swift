@@ -144,6 +144,35 @@ struct SQLiteCacheStoreTests {
         try await first.close()
     }
 
+    /// A file of schema v1 (the access tick in `entries`) opens as an empty v2 cache; its value files go as orphans.
+    @Test func aVersion1FileOpensEmpty() async throws {
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('v1');
+                    CREATE TABLE entries (key TEXT PRIMARY KEY NOT NULL, value BLOB, file TEXT, size INTEGER NOT NULL,
+                        cost INTEGER NOT NULL, expiresAt INTEGER, access INTEGER NOT NULL, metadata BLOB NOT NULL);
+                    CREATE TABLE tags (tag TEXT NOT NULL, key TEXT NOT NULL REFERENCES entries(key) ON DELETE CASCADE,
+                        PRIMARY KEY (tag, key)) WITHOUT ROWID;
+                    CREATE TABLE totals (id INTEGER PRIMARY KEY CHECK (id = 0), entries INTEGER NOT NULL,
+                        bytes INTEGER NOT NULL);
+                    INSERT INTO entries VALUES ('old', NULL, 'f1', 3, 50, NULL, 1, x'01000000');
+                    INSERT INTO totals VALUES (0, 1, 50);
+                    """)
+        }
+        try queue.close()
+        try FileManager.default.createDirectory(atPath: valuesDirectory, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: valuesDirectory + "/f1", contents: Data([1, 2, 3])))
+        let store = try open()
+        #expect(try await store.statistics().entries == 0)
+        #expect(try valueFiles().isEmpty)
+        try await store.store(Self.entry("new", size: 5_000))
+        #expect(try await store.entry(forKey: "new", now: 0) == Self.entry("new", size: 5_000))
+        try await store.close()
+    }
+
     @Test func statisticsCountEntryCosts() async throws {
         let store = try open()
         let entries = (0..<20).map { Self.entry("s\($0)", size: $0 * 300, tags: ["t\($0 % 3)"]) }

@@ -1,6 +1,6 @@
 import GRDB
 
-// The cache database's tables (schema v1):
+// The cache database's tables (schema v2):
 // - `entries`: one row per key; `value` inline or NULL with `file` naming the value file; `size` the value's bytes;
 //   `cost` what counts against the byte limit; `expiresAt` for `removeExpired`; `metadata` in `CacheBinaryCodec`'s form.
 // - `recency`: each entry's access tick (indexed: the eviction order), in a narrow table of its own so that writing
@@ -12,9 +12,15 @@ import GRDB
 extension SQLiteCacheStore {
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
+        // v1 kept the access tick in `entries`; a file of that schema gets v2's tables instead (its entries are
+        // dropped — it is a cache — and its value files, which no row names any more, go as orphans).
+        migrator.registerMigration("v1") { _ in }
+        migrator.registerMigration("v2") { db in
             try db.execute(
                 sql: """
+                    DROP TABLE IF EXISTS tags;
+                    DROP TABLE IF EXISTS entries;
+                    DROP TABLE IF EXISTS totals;
                     CREATE TABLE entries (
                         id INTEGER PRIMARY KEY AUTOINCREMENT,
                         key TEXT NOT NULL UNIQUE,

@@ -131,6 +131,48 @@ struct SQLiteCacheStoreTests {
         try await store.close()
     }
 
+    /// What `store` acknowledged is in the files without a `close()`: a store left open (as by a killed process) and a
+    /// second one opened on the same path see the same entries, value files included.
+    @Test func acknowledgedStoresNeedNoClose() async throws {
+        let first = try open()
+        let entries = [Self.entry("small", size: 10), Self.entry("large", size: 40_000, tags: ["t"])]
+        for entry in entries { try await first.store(entry) }
+        let second = try open()
+        for entry in entries { #expect(try await second.entry(forKey: entry.key, now: 0) == entry) }
+        #expect(try await second.statistics() == first.statistics())
+        try await second.close()
+        try await first.close()
+    }
+
+    /// A file of schema v1 (the access tick in `entries`) opens as an empty v2 cache; its value files go as orphans.
+    @Test func aVersion1FileOpensEmpty() async throws {
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('v1');
+                    CREATE TABLE entries (key TEXT PRIMARY KEY NOT NULL, value BLOB, file TEXT, size INTEGER NOT NULL,
+                        cost INTEGER NOT NULL, expiresAt INTEGER, access INTEGER NOT NULL, metadata BLOB NOT NULL);
+                    CREATE TABLE tags (tag TEXT NOT NULL, key TEXT NOT NULL REFERENCES entries(key) ON DELETE CASCADE,
+                        PRIMARY KEY (tag, key)) WITHOUT ROWID;
+                    CREATE TABLE totals (id INTEGER PRIMARY KEY CHECK (id = 0), entries INTEGER NOT NULL,
+                        bytes INTEGER NOT NULL);
+                    INSERT INTO entries VALUES ('old', NULL, 'f1', 3, 50, NULL, 1, x'01000000');
+                    INSERT INTO totals VALUES (0, 1, 50);
+                    """)
+        }
+        try queue.close()
+        try FileManager.default.createDirectory(atPath: valuesDirectory, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: valuesDirectory + "/f1", contents: Data([1, 2, 3])))
+        let store = try open()
+        #expect(try await store.statistics().entries == 0)
+        #expect(try valueFiles().isEmpty)
+        try await store.store(Self.entry("new", size: 5_000))
+        #expect(try await store.entry(forKey: "new", now: 0) == Self.entry("new", size: 5_000))
+        try await store.close()
+    }
+
     @Test func statisticsCountEntryCosts() async throws {
         let store = try open()
         let entries = (0..<20).map { Self.entry("s\($0)", size: $0 * 300, tags: ["t\($0 % 3)"]) }

@@ -118,7 +118,7 @@ enum CacheBenchmarks {
     static func diskHits(entries: [CacheEntry], order: [Int], scale: Double, directory: String) async throws
         -> [BenchResult]
     {
-        let operations = max(20_000, Int(200_000 * scale))
+        let operations = max(20_000, Int(60_000 * scale))
         let keys = entries.map(\.key)
         let store = try SQLiteCacheStore(
             path: directory + "/cache.sqlite", configuration: .init(byteLimit: 1 << 30))

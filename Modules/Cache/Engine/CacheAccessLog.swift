@@ -8,7 +8,7 @@ final class CacheAccessLog: Sendable {
 
     private struct State {
         var tick: Int64
-        var accesses: [String: Int64] = [:]
+        var accesses: [Int64: Int64] = [:]
         var expired: [String: Int64] = [:]
     }
 
@@ -27,11 +27,11 @@ final class CacheAccessLog: Sendable {
         }
     }
 
-    /// Records a hit on `key`; whether enough accesses are pending to write them now.
-    func recordHit(_ key: String) -> Bool {
+    /// Records a hit on the entry whose row id is `id`; whether enough accesses are pending to write them now.
+    func recordHit(_ id: Int64) -> Bool {
         state.withLock { state in
             state.tick += 1
-            state.accesses[key] = state.tick
+            state.accesses[id] = state.tick
             return state.accesses.count >= Self.flushThreshold
         }
     }
@@ -42,7 +42,7 @@ final class CacheAccessLog: Sendable {
     }
 
     /// Takes the pending accesses and expired keys.
-    func drain() -> (accesses: [String: Int64], expired: [String: Int64]) {
+    func drain() -> (accesses: [Int64: Int64], expired: [String: Int64]) {
         state.withLock { state in
             defer {
                 state.accesses = [:]

@@ -56,14 +56,14 @@ extension SQLiteCacheStore {
         result.obsoleteFiles += replaced.compactMap { $0 }
         let insert = try db.cachedStatement(
             sql: """
-                INSERT INTO entries (key, value, file, size, cost, expiresAt, access, metadata)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO entries (key, value, file, size, cost, expiresAt, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """)
         let inline: DatabaseValue = file == nil ? entry.value.withUnsafeBytes { Data($0) }.databaseValue : .null
         try insert.execute(arguments: [
-            entry.key, inline, file, entry.value.count, cost, entry.metadata.expiresAt, accesses.nextTick(),
-            Data(metadata),
+            entry.key, inline, file, entry.value.count, cost, entry.metadata.expiresAt, Data(metadata),
         ])
+        let recency = try db.cachedStatement(sql: "INSERT INTO recency (id, access) VALUES (?, ?)")
+        try recency.execute(arguments: [db.lastInsertedRowID, accesses.nextTick()])
         if !entry.metadata.tags.isEmpty {
             let tag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tags (tag, key) VALUES (?, ?)")
             for name in entry.metadata.tags { try tag.execute(arguments: [name, entry.key]) }
@@ -79,7 +79,11 @@ extension SQLiteCacheStore {
         guard bytes > configuration.byteLimit || entries > countLimit else { return }
         var victims: [String] = []
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT key, size, metadata, cost, file FROM entries ORDER BY access")
+            db,
+            sql: """
+                SELECT e.key, e.size, e.metadata, e.cost, e.file FROM recency r JOIN entries e ON e.id = r.id
+                ORDER BY r.access
+                """)
         while bytes > configuration.byteLimit || entries > countLimit, let row = try rows.next() {
             let summary = try Self.summary(row)
             guard summary.key != key else { continue }
@@ -97,8 +101,8 @@ extension SQLiteCacheStore {
     func applyAccesses(_ db: Database) throws {
         let (accesses, expired) = accesses.drain()
         if !accesses.isEmpty {
-            let update = try db.cachedStatement(sql: "UPDATE entries SET access = max(access, ?) WHERE key = ?")
-            for (key, tick) in accesses { try update.execute(arguments: [tick, key]) }
+            let update = try db.cachedStatement(sql: "UPDATE recency SET access = max(access, ?) WHERE id = ?")
+            for (id, tick) in accesses { try update.execute(arguments: [tick, id]) }
         }
         if !expired.isEmpty {
             let files = try db.cachedStatement(

@@ -17,8 +17,8 @@ import Synchronization
 ///
 /// Each entry counts ``CacheEntry/cost`` bytes. Every ``store(_:)`` evicts, inside its own write transaction, the
 /// least recently accessed entries until the store is within its byte and count limits, so the limits hold when it
-/// returns. A read's access is recorded in memory and written to the `access` column in batches (with the next store,
-/// or every 4,096 reads) instead of turning every hit into a write; a crash forgets at most those recency updates.
+/// returns. A read's access is recorded in memory and written in batches (with the next write, every 4,096 reads, and
+/// at ``close()``) instead of turning every hit into a write; a crash forgets at most those recency updates.
 ///
 /// ## Durability
 ///
@@ -64,7 +64,7 @@ public final class SQLiteCacheStore: Sendable {
             try files.createDirectory()
             let (lastAccess, referenced) = try pool.read { db in
                 (
-                    try Int64.fetchOne(db, sql: "SELECT max(access) FROM entries") ?? 0,
+                    try Int64.fetchOne(db, sql: "SELECT max(access) FROM recency") ?? 0,
                     Set(try String.fetchAll(db, sql: "SELECT file FROM entries WHERE file IS NOT NULL"))
                 )
             }

@@ -1,6 +1,7 @@
 import Cache
 import CacheStoreContract
 import Foundation
+import SuiteTestSupport
 import Testing
 
 /// Eviction in the stores that evict themselves: limits after every write, and least-recently-used order.

@@ -1,3 +1,5 @@
+import SuiteTestSupport
+
 /// The simplest least-recently-used cache, for randomised tests to compare the stores with.
 struct LRUModel {
     let byteLimit: Int
@@ -37,17 +39,5 @@ struct LRUModel {
     }
 }
 
-/// A small seedable generator (SplitMix64), so a failing randomised test can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The randomised tests' generator.
+typealias SeededGenerator = SplitMix64

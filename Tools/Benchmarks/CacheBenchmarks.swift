@@ -1,6 +1,7 @@
 import Cache
 import Foundation
 import GRDB
+import SuiteTestSupport
 import Synchronization
 
 /// The cache's stores against their floors, in the same run: the memory tier's hits beside a `[String: [UInt8]]`
@@ -27,7 +28,7 @@ enum CacheBenchmarks {
                     storedAt: 1_700_000_000_000, expiresAt: 4_000_000_000_000, tags: ["items"], status: 200,
                     headers: [CacheHeader("content-type", "application/json"), CacheHeader("etag", "\"\(i)\"")]))
         }
-        var random = SplitMix(seed: 42)
+        var random = SplitMix64(seed: 42)
         let order = (0..<(1 << 16)).map { _ in Int(random.next() % UInt64(entryCount)) }
 
         var results: [BenchResult] = []
@@ -96,7 +97,7 @@ enum CacheBenchmarks {
     static func memoryPeak(scale: Double) async throws -> BenchResult {
         let limit = 1 << 20
         let store = try InMemoryCacheStore(byteLimit: limit)
-        var random = SplitMix(seed: 7)
+        var random = SplitMix64(seed: 7)
         var peak = 0
         var largest = 0
         for i in 0..<max(5_000, Int(50_000 * scale)) {
@@ -175,18 +176,5 @@ enum CacheBenchmarks {
     struct BenchFailure: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
-    }
-
-    /// A small seedable generator, so every run reads the same keys.
-    struct SplitMix {
-        private var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

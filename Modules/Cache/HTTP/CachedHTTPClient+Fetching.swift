@@ -99,7 +99,8 @@ extension CachedHTTPClient {
         -> (metadata: CacheMetadata, vary: [String])?
     {
         let control = CacheControl(answer.headers.filter { $0.name == "cache-control" }.map(\.value))
-        if control.noStore { return nil }
+        // A 304 to the caller's own conditional request, or a partial response, is not a response to keep.
+        if control.noStore || answer.status == 304 || answer.status == 206 { return nil }
         if isShared {
             if control.isPrivate, request.scope == nil { return nil }
             if request.headers.contains(where: { $0.name == "authorization" }), request.scope == nil,

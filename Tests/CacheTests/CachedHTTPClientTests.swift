@@ -267,3 +267,14 @@ extension CachedHTTPClientTests {
         }
     }
 }
+
+extension CachedHTTPClientTests {
+    @Test("a transport released without shutdown() (a throw skipped it) shuts its client down instead of trapping")
+    func aTransportDroppedWithoutShutdownDoesNotTrap() async throws {
+        var transport: AsyncHTTPClientTransport? = AsyncHTTPClientTransport()
+        let response = try await transport?.send(HTTPTransportRequest(method: "GET", url: nginx.url("/fresh/a.txt")))
+        #expect(response?.status == 200)
+        transport = nil  // AsyncHTTPClient asserts in its deinit when a running client is released
+        #expect(transport == nil)
+    }
+}

@@ -1,6 +1,7 @@
 public import AsyncHTTPClient
 import Foundation
 public import NIOCore
+import Synchronization
 import NIOHTTP1
 
 /// ``HTTPTransport`` over swift-server's AsyncHTTPClient: pooled keep-alive connections, HTTP/1.1 and HTTP/2, no
@@ -10,6 +11,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// The AsyncHTTPClient in use.
     public let client: HTTPClient
     private let ownsClient: Bool
+    private let isShutDown = Atomic<Bool>(false)
     /// How long a request may take, whole.
     public let timeout: TimeAmount
     /// The largest body read; a larger one fails the request.
@@ -38,9 +40,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.maximumBodyBytes = maximumBodyBytes
     }
 
-    /// Shuts the client down if this transport created it.
+    /// Shuts the client down if this transport created it. Calling it again does nothing.
     public func shutdown() async throws {
-        if ownsClient { try await client.shutdown() }
+        guard ownsClient, !isShutDown.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        try await client.shutdown()
+    }
+
+    /// A transport dropped without ``shutdown()`` (say, a `throw` skipped it) still shuts its own client down, in the
+    /// background: AsyncHTTPClient traps when a client is released while running.
+    deinit {
+        if ownsClient, !isShutDown.exchange(true, ordering: .sequentiallyConsistent) {
+            client.shutdown { _ in }
+        }
     }
 
     public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {

@@ -142,9 +142,10 @@ public final class RedisServer: @unchecked Sendable {
         try launch()
     }
 
-    /// Stops the server and removes its directory.
+    /// Stops the server and removes its directory. SIGKILL: there is nothing to persist, and a child of a Swift
+    /// process inherits its blocked signal mask, where SIGTERM may be blocked.
     public func stop() {
-        stopProcess(signal: SIGTERM)
+        stopProcess(signal: SIGKILL)
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -1,6 +1,8 @@
 import Cache
 import CachePluginSupport
+import Foundation
 import RedisTestSupport
+import SuiteCore
 import SuitePluginKit
 import SuiteTestSupport
 import Testing

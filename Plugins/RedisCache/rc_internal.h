@@ -106,6 +106,7 @@ typedef struct rc_engine {
     /* The SHA1s of the Lua scripts (SCRIPT LOAD at creation; EVAL on NOSCRIPT). */
     char store_sha[48];
     char remove_tag_sha[48];
+    char sweep_sha[48];
     const suite_host_services *host;
 
     pthread_mutex_t lock;
@@ -147,6 +148,7 @@ int64_t rc_now_ms(void);
 
 extern const char rc_store_script[];
 extern const char rc_remove_tag_script[];
+extern const char rc_sweep_script[];
 
 /** Runs `operation` with `request`; writes the response (or a failure) into `out` and returns a SUITE_STATUS_*
  * (SUITE_STATUS_INVALID with a text message for a malformed request). */

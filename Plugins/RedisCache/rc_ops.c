@@ -10,15 +10,16 @@
 #include "rc_internal.h"
 
 /*
- * Store: KEYS[1] entry key; ARGV[1] record, ARGV[2] expire-at in ms ('' for none), ARGV[3] tags joined by NUL,
- * ARGV[4] the tag-set prefix. Drops the key from the sets of its old tags, writes the hash and its expiry, adds the
- * key to its new tags' sets, and lets each tag set live as long as its longest-lived entry.
+ * Store: KEYS[1] entry key; ARGV[1] record, ARGV[2] Redis's expire-at in ms ('' for none), ARGV[3] tags joined by
+ * NUL, ARGV[4] the tag-set prefix, ARGV[5] the entry's own expiresAt ('' for none). Drops the key from the sets of its
+ * old tags, writes the hash and its expiry, adds the key to its new tags' sets, and lets each tag set live as long as
+ * its longest-lived entry.
  */
 const char rc_store_script[] =
     "local key = KEYS[1]\n"
     "local old = redis.call('HGET', key, 'g')\n"
     "if old then for t in string.gmatch(old, '[^%z]+') do redis.call('SREM', ARGV[4] .. t, key) end end\n"
-    "redis.call('HSET', key, 'r', ARGV[1], 'g', ARGV[3])\n"
+    "redis.call('HSET', key, 'r', ARGV[1], 'g', ARGV[3], 'x', ARGV[5])\n"
     "if ARGV[2] == '' then redis.call('PERSIST', key) else redis.call('PEXPIREAT', key, ARGV[2]) end\n"
     "for t in string.gmatch(ARGV[3], '[^%z]+') do\n"
     "  local tk = ARGV[4] .. t\n"
@@ -47,6 +48,19 @@ const char rc_remove_tag_script[] =
     "  end\n"
     "end\n"
     "redis.call('UNLINK', KEYS[1])\n"
+    "return n\n";
+
+/*
+ * Sweep: KEYS the entry keys of one SCAN batch; ARGV[1] now (ms). Unlinks those whose own expiresAt (field 'x') is
+ * at or before now; returns how many went.
+ */
+const char rc_sweep_script[] =
+    "local n = 0\n"
+    "local now = tonumber(ARGV[1])\n"
+    "for _, k in ipairs(KEYS) do\n"
+    "  local x = redis.call('HGET', k, 'x')\n"
+    "  if x and x ~= '' and tonumber(x) <= now then n = n + redis.call('UNLINK', k) end\n"
+    "end\n"
     "return n\n";
 
 /* Keeps Redis keys short-lived but never gone before a caller's clock says so: see README.md, "Expiry". */
@@ -154,16 +168,17 @@ typedef struct store_state {
     const uint8_t *record;
     size_t record_length;
     char expire_at[24];
+    char expires_at[24];
     rc_buf tags;
 } store_state;
 
 static int store_work(rc_engine *e, redisContext *c, void *s, rc_buf *out) {
     store_state *state = s;
-    const char *argv[8] = {NULL, NULL, "1", state->key, (const char *)state->record, state->expire_at,
-                           state->tags.length ? (const char *)state->tags.data : "", e->tag_prefix};
-    size_t lengths[8] = {0, 0, 1, state->key_length, state->record_length, strlen(state->expire_at),
-                         state->tags.length, e->tag_prefix_length};
-    redisReply *reply = run_script(c, e->store_sha, rc_store_script, 8, argv, lengths);
+    const char *argv[9] = {NULL, NULL, "1", state->key, (const char *)state->record, state->expire_at,
+                           state->tags.length ? (const char *)state->tags.data : "", e->tag_prefix, state->expires_at};
+    size_t lengths[9] = {0, 0, 1, state->key_length, state->record_length, strlen(state->expire_at),
+                         state->tags.length, e->tag_prefix_length, strlen(state->expires_at)};
+    redisReply *reply = run_script(c, e->store_sha, rc_store_script, 9, argv, lengths);
     if (broken(reply)) return RC_BROKEN;
     if (reply->type == REDIS_REPLY_ERROR) {
         redis_failure(e, out, "to store the entry", reply->str);
@@ -313,6 +328,68 @@ static int unlink_work(rc_engine *e, redisContext *c, void *s, rc_buf *out) {
     }
     rc_put_u8(out, RC_TAG_COUNT);
     rc_put_i64(out, entries);
+    return RC_DONE;
+}
+
+/* removeExpired: each SCAN batch through the sweep script (atomic per batch: a key stored again meanwhile is judged
+ * by its new expiry). */
+
+typedef struct sweep_state {
+    char now[24];
+    int64_t removed;
+} sweep_state;
+
+static int sweep_batch(rc_engine *e, redisContext *c, redisReply **keys, size_t count, void *s, rc_buf *out,
+                       int *failed) {
+    sweep_state *state = s;
+    const char **argv = malloc((count + 4) * sizeof *argv);
+    size_t *lengths = malloc((count + 4) * sizeof *lengths);
+    char key_count[24];
+    if (argv == NULL || lengths == NULL) {
+        free(argv);
+        free(lengths);
+        rc_put_failure(out, "storage", "redis cache: out of memory", NULL);
+        *failed = 1;
+        return RC_DONE;
+    }
+    snprintf(key_count, sizeof key_count, "%zu", count);
+    argv[2] = key_count;
+    lengths[2] = strlen(key_count);
+    for (size_t i = 0; i < count; i++) {
+        argv[i + 3] = keys[i]->str;
+        lengths[i + 3] = keys[i]->len;
+    }
+    argv[count + 3] = state->now;
+    lengths[count + 3] = strlen(state->now);
+    redisReply *reply = run_script(c, e->sweep_sha, rc_sweep_script, (int)count + 4, argv, lengths);
+    free(argv);
+    free(lengths);
+    if (broken(reply)) return RC_BROKEN;
+    if (reply->type == REDIS_REPLY_INTEGER) {
+        state->removed += reply->integer;
+    } else {
+        redis_failure(e, out, "to remove expired entries", reply->type == REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
+        *failed = 1;
+    }
+    freeReplyObject(reply);
+    return RC_DONE;
+}
+
+static int sweep_work(rc_engine *e, redisContext *c, void *s, rc_buf *out) {
+    sweep_state *state = s;
+    int failed = 0;
+    size_t length;
+    state->removed = 0;
+    char *pattern = rc_glob_prefix(e->entry_prefix, e->entry_prefix_length, NULL, 0, &length);
+    if (pattern == NULL) {
+        rc_put_failure(out, "storage", "redis cache: out of memory", NULL);
+        return RC_DONE;
+    }
+    int status = scan(e, c, pattern, length, sweep_batch, state, out, &failed);
+    free(pattern);
+    if (status != RC_DONE || failed) return status;
+    rc_put_u8(out, RC_TAG_COUNT);
+    rc_put_i64(out, state->removed);
     return RC_DONE;
 }
 
@@ -569,8 +646,9 @@ int32_t rc_dispatch(rc_engine *e, const char *operation, const uint8_t *request,
         if (rc_read_metadata(&r, &m) != 0) return invalid(out, operation);
         (void)rc_get_bytes(&r, &value_length);
         if (!rc_reader_done(&r)) return invalid(out, operation);
-        store_state state = {NULL, 0, record, (size_t)(r.end - record), "", {0}};
+        store_state state = {NULL, 0, record, (size_t)(r.end - record), "", "", {0}};
         if (m.has_expiry) {
+            snprintf(state.expires_at, sizeof state.expires_at, "%lld", (long long)m.expires_at);
             int64_t floor = rc_now_ms() + RC_EXPIRY_GRACE_MS;
             snprintf(state.expire_at, sizeof state.expire_at, "%lld",
                      (long long)(m.expires_at > floor ? m.expires_at : floor));
@@ -616,11 +694,11 @@ int32_t rc_dispatch(rc_engine *e, const char *operation, const uint8_t *request,
         if (!rc_reader_done(&r)) return invalid(out, operation);
         run(e, unlink_work, &state, out, 0);
     } else if (strcmp(operation, "removeExpired") == 0) {
-        (void)rc_get_i64(&r);
+        sweep_state state;
+        snprintf(state.now, sizeof state.now, "%lld", (long long)rc_get_i64(&r));
+        state.removed = 0;
         if (!rc_reader_done(&r)) return invalid(out, operation);
-        /* Redis expires keys itself (PEXPIREAT); there is nothing left to sweep. */
-        rc_put_u8(out, RC_TAG_COUNT);
-        rc_put_i64(out, 0);
+        run(e, sweep_work, &state, out, 0);
     } else if (strcmp(operation, "summaries") == 0) {
         summaries_state state;
         memset(&state, 0, sizeof state);

@@ -88,7 +88,8 @@ static int32_t redis_create(void *context, const char *kind, const char *name, c
     }
     if (load_script(c, rc_store_script, e->store_sha, sizeof e->store_sha, &e->options, error, error_capacity) != 0 ||
         load_script(c, rc_remove_tag_script, e->remove_tag_sha, sizeof e->remove_tag_sha, &e->options, error,
-                    error_capacity) != 0) {
+                    error_capacity) != 0 ||
+        load_script(c, rc_sweep_script, e->sweep_sha, sizeof e->sweep_sha, &e->options, error, error_capacity) != 0) {
         redisFree(c);
         free_engine(e);
         return SUITE_STATUS_ERROR;

@@ -40,10 +40,18 @@ struct RedisCacheTests {
         #expect(try server.cli(["PEXPIRETIME", "m:e:b"]) == "-1")
         #expect(try server.cli(["SMEMBERS", "m:t:news"]) == "m:e:a")
         #expect(try server.cli(["PEXPIRETIME", "m:t:news"]) == "\(expiresAt)")
-        // Redis expires keys itself: there is nothing to sweep.
-        #expect(try await store.removeExpired(now: .max) == 0)
         #expect(try await store.removeEntries(taggedWith: "news") == 1)
         #expect(try server.cli(["EXISTS", "m:t:news"]) == "0")
+
+        // Stored already expired: Redis keeps it a minute (the caller's clock may be behind), the sweep takes it.
+        let before = CacheEntry.time(Date())
+        try await store.store(CacheEntry(key: "old", value: [3], metadata: CacheMetadata(expiresAt: 1_000)))
+        #expect((Int64(try server.cli(["PEXPIRETIME", "m:e:old"])) ?? 0) >= before + 60_000)
+        #expect(try await store.entry(forKey: "old", now: 999) != nil)
+        #expect(try await store.entry(forKey: "old", now: 1_000) == nil)
+        #expect(try await store.removeExpired(now: 999) == 0)
+        #expect(try await store.removeExpired(now: 1_000) == 1)
+        #expect(try server.cli(["EXISTS", "m:e:old"]) == "0")
     }
 
     @Test("statistics name the engine and report Redis's maxmemory as the byte limit")

@@ -76,8 +76,8 @@ let package = Package(
         .target(
             name: "SuiteHost",
             dependencies: [
-                "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", yams, logging, serviceLifecycle,
-                unixSignals,
+                "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", yams, logging,
+                serviceLifecycle, unixSignals,
             ],
             path: "Modules/SuiteHost"
         ),
@@ -136,13 +136,17 @@ let package = Package(
             dependencies: ["DocumentsPluginSupport", "Documents", "SuitePluginKit", "SuiteCore", "SuiteTestSupport"],
             path: "Tests/DocumentsPluginSupportTests"
         ),
+        // The contract every CacheStore passes, as a library so a plugin engine's tests run it too.
+        .target(name: "CacheStoreContract", dependencies: ["Cache"], path: "Tests/CacheStoreContract"),
         .testTarget(
-            name: "CacheTests", dependencies: ["Cache", "SuiteCore", "SuiteTestSupport", grdb, logging],
+            name: "CacheTests",
+            dependencies: ["Cache", "CacheStoreContract", "SuiteCore", "SuiteTestSupport", grdb, logging, crypto],
             path: "Tests/CacheTests"),
         .testTarget(
             name: "CachePluginSupportTests",
             dependencies: [
-                "CachePluginSupport", "Cache", "SuitePluginKit", "SuiteCore", "SuiteTestSupport", "RedisTestSupport",
+                "CachePluginSupport", "Cache", "CacheStoreContract", "SuitePluginKit", "SuiteCore", "SuiteTestSupport",
+                "RedisTestSupport",
             ],
             path: "Tests/CachePluginSupportTests"
         ),
@@ -161,7 +165,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
-                "CachePluginSupport", "RedisTestSupport", grdb, argumentParser,
+                "CachePluginSupport", "RedisTestSupport", "SuiteTestSupport", grdb, argumentParser,
             ],
             path: "Tools/Benchmarks"
         ),

@@ -2,10 +2,10 @@ import Cache
 import Foundation
 import Testing
 
-/// The `CacheStore` contract (CacheStore.swift's doc comment), checked on any store. The shared contract suite,
-/// `CacheStoreContract.check(make)`, is written on another branch; until it is merged these checks stand in for it
-/// (CacheStoreContractTests.swift calls the shared suite as soon as the module exists). Each check gets a new,
-/// empty store.
+/// Checks of the `CacheStore` contract (CacheStore.swift's doc comment) written before the shared suite
+/// (`CacheStoreContract`, run by CacheStoreContractTests.swift) was merged; kept for what it does not cover and a
+/// plugin engine must get right: a prefix with glob characters taken literally, a 1 MiB value, 100 concurrent calls,
+/// tags dropped on replacement. Each check gets a new, empty store.
 struct CacheStoreCheck: Sendable, CustomTestStringConvertible {
     var name: String
     var run: @Sendable (any CacheStore) async throws -> Void

@@ -1,5 +1,6 @@
 import Documents
 import DocumentsPluginSupport
+import SuiteTestSupport
 import Testing
 
 /// Samples of every request, with the awkward values: empty and non-ASCII strings, empty bodies and keys, extreme
@@ -93,18 +94,6 @@ func summary(_ response: DocumentEngineResponse) -> String {
     switch response {
     case .failure(let error): "failure(\(error.code), \(error.message), \(error.hint ?? "-"))"
     default: "\(response)"
-    }
-}
-
-/// A deterministic pseudo-random generator (SplitMix64), so fuzz cases are the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
@@ -226,7 +215,7 @@ struct DocumentEngineWireTests {
 
     @Test("random bytes and random mutations of valid messages decode or throw, never trap")
     func fuzz() {
-        var random = SplitMix64(state: 0x5EED)
+        var random = SplitMix64(seed: 0x5EED)
         for _ in 0..<3_000 {
             let operation = DocumentEngineOperation.allCases.randomElement(using: &random) ?? .commit
             let length = Int.random(in: 0..<64, using: &random)

@@ -1,5 +1,6 @@
 import Documents
 import SuiteCore
+import SuiteTestSupport
 import Testing
 
 @Suite("Document JSON")

@@ -1,4 +1,5 @@
 import Documents
+import SuiteTestSupport
 import Testing
 
 @Suite("Index keys")

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import Synchronization
+import SuiteTestSupport
 import Testing
 
 @testable import Documents

@@ -1,17 +1,8 @@
 import Documents
+import SuiteTestSupport
 
-/// A small deterministic random number generator for property tests (SplitMix64).
-struct ModelTestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The property tests' generator (SuiteTestSupport's SplitMix64).
+typealias ModelTestRandom = SplitMix64
 
 /// Random document values biased toward edge cases (shared prefixes, zero bytes, large ints, NaN, ±0).
 enum ModelValueGenerator {

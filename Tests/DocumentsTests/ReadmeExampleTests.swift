@@ -106,6 +106,7 @@ func missingIndexHintCompiles() async throws {
         ("Modules/Documents/README.md", "Tests/DocumentsTests/ReadmeExampleTests.swift"),
         ("README.md", "Tests/ReadmeSnippetTests/RootReadmeSnippets.swift"),
         ("Modules/SuiteCore/README.md", "Tests/SuiteCoreTests/ReadmeSnippetTests.swift"),
+        ("Modules/Cache/README.md", "Tests/CacheTests/ReadmeSnippets.swift"),
     ])
 func readmeSnippetsAreCompiled(_ readme: String, _ compiledIn: String) throws {
     let blocks = Readme.swiftBlocks(try Readme.source(Readme.root + readme))

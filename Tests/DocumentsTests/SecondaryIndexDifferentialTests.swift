@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import SuiteTestSupport
 import Testing
 
 @testable import Documents

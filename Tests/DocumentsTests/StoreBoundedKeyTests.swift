@@ -1,4 +1,5 @@
 import Documents
+import SuiteTestSupport
 import Testing
 
 /// Values whose index keys are longer than ``IndexKey/maximumLength`` are stored bounded (a prefix and a hash). These

@@ -1,3 +1,4 @@
+import SuiteTestSupport
 import Testing
 
 @testable import Documents

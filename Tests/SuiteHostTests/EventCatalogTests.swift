@@ -9,22 +9,7 @@ import Testing
 @Suite("Event catalog")
 struct EventCatalogTests {
     /// The catalog: event name → documented payload fields.
-    static func catalog() throws -> [String: Set<String>] {
-        let url = TestSupport.repositoryRoot.appendingPathComponent("docs/events.md")
-        let text = try String(contentsOf: url, encoding: .utf8)
-        var events: [String: Set<String>] = [:]
-        var current: String?
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("## ") {
-                current = String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces)
-                events[current!] = []
-            } else if let name = current, line.hasPrefix("| `") {
-                let field = line.dropFirst(3).prefix { $0 != "`" }
-                events[name]?.insert(String(field))
-            }
-        }
-        return events
-    }
+    static func catalog() throws -> [String: Set<String>] { try EventCatalog.load() }
 
     /// Every `BusEvent` name a module declares in its source: `var name: String { "module.event" }`.
     static func declaredNames() throws -> [String: String] {

@@ -49,7 +49,18 @@ public enum TestSupport {
         for name in (try? fileManager.contentsOfDirectory(atPath: base.path)) ?? [] where name.hasPrefix("suite-tests-")
         {
             if let pid = Int32(name.dropFirst("suite-tests-".count)), pid != getpid(), kill(pid, 0) != 0 {
-                try? fileManager.removeItem(at: base.appendingPathComponent(name))
+                let directory = base.appendingPathComponent(name)
+                // Servers a killed test run left behind (nginx, redis-server) name their pid in `*.pid` files.
+                for case let file as String in fileManager.enumerator(atPath: directory.path) ?? .init()
+                where file.hasSuffix(".pid") {
+                    let text =
+                        (try? String(contentsOfFile: directory.appendingPathComponent(file).path, encoding: .utf8))
+                        ?? ""
+                    if let server = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), server > 1 {
+                        kill(server, SIGKILL)
+                    }
+                }
+                try? fileManager.removeItem(at: directory)
             }
         }
         let root = base.appendingPathComponent("suite-tests-\(getpid())")

@@ -56,6 +56,8 @@ struct BenchGroup: Sendable {
         BenchGroup(name: "documents-store", run: { try await StoreOverheadBenchmarks.run(scale: $0) }),
         BenchGroup(name: "documents-pending", run: { try await PendingScanBenchmarks.run(scale: $0) }),
         BenchGroup(name: "plugin-abi", run: { try await PluginABIBenchmarks.run(scale: $0) }),
+        BenchGroup(name: "cache", run: { try await CacheBenchmarks.run(scale: $0) }),
+        BenchGroup(name: "cache-http", run: { try await HTTPCacheBenchmarks.run(scale: $0) }),
         BenchGroup(name: "redis", run: { try await RedisCacheBenchmarks.run(scale: $0) }),
     ]
 }

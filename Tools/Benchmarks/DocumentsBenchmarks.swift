@@ -1,5 +1,6 @@
 import Documents
 import Foundation
+import SuiteTestSupport
 import GRDB
 
 #if canImport(GRDBSQLite)

@@ -1,6 +1,7 @@
 import Documents
 import Foundation
 import GRDB
+import SuiteTestSupport
 
 /// Deterministic order-shaped documents: six top-level fields (customer, status, total, createdAt, three line items,
 /// a shipping address), about 720 bytes encoded.
@@ -60,19 +61,6 @@ enum OrderGenerator {
                     "If nobody answers, leave the parcel with the neighbour at number " + String(random.next() % 99)),
             ]),
         ]
-    }
-}
-
-/// A small deterministic generator (SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

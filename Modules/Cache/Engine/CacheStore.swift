@@ -3,8 +3,9 @@ import Foundation
 /// The role of a cache's storage: keep entries by key within limits, hand them back, forget them on request.
 ///
 /// Built-in stores: ``InMemoryCacheStore`` (LRU bounded by bytes and by count), ``SQLiteCacheStore`` (on disk, large
-/// values as files beside the database) and ``ProtectedCacheStore`` (AES-GCM over another store). Plugin engines of the
-/// `cache` kind are stores too. Every store passes the same contract suite (`CacheStoreContractTests`).
+/// values as files beside the database), ``ProtectedCacheStore`` (AES-GCM over another store) and
+/// ``TieredCacheStore`` (memory in front of another store). Plugin engines of the `cache` kind are stores too. Every
+/// store passes the same contract suite (`CacheStoreContract.check(_:)`, in the `CacheStoreContract` test library).
 ///
 /// The contract:
 /// - ``entry(forKey:now:)`` returns what ``store(_:)`` last stored under the key, byte for byte, unless it was

@@ -114,14 +114,20 @@ extension DocumentEngine {
     public func verifyIndexes(
         _ selection: IndexSelection, maximumReported: Int, progress: IndexProgressHandler?
     ) async throws -> IndexVerification {
-        throw DocumentsError(.unsupported, "this documents engine cannot verify its indexes")
+        throw DocumentsError(
+            .unsupported, "this documents engine (\(Self.self)) cannot verify its indexes",
+            hint: "verify and rebuild are built into the sqlite and memory engines; an engine from a plugin keeps its"
+                + " index itself (verify it with that engine's own tools)")
     }
 
     /// Throws ``DocumentsError/Code-swift.struct/unsupported``; the built-in engines override it.
     public func rebuildIndexes(_ selection: IndexSelection, progress: IndexProgressHandler?) async throws
         -> IndexRebuild
     {
-        throw DocumentsError(.unsupported, "this documents engine cannot rebuild its indexes")
+        throw DocumentsError(
+            .unsupported, "this documents engine (\(Self.self)) cannot rebuild its indexes",
+            hint: "verify and rebuild are built into the sqlite and memory engines; an engine from a plugin keeps its"
+                + " index itself (rebuild it with that engine's own tools)")
     }
 }
 

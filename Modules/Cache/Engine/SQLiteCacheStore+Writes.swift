@@ -1,0 +1,124 @@
+import Dispatch
+import Foundation
+import GRDB
+
+extension SQLiteCacheStore {
+    /// What a write transaction leaves to do after it commits.
+    struct WriteResult: Sendable {
+        var evicted: [CacheEntrySummary] = []
+        /// Value files no row names any more: deleted after the commit.
+        var obsoleteFiles: [String] = []
+    }
+
+    @discardableResult
+    public func store(_ entry: CacheEntry) async throws -> CacheStoreOutcome {
+        try checkOpen()
+        let cost = entry.cost
+        guard cost <= configuration.byteLimit else {
+            throw CacheError(
+                .tooLarge,
+                "the entry '\(entry.key)' takes \(cost) bytes, more than the SQLite cache's \(configuration.byteLimit)",
+                hint: "raise SQLiteCacheStore.Configuration(byteLimit:)")
+        }
+        let metadata = CacheBinaryCodec.encode(entry.metadata)
+        let file = entry.value.count > configuration.inlineLimit ? try await writeValueFile(entry.value) : nil
+        do {
+            let result = try await writeDatabase("store the cache entry '\(entry.key)'") { db in
+                try self.applyAccesses(db)
+                var result = WriteResult()
+                try self.insert(entry, cost: cost, metadata: metadata, file: file, db, into: &result)
+                try self.evict(db, sparing: entry.key, into: &result)
+                return result
+            }
+            files.removeValues(result.obsoleteFiles)
+            return CacheStoreOutcome(evicted: result.evicted)
+        } catch {
+            if let file { files.removeValues([file]) }
+            throw error
+        }
+    }
+
+    /// Writes a value file on a thread of its own: the write and its `fsync` must not hold a cooperative thread.
+    private func writeValueFile(_ bytes: [UInt8]) async throws -> String {
+        let files = files
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try files.writeValue(bytes) }) }
+        }
+    }
+
+    /// Replaces the row under the entry's key, and its tags.
+    private func insert(
+        _ entry: CacheEntry, cost: Int, metadata: [UInt8], file: String?, _ db: Database,
+        into result: inout WriteResult
+    ) throws {
+        let replaced = try String?.fetchAll(
+            db, sql: "DELETE FROM entries WHERE key = ? RETURNING file", arguments: [entry.key])
+        result.obsoleteFiles += replaced.compactMap { $0 }
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO entries (key, value, file, size, cost, expiresAt, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+        let inline: DatabaseValue = file == nil ? entry.value.withUnsafeBytes { Data($0) }.databaseValue : .null
+        try insert.execute(arguments: [
+            entry.key, inline, file, entry.value.count, cost, entry.metadata.expiresAt, Data(metadata),
+        ])
+        let recency = try db.cachedStatement(sql: "INSERT INTO recency (id, access) VALUES (?, ?)")
+        try recency.execute(arguments: [db.lastInsertedRowID, accesses.nextTick()])
+        if !entry.metadata.tags.isEmpty {
+            let tag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tags (tag, key) VALUES (?, ?)")
+            for name in entry.metadata.tags { try tag.execute(arguments: [name, entry.key]) }
+        }
+    }
+
+    /// Deletes the least recently accessed entries (never `key`) until the store is within its limits.
+    private func evict(_ db: Database, sparing key: String, into result: inout WriteResult) throws {
+        guard let totals = try Row.fetchOne(db, sql: "SELECT entries, bytes FROM totals") else { return }
+        var entries: Int = totals[0]
+        var bytes: Int = totals[1]
+        let countLimit = configuration.countLimit ?? .max
+        guard bytes > configuration.byteLimit || entries > countLimit else { return }
+        var victims: [String] = []
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT e.key, e.size, e.metadata, e.cost, e.file FROM recency r JOIN entries e ON e.id = r.id
+                ORDER BY r.access
+                """)
+        while bytes > configuration.byteLimit || entries > countLimit, let row = try rows.next() {
+            let summary = try Self.summary(row)
+            guard summary.key != key else { continue }
+            victims.append(summary.key)
+            result.evicted.append(summary)
+            if let file: String = row[4] { result.obsoleteFiles.append(file) }
+            bytes -= row[3] as Int
+            entries -= 1
+        }
+        let delete = try db.cachedStatement(sql: "DELETE FROM entries WHERE key = ?")
+        for victim in victims { try delete.execute(arguments: [victim]) }
+    }
+
+    /// Writes the accesses reads recorded, and deletes the entries they found expired (if still expired).
+    func applyAccesses(_ db: Database) throws {
+        let (accesses, expired) = accesses.drain()
+        if !accesses.isEmpty {
+            let update = try db.cachedStatement(sql: "UPDATE recency SET access = max(access, ?) WHERE id = ?")
+            for (id, tick) in accesses { try update.execute(arguments: [tick, id]) }
+        }
+        if !expired.isEmpty {
+            let files = try db.cachedStatement(
+                sql: "DELETE FROM entries WHERE key = ? AND expiresAt <= ? RETURNING file")
+            var obsolete: [String] = []
+            for (key, now) in expired {
+                obsolete += try String?.fetchAll(files, arguments: [key, now]).compactMap { $0 }
+            }
+            // Safe before the commit: these rows are gone in this transaction, and a failed commit only leaves
+            // expired rows without their values (a read then misses, as it should).
+            self.files.removeValues(obsolete)
+        }
+    }
+
+    /// Writes the recorded accesses now (a read crossing ``CacheAccessLog/flushThreshold``, ``close()``).
+    func flushAccesses() async throws {
+        try await writeDatabase("record cache accesses") { db in try self.applyAccesses(db) }
+    }
+}

@@ -1,0 +1,87 @@
+public import SuiteCore
+
+/// What every `cache.*` event carries.
+public struct CacheEventPayload: Codable, Sendable, Hashable {
+    /// The entry's key.
+    public var key: String
+    /// The value's size in bytes (0 when unknown, as for a miss).
+    public var bytes: Int
+    /// The tier concerned: `memory`, `disk`, `protected`, or the engine's name.
+    public var tier: String
+    /// For `cache.error`, what went wrong; else empty.
+    public var message: String
+
+    /// Creates a payload.
+    public init(key: String, bytes: Int, tier: String, message: String = "") {
+        self.key = key
+        self.bytes = bytes
+        self.tier = tier
+        self.message = message
+    }
+}
+
+/// A lookup found a usable entry (fresh, or allowed stale by the policy). Name `cache.hit`, source `cache`.
+public struct CacheHit: BusEvent {
+    /// Always `cache.hit`.
+    public var name: String { "cache.hit" }
+    /// The entry and its size.
+    public var payload: CacheEventPayload
+
+    /// Creates the event.
+    public init(payload: CacheEventPayload) { self.payload = payload }
+}
+
+/// A lookup found nothing usable. Name `cache.miss`, source `cache`.
+public struct CacheMiss: BusEvent {
+    /// Always `cache.miss`.
+    public var name: String { "cache.miss" }
+    /// The entry and its size.
+    public var payload: CacheEventPayload
+
+    /// Creates the event.
+    public init(payload: CacheEventPayload) { self.payload = payload }
+}
+
+/// A lookup found an entry past its freshness: it is revalidated, refreshed, or served stale by the policy. Name `cache.stale`, source `cache`.
+public struct CacheStale: BusEvent {
+    /// Always `cache.stale`.
+    public var name: String { "cache.stale" }
+    /// The entry and its size.
+    public var payload: CacheEventPayload
+
+    /// Creates the event.
+    public init(payload: CacheEventPayload) { self.payload = payload }
+}
+
+/// An entry was stored. Name `cache.store`, source `cache`.
+public struct CacheStored: BusEvent {
+    /// Always `cache.store`.
+    public var name: String { "cache.store" }
+    /// The entry and its size.
+    public var payload: CacheEventPayload
+
+    /// Creates the event.
+    public init(payload: CacheEventPayload) { self.payload = payload }
+}
+
+/// An entry was evicted to keep a store within its limits. Name `cache.evict`, source `cache`.
+public struct CacheEvicted: BusEvent {
+    /// Always `cache.evict`.
+    public var name: String { "cache.evict" }
+    /// The entry and its size.
+    public var payload: CacheEventPayload
+
+    /// Creates the event.
+    public init(payload: CacheEventPayload) { self.payload = payload }
+}
+
+/// A cache operation failed without failing its caller: a protected entry that did not decrypt (tampered, or another key), a store or plugin engine error treated as a miss. Name `cache.error`, source `cache`.
+public struct CacheFailed: BusEvent {
+    /// Always `cache.error`.
+    public var name: String { "cache.error" }
+    /// The entry and its size.
+    public var payload: CacheEventPayload
+
+    /// Creates the event.
+    public init(payload: CacheEventPayload) { self.payload = payload }
+}

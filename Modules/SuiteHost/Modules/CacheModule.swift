@@ -1,0 +1,300 @@
+public import Cache
+import Foundation
+public import SuiteCore
+import SuitePluginKit
+
+/// The Cache module as the host sees it: the `cache` section, the `sqlite` and `memory` stores, the `cache` plugin
+/// kind (e.g. `redis` from Plugins/RedisCache), the memory tier in front, the protected tier and the HTTP rules.
+///
+/// ```yaml
+/// cache:
+///   engine: sqlite                  # or memory, or a cache engine from a plugin (redis)
+///   options: {path: cache.sqlite, byte-limit: 268435456, count-limit: 100000, inline-limit: 16384}
+///   memory: {byte-limit: 8388608}   # the memory tier in front of the engine; byte-limit 0 turns it off
+///   protected: {path: cache-protected.sqlite, key-file: cache.key}
+///   rules:
+///     - {pattern: "https://api.example.com/payments/**", never: true}
+///     - {pattern: "https://api.example.com/users/*", lifetime: 3600, tags: [users]}
+///   transient-query-items: [token, sig]
+///   shared: false                   # true for a cache serving several users (a server)
+/// ```
+public struct CacheModule: SuiteModule {
+    /// Creates the description.
+    public init() {}
+
+    public var name: String { "Cache" }
+    public var configurationKey: String { "cache" }
+    public var builtInEngines: [String] { engines.names }
+    public var pluginKind: String? { "cache" }
+
+    /// The module's stores: `sqlite` (default), `memory`, then `cache` engines from plugins.
+    public var engines: EngineRegistry<any CacheStore> {
+        EngineRegistry(
+            module: configurationKey, pluginKind: "cache", adapt: nil,
+            factories: [
+                .init(name: "sqlite", options: ["path", "byte-limit", "count-limit", "inline-limit"]) {
+                    options, context in
+                    try context.ensureDataDirectory()
+                    let limits = try Self.limits(options, at: "cache.options")
+                    return try SQLiteCacheStore(
+                        path: Self.path(options["path"], default: "cache.sqlite", in: context),
+                        configuration: SQLiteCacheStore.Configuration(
+                            byteLimit: limits.bytes ?? 256 << 20, countLimit: limits.count,
+                            inlineLimit: limits.inline ?? 16 << 10),
+                        logger: context.logger)
+                },
+                .init(name: "memory", options: ["byte-limit", "count-limit"]) { options, _ in
+                    let limits = try Self.limits(options, at: "cache.options")
+                    return try InMemoryCacheStore(byteLimit: limits.bytes ?? 64 << 20, countLimit: limits.count)
+                },
+            ])
+    }
+
+    /// The section's settings.
+    public struct Settings: Sendable {
+        /// The engine and its options.
+        public var selection: EngineSelection
+        /// The memory tier's byte limit (0: no memory tier).
+        public var memoryBytes: Int
+        /// The protected tier's database path option and key file option, as written.
+        public var protectedPath: String?
+        /// The protected tier's key file option, as written.
+        public var keyFile: String?
+        /// Rules and transient query items.
+        public var rules: CacheRules
+        /// Whether the cache serves several users.
+        public var isShared: Bool
+    }
+
+    public func validate(_ section: ConfigurationSection) throws {
+        _ = try settings(section)
+    }
+
+    /// Decodes and checks the `cache` section.
+    public func settings(_ section: ConfigurationSection) throws -> Settings {
+        let object = try section.object()
+        try section.checkKeys(
+            object, known: ["engine", "options", "memory", "protected", "rules", "transient-query-items", "shared"])
+        let selection = try engines.selection(from: object, at: configurationKey, in: section)
+        if let options = selection.options.objectValue, engines.names.contains(selection.engine) {
+            do {
+                _ = try Self.limits(options, at: "cache.options")
+            } catch let error as LimitError {
+                throw section.error(error.key, error.message, hint: error.hint)
+            }
+        }
+        var memoryBytes = 8 << 20
+        if let memory = object["memory"] {
+            guard let map = memory.objectValue else {
+                throw section.error("cache.memory", "must be a map, e.g. {byte-limit: 8388608}")
+            }
+            try section.checkKeys(map, at: "cache.memory", known: ["byte-limit", "count-limit"])
+            if let value = map["byte-limit"] {
+                guard let bytes = value.intValue, bytes >= 0, bytes <= Int64(Int32.max) else {
+                    throw section.error(
+                        "cache.memory.byte-limit", "must be a number of bytes ≥ 0, not \(value.jsonString)")
+                }
+                memoryBytes = Int(bytes)
+            }
+        }
+        var protectedPath: String?
+        var keyFile: String?
+        if let protected = object["protected"] {
+            guard let map = protected.objectValue else {
+                throw section.error("cache.protected", "must be a map, e.g. {key-file: cache.key}")
+            }
+            try section.checkKeys(map, at: "cache.protected", known: ["path", "key-file"])
+            for key in ["path", "key-file"] where map[key] != nil && map[key]?.stringValue == nil {
+                throw section.error("cache.protected.\(key)", "must be a file path")
+            }
+            protectedPath = map["path"]?.stringValue
+            keyFile = map["key-file"]?.stringValue
+        }
+        let rules = try Self.rules(object, section: section)
+        var isShared = false
+        if let shared = object["shared"] {
+            guard let flag = shared.boolValue else { throw section.error("cache.shared", "must be true or false") }
+            isShared = flag
+        }
+        return Settings(
+            selection: selection, memoryBytes: memoryBytes, protectedPath: protectedPath, keyFile: keyFile,
+            rules: rules, isShared: isShared)
+    }
+
+    static func rules(_ object: [String: JSONValue], section: ConfigurationSection) throws -> CacheRules {
+        var rules = CacheRules()
+        if let items = object["transient-query-items"] {
+            guard let names = items.arrayValue?.compactMap(\.stringValue), names.count == items.arrayValue?.count
+            else { throw section.error("cache.transient-query-items", "must be a list of query item names") }
+            rules.transientQueryItems = Set(names)
+        }
+        guard let list = object["rules"] else { return rules }
+        let hint = "e.g. rules: [{pattern: \"https://api.example.com/payments/**\", never: true}]"
+        guard let items = list.arrayValue else { throw section.error("cache.rules", "must be a list", hint: hint) }
+        for (index, item) in items.enumerated() {
+            let key = "cache.rules[\(index)]"
+            guard let map = item.objectValue else { throw section.error(key, "must be a map", hint: hint) }
+            try section.checkKeys(map, at: key, known: ["pattern", "never", "lifetime", "override", "tags"])
+            guard let pattern = map["pattern"]?.stringValue, !pattern.isEmpty else {
+                throw section.error("\(key).pattern", "is missing: every rule needs a URL pattern", hint: hint)
+            }
+            var rule = CacheRules.Rule(pattern: pattern)
+            if let never = map["never"] {
+                guard let flag = never.boolValue else { throw section.error("\(key).never", "must be true or false") }
+                rule.neverCache = flag
+            }
+            if let lifetime = map["lifetime"] {
+                guard let seconds = lifetime.intValue, seconds > 0, seconds <= Int64(Int32.max) else {
+                    throw section.error(
+                        "\(key).lifetime", "must be a positive number of seconds, not \(lifetime.jsonString)")
+                }
+                rule.lifetime = Int(seconds)
+            }
+            if let override = map["override"] {
+                guard let flag = override.boolValue else {
+                    throw section.error("\(key).override", "must be true or false")
+                }
+                rule.overridesHTTP = flag
+            }
+            if let tags = map["tags"] {
+                guard let names = tags.arrayValue?.compactMap(\.stringValue), names.count == tags.arrayValue?.count
+                else { throw section.error("\(key).tags", "must be a list of tag names") }
+                rule.tags = names
+            }
+            rules.rules.append(rule)
+        }
+        return rules
+    }
+
+    public func status(in context: SuiteContext) async -> ModuleStatus {
+        guard let settings = try? settings(context.configuration.section(configurationKey)) else {
+            return ModuleStatus(engine: "?", health: "invalid configuration", isHealthy: false)
+        }
+        let selection = settings.selection
+        switch selection.engine {
+        case "sqlite", "memory":
+            var status = ModuleStatus(
+                engine: selection.engine,
+                location: selection.engine == "memory"
+                    ? "in memory (nothing kept after the command)"
+                    : Self.path(selection.options["path"], default: "cache.sqlite", in: context))
+            if settings.memoryBytes > 0, selection.engine != "memory" {
+                status.details.append(.init("memory tier", Self.formatBytes(settings.memoryBytes)))
+            }
+            if selection.engine == "sqlite" {
+                if FileManager.default.fileExists(atPath: status.location) {
+                    do {
+                        let statistics = try await context.dataCache().store.statistics()
+                        status.details.append(.init("entries", "\(statistics.entries)"))
+                        status.details.append(.init("bytes", Self.formatBytes(statistics.bytes)))
+                    } catch {
+                        status.health = "cannot open: \((error as? any SuiteDescribedError)?.message ?? "\(error)")"
+                        status.isHealthy = false
+                    }
+                } else {
+                    status.health = "ok (no data yet)"
+                }
+            }
+            return status
+        case let name:
+            let provider = context.plugins.provider(kind: "cache", name: name)
+            return ModuleStatus(
+                engine: name, location: provider.map { "plugin \($0.name) (\($0.path))" } ?? "no plugin provides it",
+                health: provider == nil ? "engine not found" : "ok", isHealthy: provider != nil)
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// `byte-limit`, `count-limit` and `inline-limit` from `options`, checked.
+    static func limits(_ options: [String: JSONValue], at path: String) throws -> (
+        bytes: Int?, count: Int?, inline: Int?
+    ) {
+        func number(_ key: String, minimum: Int64) throws -> Int? {
+            guard let value = options[key] else { return nil }
+            guard let number = value.intValue, number >= minimum, number <= Int64(Int.max / 2) else {
+                throw LimitError(
+                    key: "\(path).\(key)", message: "must be a whole number ≥ \(minimum), not \(value.jsonString)",
+                    hint: key == "count-limit" ? "a number of entries" : "a number of bytes, e.g. 268435456 for 256 MiB"
+                )
+            }
+            return Int(number)
+        }
+        return (
+            try number("byte-limit", minimum: 1), try number("count-limit", minimum: 1),
+            try number("inline-limit", minimum: 0)
+        )
+    }
+
+    /// A limit out of range, with the key it is at.
+    struct LimitError: SuiteDescribedError {
+        var key: String
+        var message: String
+        var hint: String?
+    }
+
+    static func path(_ option: JSONValue?, default file: String, in context: SuiteContext) -> String {
+        let name = option?.stringValue ?? file
+        return name.hasPrefix("/") ? name : context.configuration.dataDirectory + "/" + name
+    }
+
+    /// `bytes` for people: `512 B`, `1.5 MiB`.
+    public static func formatBytes(_ bytes: Int) -> String { DocumentsModule.formatBytes(Int64(bytes)) }
+}
+
+extension SuiteContext {
+    /// The cache on the configured store (with the memory tier in front and the protected tier for secrets), opened
+    /// once per context; closed when the context shuts down, adding its lookup counts to the counter file.
+    public func dataCache() async throws -> DataCache {
+        try await resources.open("cache") { [self] in
+            let module = CacheModule()
+            let settings = try module.settings(configuration.section(module.configurationKey))
+            let engine = try await module.engines.make(settings.selection, in: self)
+            let store: any CacheStore =
+                settings.memoryBytes > 0 && settings.selection.engine != "memory"
+                ? TieredCacheStore(memory: try InMemoryCacheStore(byteLimit: settings.memoryBytes), back: engine)
+                : engine
+            // The protected tier: its own SQLite file, sealed with the key file (created 0600 on first use).
+            try ensureDataDirectory()
+            let protectedBase = try SQLiteCacheStore(
+                path: CacheModule.path(
+                    settings.protectedPath.map(JSONValue.string), default: "cache-protected.sqlite", in: self),
+                configuration: SQLiteCacheStore.Configuration(byteLimit: 64 << 20), logger: logger)
+            let protected = try ProtectedCacheStore(
+                base: protectedBase,
+                keyProvider: FileKeyProvider(
+                    path: CacheModule.path(settings.keyFile.map(JSONValue.string), default: "cache.key", in: self)),
+                onError: DataCache.errorReporter(bus: bus))
+            let cache = DataCache(
+                store: store, protectedStore: protected, clock: clock, bus: bus, tier: settings.selection.engine)
+            let counters = try cacheCounters()
+            return (
+                cache,
+                {
+                    try? counters.add(cache.counts)
+                    try await store.close()
+                    try await protectedBase.close()
+                }
+            )
+        }
+    }
+
+    /// The HTTP client over ``dataCache()`` with the configured rules, on AsyncHTTPClient.
+    public func cachedHTTPClient() async throws -> CachedHTTPClient {
+        try await resources.open("cache.http") { [self] in
+            let module = CacheModule()
+            let settings = try module.settings(configuration.section(module.configurationKey))
+            let cache = try await dataCache()
+            let transport = AsyncHTTPClientTransport()
+            let client = CachedHTTPClient(
+                cache: cache, transport: transport, rules: settings.rules, isShared: settings.isShared)
+            return (client, { try await transport.shutdown() })
+        }
+    }
+
+    /// The file of lookup counts across processes (`cache-counts.sqlite` in the data directory).
+    public func cacheCounters() throws -> CacheCounterFile {
+        try ensureDataDirectory()
+        return try CacheCounterFile(path: configuration.dataDirectory + "/cache-counts.sqlite")
+    }
+}

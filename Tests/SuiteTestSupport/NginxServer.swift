@@ -1,0 +1,149 @@
+public import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real nginx (Debian's `nginx-light`) on a loopback port, as an ordinary process of the test's user with its own
+/// configuration, document root and logs in a temporary directory: files served with ETag and Last-Modified, and
+/// `Cache-Control` set per folder. Tests fail, not skip, when nginx is missing (`.ci/run` installs it).
+public final class NginxServer {
+    /// Its folder: configuration, `www/` (the document root), logs.
+    public let directory: URL
+    /// The loopback port it listens on.
+    public let port: Int
+    private let process: Process
+
+    /// The folders served, each with its own caching headers.
+    public static let locations = """
+            location /fresh/ { add_header Cache-Control "max-age=60"; }
+            location /short/ { add_header Cache-Control "max-age=5"; }
+            location /nocache/ { add_header Cache-Control "no-cache"; }
+            location /nostore/ { add_header Cache-Control "no-store"; }
+            location /vary/ { add_header Cache-Control "max-age=60"; add_header Vary "Accept-Language"; }
+            location /swr/ { add_header Cache-Control "max-age=1, stale-while-revalidate=30"; }
+            location /slow/ { add_header Cache-Control "no-cache"; limit_rate 1m; limit_rate_after 0; sendfile off; }
+        """
+
+    /// Starts nginx serving `files` (path under the root → content).
+    public init(files: [String: String]) throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") else {
+            throw NginxError("nginx is not installed: run `bash Tools/install-deps.sh` (Debian package nginx-light)")
+        }
+        directory = try TestSupport.makeTemporaryDirectory("nginx")
+        let root = directory.appendingPathComponent("www")
+        for (path, content) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(content.utf8).write(to: url)
+        }
+        var lastError = ""
+        for _ in 0..<10 {
+            let port = Int.random(in: 20_000..<60_000)
+            let d = directory.path
+            let configuration = """
+                daemon off;
+                master_process off;
+                worker_processes 1;
+                pid \(d)/nginx.pid;
+                error_log \(d)/error.log warn;
+                events { worker_connections 512; }
+                http {
+                    log_format cachetest escape=none '$request_method $request_uri $status "$http_if_none_match"';
+                    access_log \(d)/access.log cachetest;
+                    client_body_temp_path \(d)/tmp-body;
+                    proxy_temp_path \(d)/tmp-proxy;
+                    fastcgi_temp_path \(d)/tmp-fastcgi;
+                    uwsgi_temp_path \(d)/tmp-uwsgi;
+                    scgi_temp_path \(d)/tmp-scgi;
+                    default_type text/plain;
+                    etag on;
+                    server {
+                        listen 127.0.0.1:\(port);
+                        root \(d)/www;
+                \(Self.locations)
+                    }
+                }
+                """
+            let file = directory.appendingPathComponent("nginx.conf")
+            try Data(configuration.utf8).write(to: file)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+            process.arguments = ["-p", d, "-c", file.path, "-e", "\(d)/error.log"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            if Self.waitUntilListening(port: port, process: process) {
+                self.port = port
+                self.process = process
+                return
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            lastError = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+        }
+        throw NginxError("nginx did not start: \(lastError)")
+    }
+
+    /// `http://127.0.0.1:PORT` + `path`.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// The access log's lines: `METHOD URI STATUS "IF-NONE-MATCH"`.
+    public func accessLog() -> [String] {
+        let text = (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    /// Lines of the access log for `uri` (requests nginx answered for it). nginx logs a request just after sending its
+    /// response, so this waits (up to 2 s) for at least `expected` lines, then 50 ms more for any extra one.
+    public func requests(for uri: String, expected: Int = 1) -> [String] {
+        func lines() -> [String] {
+            accessLog().filter { $0.split(separator: " ").dropFirst().first.map(String.init) == uri }
+        }
+        for _ in 0..<100 where lines().count < expected { usleep(20_000) }
+        usleep(50_000)
+        return lines()
+    }
+
+    /// Rewrites a served file (nginx's ETag changes with its size and time).
+    public func write(_ path: String, _ content: String) throws {
+        try Data(content.utf8).write(to: directory.appendingPathComponent("www").appendingPathComponent(path))
+    }
+
+    /// Kills nginx (SIGKILL: a test server needs no graceful stop, and single-process nginx can linger on SIGTERM).
+    public func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    deinit { stop() }
+
+    private static func waitUntilListening(port: Int, process: Process) -> Bool {
+        for _ in 0..<200 {
+            if !process.isRunning { return false }
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(fd)
+            if connected { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+}
+
+/// nginx is missing or did not start.
+public struct NginxError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

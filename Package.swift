@@ -76,8 +76,9 @@ let package = Package(
         .target(
             name: "SuiteHost",
             dependencies: [
-                "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", yams, logging,
-                serviceLifecycle, unixSignals,
+                "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
+                yams,
+                logging, serviceLifecycle, unixSignals,
             ],
             path: "Modules/SuiteHost"
         ),

@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 FORMAT_PATHS = Package.swift Modules Plugins Tests Tools
-PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlugin
+PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlugin RedisCache
 
 .DEFAULT_GOAL := help
 PREFIX ?= $(HOME)/.local
@@ -35,12 +35,12 @@ run: build ## Build everything, then show `suite status` on the embedded default
 install: build ## Install suite into $(PREFIX)/bin and its plugins into $(PREFIX)/lib/suite (PREFIX=~/.local)
 	@mkdir -p $(PREFIX)/bin $(PREFIX)/lib/suite
 	@install -m 755 $(BIN_DIR)/suite $(PREFIX)/bin/suite
-	@for p in EventLog CTally MemoryDocuments; do install -m 755 $(BIN_DIR)/lib$$p.so $(PREFIX)/lib/suite/; done
+	@for p in EventLog CTally MemoryDocuments RedisCache; do install -m 755 $(BIN_DIR)/lib$$p.so $(PREFIX)/lib/suite/; done
 	@echo "installed $(PREFIX)/bin/suite (plugins in $(PREFIX)/lib/suite); try: suite status"
 
 bench: deps ## Run the benchmarks (release build): ours beside a named peer, as ratios
 	$(SWIFT) build -c release --product suite-bench
-	@for p in EventLog Misbehaving CounterPlugin; do $(SWIFT) build -c release --product $$p || exit 1; done
+	@for p in EventLog Misbehaving CounterPlugin RedisCache; do $(SWIFT) build -c release --product $$p || exit 1; done
 	$$($(SWIFT) build -c release --show-bin-path)/suite-bench $(BENCH_ARGS)
 
 lint: ## Fail on formatting errors (swift format, .swift-format)

@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Documents", targets: ["Documents"]),
         .library(name: "DocumentsPluginSupport", targets: ["DocumentsPluginSupport"]),
         .library(name: "Cache", targets: ["Cache"]),
+        .library(name: "CachePluginSupport", targets: ["CachePluginSupport"]),
         .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
@@ -32,6 +33,7 @@ let package = Package(
         .library(name: "MemoryDocuments", type: .dynamic, targets: ["MemoryDocuments"]),
         .library(name: "Misbehaving", type: .dynamic, targets: ["Misbehaving"]),
         .library(name: "CounterPlugin", type: .dynamic, targets: ["CounterPlugin"]),
+        .library(name: "RedisCache", type: .dynamic, targets: ["RedisCache"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -66,10 +68,17 @@ let package = Package(
             exclude: ["README.md"]
         ),
         .target(
+            name: "CachePluginSupport",
+            dependencies: ["Cache", "SuitePluginKit", "SuiteCore", logging],
+            path: "Modules/CachePluginSupport",
+            exclude: ["README.md"]
+        ),
+        .target(
             name: "SuiteHost",
             dependencies: [
-                "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", yams, logging,
-                serviceLifecycle, unixSignals,
+                "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
+                yams,
+                logging, serviceLifecycle, unixSignals,
             ],
             path: "Modules/SuiteHost"
         ),
@@ -88,6 +97,10 @@ let package = Package(
             dependencies: ["Documents", "DocumentsPluginSupport", "SuitePluginKit", "SuiteCore"],
             path: "Plugins/MemoryDocuments"
         ),
+        // The `cache` engine `redis`, in C on hiredis (Debian libhiredis-dev; Tools/install-deps.sh installs it).
+        .target(
+            name: "RedisCache", dependencies: ["SuitePluginABI"], path: "Plugins/RedisCache", exclude: ["README.md"],
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra"])], linkerSettings: [.linkedLibrary("hiredis")]),
         // Test plugins: one breaking the completion rules (C), one serving the test-only `counter` kind (Swift).
         .target(name: "Misbehaving", dependencies: ["SuitePluginABI"], path: "Plugins/Misbehaving"),
         .target(
@@ -96,6 +109,8 @@ let package = Package(
 
         // MARK: - Tests
         .target(name: "SuiteTestSupport", path: "Tests/SuiteTestSupport"),
+        // A throwaway redis-server on a free loopback port, for the RedisCache tests and benchmark.
+        .target(name: "RedisTestSupport", path: "Tests/RedisTestSupport"),
         // A test-only engine kind, declared as any module would declare its own.
         .target(name: "CounterKind", dependencies: ["SuitePluginKit"], path: "Tests/CounterKind"),
         .testTarget(name: "SuiteCoreTests", dependencies: ["SuiteCore"], path: "Tests/SuiteCoreTests"),
@@ -129,6 +144,14 @@ let package = Package(
             dependencies: ["Cache", "CacheStoreContract", "SuiteCore", "SuiteTestSupport", grdb, logging, crypto],
             path: "Tests/CacheTests"),
         .testTarget(
+            name: "CachePluginSupportTests",
+            dependencies: [
+                "CachePluginSupport", "Cache", "CacheStoreContract", "SuitePluginKit", "SuiteCore", "SuiteTestSupport",
+                "RedisTestSupport",
+            ],
+            path: "Tests/CachePluginSupportTests"
+        ),
+        .testTarget(
             name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport"], path: "Tests/EndToEndTests"),
         // The root README's Swift snippets, compiled as written (DocumentsTests checks they match the README).
         .testTarget(
@@ -143,7 +166,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
-                "SuiteTestSupport", grdb, argumentParser,
+                "CachePluginSupport", "RedisTestSupport", "SuiteTestSupport", grdb, argumentParser,
             ],
             path: "Tools/Benchmarks"
         ),
@@ -153,7 +176,7 @@ let package = Package(
 // MARK: - Settings applied to every Swift target
 
 for target in package.targets
-where !["SuitePluginABI", "CTally", "BadABI", "Misbehaving"].contains(target.name) {
+where !["SuitePluginABI", "CTally", "BadABI", "Misbehaving", "RedisCache"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .swiftLanguageMode(.v6),

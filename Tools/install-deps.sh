@@ -5,6 +5,8 @@ set -euo pipefail
 need=()
 [ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
 [ -x /usr/bin/sqlite3 ] || need+=(sqlite3)  # the index verify test damages a store with it
+[ -f /usr/include/hiredis/hiredis.h ] || need+=(libhiredis-dev)  # the RedisCache plugin is written on hiredis
+[ -x /usr/bin/redis-server ] || need+=(redis-server)  # its tests and benchmark start a throwaway server
 [ -x /usr/sbin/nginx ] || need+=(nginx-light)  # the Cache tests run a real HTTP server on loopback
 
 if [ ${#need[@]} -gt 0 ]; then

@@ -58,6 +58,7 @@ struct BenchGroup: Sendable {
         BenchGroup(name: "plugin-abi", run: { try await PluginABIBenchmarks.run(scale: $0) }),
         BenchGroup(name: "cache", run: { try await CacheBenchmarks.run(scale: $0) }),
         BenchGroup(name: "cache-http", run: { try await HTTPCacheBenchmarks.run(scale: $0) }),
+        BenchGroup(name: "redis", run: { try await RedisCacheBenchmarks.run(scale: $0) }),
     ]
 }
 

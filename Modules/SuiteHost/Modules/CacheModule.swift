@@ -1,4 +1,5 @@
 public import Cache
+import CachePluginSupport
 import Foundation
 public import SuiteCore
 import SuitePluginKit
@@ -30,7 +31,7 @@ public struct CacheModule: SuiteModule {
     /// The module's stores: `sqlite` (default), `memory`, then `cache` engines from plugins.
     public var engines: EngineRegistry<any CacheStore> {
         EngineRegistry(
-            module: configurationKey, pluginKind: "cache", adapt: nil,
+            module: configurationKey, pluginKind: "cache", adapt: { handle in PluginCacheStore(handle: handle) },
             factories: [
                 .init(name: "sqlite", options: ["path", "byte-limit", "count-limit", "inline-limit"]) {
                     options, context in

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import Logging
-import Synchronization
 import SuiteTestSupport
+import Synchronization
 import Testing
 
 @testable import Documents

@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import GRDB
 import Logging
-import Synchronization
 import SuiteTestSupport
+import Synchronization
 import Testing
 
 @testable import Documents

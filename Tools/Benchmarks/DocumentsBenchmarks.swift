@@ -1,7 +1,7 @@
 import Documents
 import Foundation
-import SuiteTestSupport
 import GRDB
+import SuiteTestSupport
 
 #if canImport(GRDBSQLite)
     import GRDBSQLite

@@ -1,8 +1,8 @@
 public import AsyncHTTPClient
 import Foundation
 public import NIOCore
-import Synchronization
 import NIOHTTP1
+import Synchronization
 
 /// ``HTTPTransport`` over swift-server's AsyncHTTPClient: pooled keep-alive connections, HTTP/1.1 and HTTP/2, no
 /// cache of its own. The client is the caller's (shut it down when done) or, with ``init(timeout:maximumBodyBytes:)``,

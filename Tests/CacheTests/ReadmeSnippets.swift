@@ -19,8 +19,8 @@ func cacheReadmeSnippet() async throws {
     let client = CachedHTTPClient(cache: cache, transport: transport, rules: rules)
     let response = try await client.send(.init(url: "https://api.example.com/users?page=1"))
     print(response.cacheStatus)  // .miss, then .hit while fresh, .revalidated after a 304
-    for try await answer in client.responses(for: .init(url: "https://api.example.com/feed", policy: .cacheThenNetwork))
-    {
+    let feed = CachedHTTPClient.Request(url: "https://api.example.com/feed", policy: .cacheThenNetwork)
+    for try await answer in client.responses(for: feed) {
         print(answer.origin, answer.response.status)  // .cached at once (if stored), then .fresh
     }
     try await transport.shutdown()

@@ -187,7 +187,7 @@ struct SuiteCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let status = try JSONValue(parsing: result.stdout)
         let modules = status["modules"]?.arrayValue ?? []
-        #expect(modules.compactMap { $0["name"]?.stringValue } == ["Documents", "Observers"])
+        #expect(modules.compactMap { $0["name"]?.stringValue } == ["Documents", "Cache", "Observers"])
         let documents = modules.first
         #expect(documents?["engine"] == "sqlite")
         #expect(documents?["location"]?.stringValue?.hasSuffix("/documents.sqlite") == true)

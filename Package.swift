@@ -152,7 +152,8 @@ let package = Package(
             path: "Tests/CachePluginSupportTests"
         ),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport"], path: "Tests/EndToEndTests"),
+            name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport", "RedisTestSupport"],
+            path: "Tests/EndToEndTests"),
         // The root README's Swift snippets, compiled as written (DocumentsTests checks they match the README).
         .testTarget(
             name: "ReadmeSnippetTests",

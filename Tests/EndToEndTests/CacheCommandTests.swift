@@ -1,4 +1,5 @@
 import Foundation
+import RedisTestSupport
 import SuiteCore
 import SuiteTestSupport
 import Testing
@@ -110,5 +111,39 @@ struct CacheCommandTests {
         #expect(mode == 0o600)
         let empty = try suite.run(["cache", "secret", "set", "x"], input: "")
         #expect(empty.status == 1 && empty.stderr.contains("no secret on standard input"))
+    }
+}
+
+extension CacheCommandTests {
+    @Test(
+        "the redis engine from the RedisCache plugin, named in the configuration: a second process hits what the first stored"
+    )
+    func redisPluginEngineThroughTheBinary() throws {
+        let redis = try RedisServer.start()
+        defer { redis.stop() }
+        let nginx = try NginxServer(files: ["fresh/a.txt": "alpha"])
+        defer { nginx.stop() }
+        let suite = try runner()
+        let configuration = """
+            plugins: [RedisCache]
+            plugin-path: [\(TestSupport.binDirectory.path)]
+            cache: {engine: redis, options: {url: "\(redis.url)", prefix: "e2e:"}, memory: {byte-limit: 0}}
+            """
+        try Data(configuration.utf8).write(to: suite.directory.appendingPathComponent("suite.yaml"))
+        let first = try suite.run(["cache", "get", nginx.url("/fresh/a.txt")])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.hasPrefix("cache: miss"))
+        let second = try suite.run(["cache", "get", nginx.url("/fresh/a.txt")])
+        #expect(second.stderr.hasPrefix("cache: hit"), "\(second.stderr)")
+        #expect(second.stdout == "alpha")
+        #expect(try redis.cli(["--scan", "--pattern", "e2e:*"]).contains("e2e:"))
+        let stats = try JSONValue(parsing: try suite.run(["cache", "stats", "--json"]).stdout)
+        #expect(stats["tiers"]?.arrayValue?.first?["engine"] == "redis")
+
+        // A Redis that is not there: a clear error naming host and port.
+        redis.stop()
+        let down = try suite.run(["cache", "get", nginx.url("/fresh/a.txt")])
+        #expect(down.status == 1)
+        #expect(down.stderr.contains("127.0.0.1:\(redis.port)"), "\(down.stderr)")
     }
 }

@@ -65,12 +65,14 @@ public final class DataCache: Sendable {
 
     /// The entry under `key`, or `nil`; counted and published as a hit or a miss (`record: false` leaves that to the
     /// caller, as the HTTP client does once it knows whether the entry is fresh).
-    public func entry(forKey key: String, record: Bool = true) async -> CacheEntry? {
+    /// With `sensitive`, the entry is looked up in the protected store only (none configured: a miss and a
+    /// `cache.error`).
+    public func entry(forKey key: String, record: Bool = true, sensitive: Bool = false) async -> CacheEntry? {
         let entry: CacheEntry?
         do {
-            entry = try await store.entry(forKey: key, now: now)
+            entry = try await (sensitive ? protected() : store).entry(forKey: key, now: now)
         } catch {
-            report(error, key: key)
+            report(error, key: key, tier: sensitive ? "protected" : nil)
             entry = nil
         }
         if record {
@@ -120,9 +122,10 @@ public final class DataCache: Sendable {
         try await set([UInt8](data), forKey: key, lifetime: lifetime, tags: tags)
     }
 
-    /// Stores `entry` as it is; publishes `cache.store` and a `cache.evict` per eviction.
-    public func store(_ entry: CacheEntry) async throws {
-        let outcome = try await store.store(entry)
+    /// Stores `entry` as it is; publishes `cache.store` and a `cache.evict` per eviction. With `sensitive`, it goes to
+    /// the protected store only, never to a plain tier.
+    public func store(_ entry: CacheEntry, sensitive: Bool = false) async throws {
+        let outcome = try await (sensitive ? protected() : store).store(entry)
         tally.withLock {
             $0.stores += 1
             $0.evictions += outcome.evicted.count
@@ -137,12 +140,14 @@ public final class DataCache: Sendable {
 
     /// Removes the value under `key`; whether there was one.
     @discardableResult
-    public func removeValue(forKey key: String) async throws -> Bool { try await store.removeEntry(forKey: key) }
+    public func removeValue(forKey key: String, sensitive: Bool = false) async throws -> Bool {
+        try await (sensitive ? protected() : store).removeEntry(forKey: key)
+    }
 
     /// Removes every value whose key starts with `prefix`; how many.
     @discardableResult
-    public func removeValues(withPrefix prefix: String) async throws -> Int {
-        try await store.removeEntries(withPrefix: prefix)
+    public func removeValues(withPrefix prefix: String, sensitive: Bool = false) async throws -> Int {
+        try await (sensitive ? protected() : store).removeEntries(withPrefix: prefix)
     }
 
     /// Removes every value tagged `tag`; how many.
@@ -189,7 +194,7 @@ public final class DataCache: Sendable {
         guard let protectedStore else {
             throw CacheError(
                 .key, "this cache has no protected store for secrets",
-                hint: "create the DataCache with a ProtectedCacheStore as protectedStore")
+                hint: "create the DataCache with a ProtectedCacheStore as protectedStore (suite configures one)")
         }
         return protectedStore
     }

@@ -40,6 +40,7 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
         var headers: [String] = []
         @Option(help: ArgumentHelp("Whose response this is (e.g. a user id), for per-user responses.", valueName: "id"))
         var scope: String?
+        @Flag(help: "Keep the response in the protected tier only (encrypted at rest).") var sensitive = false
         @OptionGroup var globals: GlobalOptions
 
         func run(_ context: SuiteContext) async throws {
@@ -50,7 +51,7 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
             let headers = try headers.map(CacheCommand.header)
             let client = try await context.cachedHTTPClient()
             let response = try await client.send(
-                .init(url: url, headers: headers, policy: policy, scope: scope))
+                .init(url: url, headers: headers, policy: policy, scope: scope, sensitive: sensitive))
             if globals.json {
                 Output.json(
                     .object([

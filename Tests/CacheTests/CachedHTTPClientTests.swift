@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOCore
 import SuiteCore
@@ -276,5 +277,29 @@ extension CachedHTTPClientTests {
         #expect(response?.status == 200)
         transport = nil  // AsyncHTTPClient asserts in its deinit when a running client is released
         #expect(transport == nil)
+    }
+}
+
+extension CachedHTTPClientTests {
+    @Test("a sensitive response (by request or by rule) is kept in the protected store only, and served from it")
+    func sensitiveResponsesNeverTouchThePlainTiers() async throws {
+        let plain = try InMemoryCacheStore(byteLimit: 1 << 20)
+        let protected = try ProtectedCacheStore(
+            base: try InMemoryCacheStore(byteLimit: 1 << 20),
+            keyProvider: SymmetricKeyProvider(SymmetricKey(size: .bits256)))
+        let cache = DataCache(store: plain, protectedStore: protected)
+        let rules = CacheRules(rules: [.init(pattern: "http://127.0.0.1:*/short/**", sensitive: true)])
+        let client = CachedHTTPClient(cache: cache, transport: transport, rules: rules)
+        _ = try await client.send(.init(url: nginx.url("/fresh/a.txt"), sensitive: true))
+        _ = try await client.send(.init(url: nginx.url("/short/s.txt")))
+        #expect(try await plain.statistics().entries == 0)
+        #expect(try await protected.statistics().entries == 2)
+        #expect(try await client.send(.init(url: nginx.url("/fresh/a.txt"), sensitive: true)).cacheStatus == .hit)
+        #expect(try await client.send(.init(url: nginx.url("/short/s.txt"))).cacheStatus == .hit)
+        // Without a protected store, a sensitive request is refused rather than kept in the clear.
+        let bare = CachedHTTPClient(cache: DataCache(store: plain), transport: transport)
+        await #expect(throws: CacheError.self) {
+            try await bare.send(.init(url: self.nginx.url("/fresh/a.txt"), sensitive: true))
+        }
     }
 }

@@ -60,7 +60,7 @@ extension CachedHTTPClient {
             var entry = stored
             if let plan = plan(request, refreshed, rules: rules, now: now) {
                 entry = CacheEntry(key: stored.key, value: stored.value, metadata: plan.metadata)
-                try? await cache.store(entry)
+                try? await cache.store(entry, sensitive: request.sensitive)
             }
             cache.recordHit(entry)
             return Fetched(response: response(entry, now: now, status: .revalidated))
@@ -71,16 +71,20 @@ extension CachedHTTPClient {
                 plan.vary.isEmpty ? key.primary : key.varying(by: plan.vary, requestHeaders: request.headers)
             do {
                 if plan.vary.isEmpty {
-                    try await cache.store(CacheEntry(key: storedKey, value: answer.body, metadata: plan.metadata))
+                    try await cache.store(
+                        CacheEntry(key: storedKey, value: answer.body, metadata: plan.metadata),
+                        sensitive: request.sensitive)
                 } else {
                     var index = plan.metadata
                     index.headers = []
                     index.status = nil
+                    let names = Array(plan.vary.joined(separator: ",").utf8)
                     try await cache.store(
-                        CacheEntry(
-                            key: key.varyIndex, value: Array(plan.vary.joined(separator: ",").utf8), metadata: index))
-                    try await cache.store(CacheEntry(key: storedKey, value: answer.body, metadata: plan.metadata))
-                    _ = try await cache.removeValue(forKey: key.primary)
+                        CacheEntry(key: key.varyIndex, value: names, metadata: index), sensitive: request.sensitive)
+                    try await cache.store(
+                        CacheEntry(key: storedKey, value: answer.body, metadata: plan.metadata),
+                        sensitive: request.sensitive)
+                    _ = try await cache.removeValue(forKey: key.primary, sensitive: request.sensitive)
                 }
             } catch {
                 // A response that cannot be stored (too large, a store failure) is still the caller's answer.

@@ -45,11 +45,14 @@ public final class CachedHTTPClient: Sendable {
         public var policy: CachePolicy
         /// Whose response this is, for responses that differ by user (see ``CacheKey/scope``).
         public var scope: String?
+        /// Keep the response in the cache's protected store only (user information, tokens): encrypted at rest, never
+        /// in a plain tier. A rule can say so for a URL pattern (``CacheRules/Rule/sensitive``).
+        public var sensitive: Bool
 
         /// Creates a request.
         public init(
             method: String = "GET", url: String, headers: [CacheHeader] = [], body: [UInt8]? = nil,
-            policy: CachePolicy = .http, scope: String? = nil
+            policy: CachePolicy = .http, scope: String? = nil, sensitive: Bool = false
         ) {
             self.method = method.uppercased()
             self.url = url
@@ -57,6 +60,7 @@ public final class CachedHTTPClient: Sendable {
             self.body = body
             self.policy = policy
             self.scope = scope
+            self.sensitive = sensitive
         }
     }
 
@@ -102,6 +106,13 @@ public final class CachedHTTPClient: Sendable {
         let url = try NormalizedURL(request.url, removing: rules.transientQueryItems)
         let key = CacheKey(method: request.method, url: url, scope: request.scope)
         let matching = rules.matching(url)
+        var request = request
+        request.sensitive = request.sensitive || matching.contains(where: \.sensitive)
+        if request.sensitive, cache.protectedStore == nil {
+            throw CacheError(
+                .key, "\(request.url) is sensitive, and this cache has no protected store to keep it in",
+                hint: "give the DataCache a ProtectedCacheStore, or drop `sensitive` for this request")
+        }
         let requestControl = CacheControl(request.headers.filter { $0.name == "cache-control" }.map(\.value))
         guard request.method == "GET" else { return try await sendUnsafe(request, key: key) }
         if matching.contains(where: \.neverCache) || requestControl.noStore {
@@ -202,13 +213,15 @@ public final class CachedHTTPClient: Sendable {
 
     /// A stored response for `key` as requested (following the stored `Vary`), checked by ``verify``.
     func lookup(_ key: CacheKey, request: Request) async -> CacheEntry? {
-        var entry = await cache.entry(forKey: key.primary, record: false)
-        if entry == nil, let index = await cache.entry(forKey: key.varyIndex, record: false) {
+        let sensitive = request.sensitive
+        var entry = await cache.entry(forKey: key.primary, record: false, sensitive: sensitive)
+        if entry == nil, let index = await cache.entry(forKey: key.varyIndex, record: false, sensitive: sensitive) {
             let names = String(decoding: index.value, as: UTF8.self).split(separator: ",").map(String.init)
-            entry = await cache.entry(forKey: key.varying(by: names, requestHeaders: request.headers), record: false)
+            entry = await cache.entry(
+                forKey: key.varying(by: names, requestHeaders: request.headers), record: false, sensitive: sensitive)
         }
         if let stored = entry, let verify, !verify(response(stored, now: cache.now, status: .hit)) {
-            _ = try? await cache.removeValue(forKey: stored.key)
+            _ = try? await cache.removeValue(forKey: stored.key, sensitive: sensitive)
             return nil
         }
         return entry
@@ -271,8 +284,10 @@ public final class CachedHTTPClient: Sendable {
         let response = try await bypass(request)
         if request.method != "HEAD", (200..<400).contains(response.status) {
             let get = CacheKey(method: "GET", url: key.url, scope: key.scope)
-            _ = try? await cache.removeValue(forKey: get.primary)
-            _ = try? await cache.removeValues(withPrefix: get.primary + " ")
+            for sensitive in cache.protectedStore == nil ? [false] : [false, true] {
+                _ = try? await cache.removeValue(forKey: get.primary, sensitive: sensitive)
+                _ = try? await cache.removeValues(withPrefix: get.primary + " ", sensitive: sensitive)
+            }
         }
         return response
     }

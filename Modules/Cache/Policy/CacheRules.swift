@@ -16,12 +16,15 @@ public struct CacheRules: Sendable {
         public var overridesHTTP: Bool
         /// Tags given to the stored responses (to purge them together).
         public var tags: [String]
+        /// Keep matching responses in the protected store only (encrypted at rest).
+        public var sensitive: Bool
 
         /// Creates a rule.
         public init(
             pattern: String, neverCache: Bool = false, lifetime: Int? = nil, overridesHTTP: Bool = false,
-            tags: [String] = []
+            tags: [String] = [], sensitive: Bool = false
         ) {
+            self.sensitive = sensitive
             self.pattern = pattern
             self.neverCache = neverCache
             self.lifetime = lifetime

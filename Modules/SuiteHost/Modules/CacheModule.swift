@@ -16,6 +16,7 @@ import SuitePluginKit
 ///   rules:
 ///     - {pattern: "https://api.example.com/payments/**", never: true}
 ///     - {pattern: "https://api.example.com/users/*", lifetime: 3600, tags: [users]}
+///     - {pattern: "https://api.example.com/me", sensitive: true}   # kept in the protected tier only
 ///   transient-query-items: [token, sig]
 ///   shared: false                   # true for a cache serving several users (a server)
 /// ```
@@ -135,7 +136,8 @@ public struct CacheModule: SuiteModule {
         for (index, item) in items.enumerated() {
             let key = "cache.rules[\(index)]"
             guard let map = item.objectValue else { throw section.error(key, "must be a map", hint: hint) }
-            try section.checkKeys(map, at: key, known: ["pattern", "never", "lifetime", "override", "tags"])
+            try section.checkKeys(
+                map, at: key, known: ["pattern", "never", "lifetime", "override", "tags", "sensitive"])
             guard let pattern = map["pattern"]?.stringValue, !pattern.isEmpty else {
                 throw section.error("\(key).pattern", "is missing: every rule needs a URL pattern", hint: hint)
             }
@@ -150,6 +152,12 @@ public struct CacheModule: SuiteModule {
                         "\(key).lifetime", "must be a positive number of seconds, not \(lifetime.jsonString)")
                 }
                 rule.lifetime = Int(seconds)
+            }
+            if let sensitive = map["sensitive"] {
+                guard let flag = sensitive.boolValue else {
+                    throw section.error("\(key).sensitive", "must be true or false")
+                }
+                rule.sensitive = flag
             }
             if let override = map["override"] {
                 guard let flag = override.boolValue else {

@@ -23,7 +23,9 @@ extension SQLiteCacheStore {
         let metadata = CacheBinaryCodec.encode(entry.metadata)
         let file = entry.value.count > configuration.inlineLimit ? try await writeValueFile(entry.value) : nil
         do {
-            let result = try await writeDatabase("store the cache entry '\(entry.key)'") { db in
+            let action = "store the cache entry '\(entry.key)'"
+            let result = try await writeDatabase(action, inline: accesses.pendingCount <= Self.inlineAccessLimit) {
+                db in
                 try self.applyAccesses(db)
                 var result = WriteResult()
                 try self.insert(entry, cost: cost, metadata: metadata, file: file, db, into: &result)
@@ -37,6 +39,9 @@ extension SQLiteCacheStore {
             throw error
         }
     }
+
+    /// Pending accesses up to which a store runs inline (``writeDatabase(_:inline:_:)``): it writes them too.
+    static let inlineAccessLimit = 256
 
     /// Writes a value file on a thread of its own: the write and its `fsync` must not hold a cooperative thread.
     private func writeValueFile(_ bytes: [UInt8]) async throws -> String {
@@ -52,7 +57,7 @@ extension SQLiteCacheStore {
         into result: inout WriteResult
     ) throws {
         let replaced = try String?.fetchAll(
-            db, sql: "DELETE FROM entries WHERE key = ? RETURNING file", arguments: [entry.key])
+            db.cachedStatement(sql: "DELETE FROM entries WHERE key = ? RETURNING file"), arguments: [entry.key])
         result.obsoleteFiles += replaced.compactMap { $0 }
         let insert = try db.cachedStatement(
             sql: """
@@ -72,7 +77,9 @@ extension SQLiteCacheStore {
 
     /// Deletes the least recently accessed entries (never `key`) until the store is within its limits.
     private func evict(_ db: Database, sparing key: String, into result: inout WriteResult) throws {
-        guard let totals = try Row.fetchOne(db, sql: "SELECT entries, bytes FROM totals") else { return }
+        guard let totals = try Row.fetchOne(db.cachedStatement(sql: "SELECT entries, bytes FROM totals")) else {
+            return
+        }
         var entries: Int = totals[0]
         var bytes: Int = totals[1]
         let countLimit = configuration.countLimit ?? .max

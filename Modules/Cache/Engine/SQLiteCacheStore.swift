@@ -39,6 +39,9 @@ public final class SQLiteCacheStore: Sendable {
     let accesses: CacheAccessLog
     let logger: Logger
     let isClosed = Atomic<Bool>(false)
+    /// This process's writes take it (see ``writeDatabase(_:inline:_:)``).
+    let writeGate = CacheWriteGate()
+    let checkpointer: CacheCheckpointer
 
     /// Opens (creating if needed) the cache database at `path` and its value directory `<path>.values/`, and deletes
     /// value files that no row names (left by a crash between writing a file and committing its row).
@@ -61,6 +64,8 @@ public final class SQLiteCacheStore: Sendable {
         files = CacheValueFiles(directory: path + ".values")
         do {
             pool = try Self.openPool(path: path)
+            checkpointer = try CacheCheckpointer(path: path, logger: logger)
+            pool.writeWithoutTransaction { [checkpointer] db in checkpointer.install(on: db) }
             try files.createDirectory()
             let (lastAccess, referenced) = try pool.read { db in
                 (
@@ -113,6 +118,7 @@ extension SQLiteCacheStore: CacheStore {
         guard !isClosed.exchange(true, ordering: .relaxed) else { return }
         do {
             try await flushAccesses()
+            try checkpointer.close()
             try pool.close()
         } catch {
             throw Self.mapError(error, doing: "close the cache database at \(path)")
@@ -123,17 +129,6 @@ extension SQLiteCacheStore: CacheStore {
     func readDatabase<T>(_ action: String, _ body: (Database) throws -> T) throws -> T {
         do {
             return try pool.read(body)
-        } catch {
-            throw Self.mapError(error, doing: action)
-        }
-    }
-
-    /// Runs a write transaction.
-    func writeDatabase<T: Sendable>(_ action: String, _ body: @escaping @Sendable (Database) throws -> T) async throws
-        -> T
-    {
-        do {
-            return try await pool.write(body)
         } catch {
             throw Self.mapError(error, doing: action)
         }

@@ -15,16 +15,19 @@ import Synchronization
 /// its own queue, while stores go on committing to the log.
 ///
 /// A passive checkpoint never waits for a lock, so under a steady stream of commits it may not catch up with the log;
-/// past ``catchUpPages`` the store runs one on the writer connection between two of its writes (see
-/// ``SQLiteCacheStore/writeDatabase(_:inline:_:)``), which does.
+/// past ``catchUpPages`` the store's next write waits for one (``catchUp()``) with this process's writes held back,
+/// which does.
 final class CacheCheckpointer: Sendable {
-    /// Log pages past which a background checkpoint starts (SQLite's own automatic checkpoint threshold).
+    /// Log pages written since the last checkpoint past which a background checkpoint starts (SQLite's own automatic
+    /// checkpoint threshold).
     static let checkpointPages = 1_000
     /// Log pages past which the store checkpoints between writes.
     static let catchUpPages = 4_000
 
     /// The log's size in pages after the writer's last commit (SQLite's WAL hook).
     private let pages = Atomic<Int>(0)
+    /// The log pages the last checkpoint had copied (the log restarts from 0 after a complete one).
+    private let copied = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
     private let connection: DatabaseQueue
     private let logger: Logger
@@ -54,9 +57,11 @@ final class CacheCheckpointer: Sendable {
     /// Whether the log has outgrown what background checkpoints keep up with.
     var needsCatchUp: Bool { pages.load(ordering: .relaxed) >= Self.catchUpPages }
 
-    /// Starts a passive checkpoint in the background if the log is long enough and none is running.
+    /// Starts a passive checkpoint in the background if the log grew enough since the last one and none is running.
     func checkpointIfNeeded() {
-        guard pages.load(ordering: .relaxed) >= Self.checkpointPages,
+        let pages = pages.load(ordering: .relaxed)
+        let copied = copied.load(ordering: .relaxed)
+        guard pages - (pages < copied ? 0 : copied) >= Self.checkpointPages,
             !running.exchange(true, ordering: .acquiringAndReleasing)
         else { return }
         connection.asyncWriteWithoutTransaction { [self] db in
@@ -70,9 +75,20 @@ final class CacheCheckpointer: Sendable {
         }
     }
 
+    /// Runs a checkpoint after any under way, suspending meanwhile. The caller keeps this process's writes out (the
+    /// store's write gate), so it copies the whole log unless a reader still uses its end.
+    func catchUp() async {
+        do {
+            try await connection.writeWithoutTransaction { [self] db in try checkpoint(db) }
+        } catch {
+            logger.debug("cache checkpoint did not run", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// Runs a passive checkpoint on `db` and, when it copied the whole log, notes that the next commit restarts it.
-    func checkpoint(_ db: Database) throws {
+    private func checkpoint(_ db: Database) throws {
         let (log, copied) = try db.checkpoint(.passive)
+        self.copied.store(copied, ordering: .relaxed)
         if copied == log { pages.store(0, ordering: .relaxed) }
     }
 

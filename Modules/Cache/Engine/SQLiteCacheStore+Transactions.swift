@@ -23,9 +23,7 @@ extension SQLiteCacheStore {
         await writeGate.lock()
         defer { writeGate.unlock() }
         do {
-            if checkpointer.needsCatchUp {
-                try? await pool.writeWithoutTransaction { [checkpointer] db in try checkpointer.checkpoint(db) }
-            }
+            if checkpointer.needsCatchUp { await checkpointer.catchUp() }
             let result: T
             if inline, let done = try writeNow(body) {
                 result = done

@@ -51,24 +51,39 @@ extension SQLiteCacheStore {
         }
     }
 
-    /// Replaces the row under the entry's key, and its tags.
+    /// Writes the row under the entry's key (updating a replaced one in place: half the pages of a delete and an
+    /// insert), its recency and its tags.
     private func insert(
         _ entry: CacheEntry, cost: Int, metadata: [UInt8], file: String?, _ db: Database,
         into result: inout WriteResult
     ) throws {
-        let replaced = try String?.fetchAll(
-            db.cachedStatement(sql: "DELETE FROM entries WHERE key = ? RETURNING file"), arguments: [entry.key])
-        result.obsoleteFiles += replaced.compactMap { $0 }
-        let insert = try db.cachedStatement(
-            sql: """
-                INSERT INTO entries (key, value, file, size, cost, expiresAt, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """)
         let inline: DatabaseValue = file == nil ? entry.value.withUnsafeBytes { Data($0) }.databaseValue : .null
-        try insert.execute(arguments: [
-            entry.key, inline, file, entry.value.count, cost, entry.metadata.expiresAt, Data(metadata),
-        ])
-        let recency = try db.cachedStatement(sql: "INSERT INTO recency (id, access) VALUES (?, ?)")
-        try recency.execute(arguments: [db.lastInsertedRowID, accesses.nextTick()])
+        let row: StatementArguments = [
+            inline, file, entry.value.count, cost, entry.metadata.expiresAt, Data(metadata), entry.key,
+        ]
+        let replaced = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT id, file FROM entries WHERE key = ?"), arguments: [entry.key])
+        if let replaced {
+            let id: Int64 = replaced[0]
+            if let obsolete: String = replaced[1] { result.obsoleteFiles.append(obsolete) }
+            try db.cachedStatement(
+                sql: """
+                    UPDATE entries SET value = ?, file = ?, size = ?, cost = ?, expiresAt = ?, metadata = ?
+                    WHERE key = ?
+                    """
+            ).execute(arguments: row)
+            try db.cachedStatement(sql: "UPDATE recency SET access = ? WHERE id = ?")
+                .execute(arguments: [accesses.nextTick(), id])
+            try db.cachedStatement(sql: "DELETE FROM tags WHERE key = ?").execute(arguments: [entry.key])
+        } else {
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO entries (value, file, size, cost, expiresAt, metadata, key) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: row)
+            try db.cachedStatement(sql: "INSERT INTO recency (id, access) VALUES (?, ?)")
+                .execute(arguments: [db.lastInsertedRowID, accesses.nextTick()])
+        }
         if !entry.metadata.tags.isEmpty {
             let tag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tags (tag, key) VALUES (?, ?)")
             for name in entry.metadata.tags { try tag.execute(arguments: [name, entry.key]) }

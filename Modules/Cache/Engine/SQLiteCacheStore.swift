@@ -28,6 +28,10 @@ import Synchronization
 /// for a cache, whose entries can always be fetched again. A value file is written to a temporary name, synced and
 /// renamed *before* its row commits, and deleted only *after* the row is gone, so a row never names a missing file;
 /// a crash between the two leaves an orphan file, which the next open deletes.
+///
+/// Log checkpoints (copying the write-ahead log into the database, and syncing both) run in the background on a
+/// connection of their own, not in the commit of whichever `store` crosses SQLite's threshold; the log stays under
+/// about 16 MiB.
 public final class SQLiteCacheStore: Sendable {
     /// The database file.
     public let path: String

@@ -36,6 +36,9 @@ final class CacheAccessLog: Sendable {
         }
     }
 
+    /// How many accesses and expired keys are pending.
+    var pendingCount: Int { state.withLock { $0.accesses.count + $0.expired.count } }
+
     /// Records that `key` was found expired at `now`, to be deleted by the next write.
     func recordExpired(_ key: String, now: Int64) {
         state.withLock { $0.expired[key] = now }

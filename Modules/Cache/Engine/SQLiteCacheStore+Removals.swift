@@ -3,7 +3,7 @@ import GRDB
 extension SQLiteCacheStore {
     @discardableResult
     public func removeEntry(forKey key: String) async throws -> Bool {
-        try await remove("remove the cache entry '\(key)'", where: "key = ?", [key]) > 0
+        try await remove("remove the cache entry '\(key)'", where: "key = ?", [key], inline: true) > 0
     }
 
     /// Removes the keys in the range [prefix, prefix with its last character incremented): an index range scan.
@@ -34,14 +34,16 @@ extension SQLiteCacheStore {
     }
 
     /// Deletes the rows matching `condition`, then their value files; how many rows.
-    private func remove(_ action: String, where condition: String, _ arguments: StatementArguments) async throws
-        -> Int
-    {
+    /// (`inline`: see ``writeDatabase(_:inline:_:)``; for a removal by key.)
+    private func remove(
+        _ action: String, where condition: String, _ arguments: StatementArguments, inline: Bool = false
+    ) async throws -> Int {
         try checkOpen()
-        let files = try await writeDatabase(action) { db in
+        let inline = inline && accesses.pendingCount <= Self.inlineAccessLimit
+        let files = try await writeDatabase(action, inline: inline) { db in
             try self.applyAccesses(db)
             return try String?.fetchAll(
-                db, sql: "DELETE FROM entries WHERE \(condition) RETURNING file", arguments: arguments)
+                db.cachedStatement(sql: "DELETE FROM entries WHERE \(condition) RETURNING file"), arguments: arguments)
         }
         self.files.removeValues(files.compactMap { $0 })
         return files.count

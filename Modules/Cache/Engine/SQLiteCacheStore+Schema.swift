@@ -6,7 +6,8 @@ import GRDB
 // - `recency`: each entry's access tick (indexed: the eviction order), in a narrow table of its own so that writing
 //   a batch of reads' accesses rewrites a few small pages, not the rows holding the values (this took the disk-tier
 //   hit rate from 0.50× to 0.75× of a raw point read). `id`s are AUTOINCREMENT: a stale pending access never lands
-//   on a later entry.
+//   on a later entry of another key (a replaced entry keeps its row and id, and its store's tick is above any access
+//   recorded before it).
 // - `tags`: (tag, key) pairs; `tags` and `recency` rows go with their entry (foreign keys, cascade).
 // - `totals`: one row, kept by triggers, so the limits are checked without counting.
 extension SQLiteCacheStore {

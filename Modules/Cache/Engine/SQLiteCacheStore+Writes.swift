@@ -23,7 +23,9 @@ extension SQLiteCacheStore {
         let metadata = CacheBinaryCodec.encode(entry.metadata)
         let file = entry.value.count > configuration.inlineLimit ? try await writeValueFile(entry.value) : nil
         do {
-            let result = try await writeDatabase("store the cache entry '\(entry.key)'") { db in
+            let action = "store the cache entry '\(entry.key)'"
+            let result = try await writeDatabase(action, inline: accesses.pendingCount <= Self.inlineAccessLimit) {
+                db in
                 try self.applyAccesses(db)
                 var result = WriteResult()
                 try self.insert(entry, cost: cost, metadata: metadata, file: file, db, into: &result)
@@ -38,6 +40,9 @@ extension SQLiteCacheStore {
         }
     }
 
+    /// Pending accesses up to which a store runs inline (``writeDatabase(_:inline:_:)``): it writes them too.
+    static let inlineAccessLimit = 256
+
     /// Writes a value file on a thread of its own: the write and its `fsync` must not hold a cooperative thread.
     private func writeValueFile(_ bytes: [UInt8]) async throws -> String {
         let files = files
@@ -46,24 +51,39 @@ extension SQLiteCacheStore {
         }
     }
 
-    /// Replaces the row under the entry's key, and its tags.
+    /// Writes the row under the entry's key (updating a replaced one in place: half the pages of a delete and an
+    /// insert), its recency and its tags.
     private func insert(
         _ entry: CacheEntry, cost: Int, metadata: [UInt8], file: String?, _ db: Database,
         into result: inout WriteResult
     ) throws {
-        let replaced = try String?.fetchAll(
-            db, sql: "DELETE FROM entries WHERE key = ? RETURNING file", arguments: [entry.key])
-        result.obsoleteFiles += replaced.compactMap { $0 }
-        let insert = try db.cachedStatement(
-            sql: """
-                INSERT INTO entries (key, value, file, size, cost, expiresAt, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """)
         let inline: DatabaseValue = file == nil ? entry.value.withUnsafeBytes { Data($0) }.databaseValue : .null
-        try insert.execute(arguments: [
-            entry.key, inline, file, entry.value.count, cost, entry.metadata.expiresAt, Data(metadata),
-        ])
-        let recency = try db.cachedStatement(sql: "INSERT INTO recency (id, access) VALUES (?, ?)")
-        try recency.execute(arguments: [db.lastInsertedRowID, accesses.nextTick()])
+        let row: StatementArguments = [
+            inline, file, entry.value.count, cost, entry.metadata.expiresAt, Data(metadata), entry.key,
+        ]
+        let replaced = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT id, file FROM entries WHERE key = ?"), arguments: [entry.key])
+        if let replaced {
+            let id: Int64 = replaced[0]
+            if let obsolete: String = replaced[1] { result.obsoleteFiles.append(obsolete) }
+            try db.cachedStatement(
+                sql: """
+                    UPDATE entries SET value = ?, file = ?, size = ?, cost = ?, expiresAt = ?, metadata = ?
+                    WHERE key = ?
+                    """
+            ).execute(arguments: row)
+            try db.cachedStatement(sql: "UPDATE recency SET access = ? WHERE id = ?")
+                .execute(arguments: [accesses.nextTick(), id])
+            try db.cachedStatement(sql: "DELETE FROM tags WHERE key = ?").execute(arguments: [entry.key])
+        } else {
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO entries (value, file, size, cost, expiresAt, metadata, key) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: row)
+            try db.cachedStatement(sql: "INSERT INTO recency (id, access) VALUES (?, ?)")
+                .execute(arguments: [db.lastInsertedRowID, accesses.nextTick()])
+        }
         if !entry.metadata.tags.isEmpty {
             let tag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tags (tag, key) VALUES (?, ?)")
             for name in entry.metadata.tags { try tag.execute(arguments: [name, entry.key]) }
@@ -72,7 +92,9 @@ extension SQLiteCacheStore {
 
     /// Deletes the least recently accessed entries (never `key`) until the store is within its limits.
     private func evict(_ db: Database, sparing key: String, into result: inout WriteResult) throws {
-        guard let totals = try Row.fetchOne(db, sql: "SELECT entries, bytes FROM totals") else { return }
+        guard let totals = try Row.fetchOne(db.cachedStatement(sql: "SELECT entries, bytes FROM totals")) else {
+            return
+        }
         var entries: Int = totals[0]
         var bytes: Int = totals[1]
         let countLimit = configuration.countLimit ?? .max

@@ -28,6 +28,10 @@ import Synchronization
 /// for a cache, whose entries can always be fetched again. A value file is written to a temporary name, synced and
 /// renamed *before* its row commits, and deleted only *after* the row is gone, so a row never names a missing file;
 /// a crash between the two leaves an orphan file, which the next open deletes.
+///
+/// Log checkpoints (copying the write-ahead log into the database, and syncing both) run in the background on a
+/// connection of their own, not in the commit of whichever `store` crosses SQLite's threshold; the log stays under
+/// about 16 MiB.
 public final class SQLiteCacheStore: Sendable {
     /// The database file.
     public let path: String
@@ -39,6 +43,9 @@ public final class SQLiteCacheStore: Sendable {
     let accesses: CacheAccessLog
     let logger: Logger
     let isClosed = Atomic<Bool>(false)
+    /// This process's writes take it (see ``writeDatabase(_:inline:_:)``).
+    let writeGate = CacheWriteGate()
+    let checkpointer: CacheCheckpointer
 
     /// Opens (creating if needed) the cache database at `path` and its value directory `<path>.values/`, and deletes
     /// value files that no row names (left by a crash between writing a file and committing its row).
@@ -61,6 +68,8 @@ public final class SQLiteCacheStore: Sendable {
         files = CacheValueFiles(directory: path + ".values")
         do {
             pool = try Self.openPool(path: path)
+            checkpointer = try CacheCheckpointer(path: path, logger: logger)
+            pool.writeWithoutTransaction { [checkpointer] db in checkpointer.install(on: db) }
             try files.createDirectory()
             let (lastAccess, referenced) = try pool.read { db in
                 (
@@ -113,6 +122,7 @@ extension SQLiteCacheStore: CacheStore {
         guard !isClosed.exchange(true, ordering: .relaxed) else { return }
         do {
             try await flushAccesses()
+            try checkpointer.close()
             try pool.close()
         } catch {
             throw Self.mapError(error, doing: "close the cache database at \(path)")
@@ -123,17 +133,6 @@ extension SQLiteCacheStore: CacheStore {
     func readDatabase<T>(_ action: String, _ body: (Database) throws -> T) throws -> T {
         do {
             return try pool.read(body)
-        } catch {
-            throw Self.mapError(error, doing: action)
-        }
-    }
-
-    /// Runs a write transaction.
-    func writeDatabase<T: Sendable>(_ action: String, _ body: @escaping @Sendable (Database) throws -> T) async throws
-        -> T
-    {
-        do {
-            return try await pool.write(body)
         } catch {
             throw Self.mapError(error, doing: action)
         }

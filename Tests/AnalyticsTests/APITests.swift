@@ -60,7 +60,8 @@ import Testing
 
     @Test func aFullBufferDropsAndCounts() async throws {
         let harness = try Harness(configuration: AnalyticsConfiguration(bufferCapacity: 1))
-        // How many fit depends on when the writer drains the one-slot buffer; every event is either persisted or counted.
+        // How many fit depends on when the writer drains the one-slot buffer;
+        // every event is either persisted or counted.
         for _ in 0..<50 { harness.manager.log(NamedAnalyticsEvent("tick")) }
         try await harness.manager.flush()
         let statistics = harness.manager.statistics

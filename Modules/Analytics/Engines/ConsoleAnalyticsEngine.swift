@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 
-/// Prints each record as one readable line, for development: `2024-05-01T10:00:00.123Z message_deleted index=3 read=true`.
+/// Prints each record as one readable line, for development:
+/// `2024-05-01T10:00:00.123Z message_deleted index=3 read=true`.
 public struct ConsoleAnalyticsEngine: AnalyticsEngine {
     private let write: @Sendable (String) -> Void
     private let queue = DispatchQueue(label: "suite.analytics.console")

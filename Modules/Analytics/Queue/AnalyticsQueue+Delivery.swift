@@ -31,14 +31,15 @@ extension AnalyticsQueue {
                 db,
                 sql: """
                     SELECT seq, record, attempts FROM queue
-                    WHERE failed = 0 AND seq > ? AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+                    WHERE failed = 0 AND seq > ? AND next_attempt_at <= ?
+                        AND (lease_until IS NULL OR lease_until <= ?)
                     ORDER BY seq LIMIT ?
                     """, arguments: [afterSeq, time, time, limit])
             let seqs: [Int64] = rows.map { $0["seq"] }
             if !seqs.isEmpty {
+                let placeholders = seqs.map { _ in "?" }.joined(separator: ",")
                 try db.execute(
-                    sql:
-                        "UPDATE queue SET lease_until = ? WHERE seq IN (\(seqs.map { _ in "?" }.joined(separator: ",")))",
+                    sql: "UPDATE queue SET lease_until = ? WHERE seq IN (\(placeholders))",
                     arguments: StatementArguments([until] + seqs.map { $0 as any DatabaseValueConvertible }))
             }
             return rows.map { row in (row["seq"] as Int64, row["record"] as Data, row["attempts"] as Int) }

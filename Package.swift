@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "DocumentsPluginSupport", targets: ["DocumentsPluginSupport"]),
         .library(name: "Cache", targets: ["Cache"]),
         .library(name: "CachePluginSupport", targets: ["CachePluginSupport"]),
+        .library(name: "Analytics", targets: ["Analytics"]),
         .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
@@ -60,6 +61,9 @@ let package = Package(
             exclude: ["README.md"]),
         .target(
             name: "Cache", dependencies: ["SuiteCore", grdb, logging, crypto, asyncHTTPClient], path: "Modules/Cache",
+            exclude: ["README.md"]),
+        .target(
+            name: "Analytics", dependencies: ["SuiteCore", grdb, logging, crypto], path: "Modules/Analytics",
             exclude: ["README.md"]),
         .target(
             name: "DocumentsPluginSupport",
@@ -151,6 +155,9 @@ let package = Package(
             ],
             path: "Tests/CachePluginSupportTests"
         ),
+        .testTarget(
+            name: "AnalyticsTests", dependencies: ["Analytics", "SuiteCore", "SuiteTestSupport", grdb],
+            path: "Tests/AnalyticsTests"),
         .testTarget(
             name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport", "RedisTestSupport"],
             path: "Tests/EndToEndTests"),

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import GRDB
 
 /// Stores records in a queryable SQLite table (WAL, through GRDB), deduplicated by id, with a small report API

@@ -30,6 +30,7 @@ run: build ## Build everything, then show `suite status` on the embedded default
 	@echo
 	@echo "Next: ./suite docs set users/u1 '{\"name\":\"Ana\",\"points\":10}'   (./suite runs the built binary)"
 	@echo "      ./suite docs query users --where 'points >= 10'    ./suite --help"
+	@echo "      ./suite cache get URL   (twice: a miss, then a hit)    ./suite cache stats"
 	@echo "      make install PREFIX=~/.local   puts suite in ~/.local/bin and its plugins in ~/.local/lib/suite"
 
 install: build ## Install suite into $(PREFIX)/bin and its plugins into $(PREFIX)/lib/suite (PREFIX=~/.local)

@@ -144,7 +144,7 @@ struct SQLiteCacheStoreTests {
         try await first.close()
     }
 
-    /// A file of schema v1 (the access tick in `entries`) opens as an empty v2 cache; its value files go as orphans.
+    /// A file of schema v1 (the access tick in `entries`) opens as an empty v3 cache; its value files go as orphans.
     @Test func aVersion1FileOpensEmpty() async throws {
         let queue = try DatabaseQueue(path: path)
         try await queue.write { db in
@@ -170,6 +170,80 @@ struct SQLiteCacheStoreTests {
         #expect(try valueFiles().isEmpty)
         try await store.store(Self.entry("new", size: 5_000))
         #expect(try await store.entry(forKey: "new", now: 0) == Self.entry("new", size: 5_000))
+        try await store.close()
+    }
+
+    /// A file of schema v2 (totals kept by triggers, AUTOINCREMENT ids) opens as an empty v3 cache.
+    @Test func aVersion2FileOpensEmpty() async throws {
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('v1'), ('v2');
+                    CREATE TABLE entries (id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, value BLOB,
+                        file TEXT, size INTEGER NOT NULL, cost INTEGER NOT NULL, expiresAt INTEGER,
+                        metadata BLOB NOT NULL);
+                    CREATE TABLE recency (id INTEGER PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+                        access INTEGER NOT NULL);
+                    CREATE TABLE tags (tag TEXT NOT NULL, key TEXT NOT NULL REFERENCES entries(key) ON DELETE CASCADE,
+                        PRIMARY KEY (tag, key)) WITHOUT ROWID;
+                    CREATE TABLE totals (id INTEGER PRIMARY KEY CHECK (id = 0), entries INTEGER NOT NULL,
+                        bytes INTEGER NOT NULL);
+                    CREATE TRIGGER entries_insert AFTER INSERT ON entries BEGIN
+                        UPDATE totals SET entries = entries + 1, bytes = bytes + NEW.cost;
+                    END;
+                    INSERT INTO totals VALUES (0, 0, 0);
+                    INSERT INTO entries (key, value, size, cost, metadata) VALUES ('old', x'010203', 3, 50, x'01000000');
+                    INSERT INTO recency VALUES (1, 1);
+                    """)
+        }
+        try queue.close()
+        let store = try open()
+        #expect(try await store.statistics().entries == 0)
+        #expect(try await store.entry(forKey: "old", now: 0) == nil)
+        try await store.store(Self.entry("new", size: 500))
+        #expect(try await store.entry(forKey: "new", now: 0) == Self.entry("new", size: 500))
+        #expect(try await store.statistics().entries == 1)
+        try await store.close()
+    }
+
+    /// Each store keeps the totals in memory; when another connection (another process) wrote the file meanwhile, the
+    /// next write counts them again, so the limits still hold when `store` returns.
+    @Test func limitsHoldAcrossConnections() async throws {
+        let configuration = SQLiteCacheStore.Configuration(countLimit: 3, inlineLimit: 1_000)
+        let first = try open(configuration)
+        try await first.store(Self.entry("a", size: 10))
+        try await first.store(Self.entry("b", size: 10))
+        // Opened now, the second store's ticks follow the first's (each process counts its own from the largest).
+        let second = try open(configuration)
+        #expect(try await second.store(Self.entry("c", size: 10)).evicted.isEmpty)
+        #expect(try await second.store(Self.entry("d", size: 10)).evicted.map(\.key) == ["a"])
+        #expect(try await first.store(Self.entry("e", size: 10)).evicted.map(\.key) == ["b"])
+        #expect(try await first.removeEntry(forKey: "c"))
+        #expect(try await second.store(Self.entry("f", size: 10)).evicted.isEmpty)
+        #expect(try await second.store(Self.entry("g", size: 10)).evicted.map(\.key) == ["e"])
+        let statistics = try await first.statistics()
+        #expect(statistics.entries == 3)
+        #expect(statistics.bytes == ["d", "f", "g"].reduce(0) { $0 + Self.entry($1, size: 10).cost })
+        try await second.close()
+        try await first.close()
+    }
+
+    /// Expired entries go by `removeExpired` (a scan of `recency`) and, found by a read, with the next write.
+    @Test func expiredEntriesAreRemoved() async throws {
+        let store = try open()
+        try await store.store(Self.entry("soon", size: 10).with(expiresAt: 100))
+        try await store.store(Self.entry("later", size: 2_000).with(expiresAt: 200))
+        try await store.store(Self.entry("never", size: 10))
+        #expect(try await store.removeExpired(now: 150) == 1)
+        #expect(try await store.entry(forKey: "later", now: 250) == nil)
+        try await store.store(Self.entry("next", size: 10))
+        #expect(try await store.summaries(after: nil, limit: 10).map(\.key) == ["never", "next"])
+        #expect(try valueFiles().isEmpty)
+        let statistics = try await store.statistics()
+        #expect(statistics.entries == 2)
+        #expect(statistics.bytes == Self.entry("never", size: 10).cost + Self.entry("next", size: 10).cost)
         try await store.close()
     }
 

@@ -8,7 +8,7 @@ final class CacheAccessLog: Sendable {
 
     private struct State {
         var tick: Int64
-        var accesses: [Int64: Int64] = [:]
+        var accesses: [String: Int64] = [:]
         var expired: [String: Int64] = [:]
     }
 
@@ -27,11 +27,12 @@ final class CacheAccessLog: Sendable {
         }
     }
 
-    /// Records a hit on the entry whose row id is `id`; whether enough accesses are pending to write them now.
-    func recordHit(_ id: Int64) -> Bool {
+    /// Records a hit on the entry under `key`; whether enough accesses are pending to write them now. (By key, not
+    /// row id: row ids are reused, and a stale access must not land on another key's entry.)
+    func recordHit(_ key: String) -> Bool {
         state.withLock { state in
             state.tick += 1
-            state.accesses[id] = state.tick
+            state.accesses[key] = state.tick
             return state.accesses.count >= Self.flushThreshold
         }
     }
@@ -45,7 +46,7 @@ final class CacheAccessLog: Sendable {
     }
 
     /// Takes the pending accesses and expired keys.
-    func drain() -> (accesses: [Int64: Int64], expired: [String: Int64]) {
+    func drain() -> (accesses: [String: Int64], expired: [String: Int64]) {
         state.withLock { state in
             defer {
                 state.accesses = [:]

@@ -3,7 +3,6 @@ import GRDB
 extension SQLiteCacheStore {
     /// A row as a read finds it.
     struct StoredRow {
-        var id: Int64
         var inline: [UInt8]
         var file: String?
         var size: Int
@@ -32,7 +31,7 @@ extension SQLiteCacheStore {
                     .storage, "the cache entry '\(key)' has unreadable metadata in \(path)",
                     hint: "remove it with removeEntry(forKey:), or delete the cache file")
             }
-            if accesses.recordHit(row.id) { try await flushAccesses() }
+            if accesses.recordHit(key) { try await flushAccesses() }
             return CacheEntry(key: key, value: value, metadata: metadata)
         }
         return nil
@@ -40,11 +39,10 @@ extension SQLiteCacheStore {
 
     static func fetchRow(_ db: Database, key: String) throws -> StoredRow? {
         let statement = try db.cachedStatement(
-            sql: "SELECT value, file, size, expiresAt, metadata, id FROM entries WHERE key = ?")
+            sql: "SELECT value, file, size, expiresAt, metadata FROM entries WHERE key = ?")
         let rows = try Row.fetchCursor(statement, arguments: [key])
         guard let row = try rows.next() else { return nil }
         return StoredRow(
-            id: row[5],
             inline: try row.withUnsafeData(atIndex: 0) { $0.map { [UInt8]($0) } ?? [] },
             file: row[1],
             size: row[2],

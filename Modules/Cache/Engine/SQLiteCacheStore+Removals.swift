@@ -25,7 +25,8 @@ extension SQLiteCacheStore {
 
     @discardableResult
     public func removeExpired(now: Int64) async throws -> Int {
-        try await remove("remove expired cache entries", where: "expiresAt <= ?", [now])
+        try await remove(
+            "remove expired cache entries", where: "id IN (SELECT id FROM recency WHERE expiresAt <= ?)", [now])
     }
 
     @discardableResult
@@ -40,13 +41,35 @@ extension SQLiteCacheStore {
     ) async throws -> Int {
         try checkOpen()
         let inline = inline && accesses.pendingCount <= Self.inlineAccessLimit
-        let files = try await writeDatabase(action, inline: inline) { db in
+        let (count, files) = try await writeDatabase(action, inline: inline) { db in
             try self.applyAccesses(db)
-            return try String?.fetchAll(
-                db.cachedStatement(sql: "DELETE FROM entries WHERE \(condition) RETURNING file"), arguments: arguments)
+            return try self.deleteEntries(db, where: condition, arguments)
         }
-        self.files.removeValues(files.compactMap { $0 })
-        return files.count
+        self.files.removeValues(files)
+        return count
+    }
+
+    /// Deletes the entries matching `condition` (their `recency` and `tags` rows cascade) and takes them off the
+    /// totals; how many, and the value files no row names any more.
+    func deleteEntries(
+        _ db: Database, where condition: String, _ arguments: StatementArguments
+    ) throws -> (count: Int, files: [String]) {
+        // Read before deleting: a RETURNING clause cannot see `recency`, whose rows the deletion cascades to.
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT file, cost FROM entries JOIN recency USING (id) WHERE \(condition)"),
+            arguments: arguments)
+        var count = 0
+        var bytes = 0
+        var files: [String] = []
+        while let row = try rows.next() {
+            count += 1
+            bytes += row[1] as Int
+            if let file: String = row[0] { files.append(file) }
+        }
+        guard count > 0 else { return (0, []) }
+        try db.cachedStatement(sql: "DELETE FROM entries WHERE \(condition)").execute(arguments: arguments)
+        totals.add(entries: -count, bytes: -bytes)
+        return (count, files)
     }
 
     /// The smallest string greater than every string starting with `prefix` (by UTF-8 bytes, SQLite's `BINARY`

@@ -1,64 +1,53 @@
 import GRDB
 
-// The cache database's tables (schema v2):
-// - `entries`: one row per key; `value` inline or NULL with `file` naming the value file; `size` the value's bytes;
-//   `cost` what counts against the byte limit; `expiresAt` for `removeExpired`; `metadata` in `CacheBinaryCodec`'s form.
-// - `recency`: each entry's access tick (indexed: the eviction order), in a narrow table of its own so that writing
-//   a batch of reads' accesses rewrites a few small pages, not the rows holding the values (this took the disk-tier
-//   hit rate from 0.50× to 0.75× of a raw point read). `id`s are AUTOINCREMENT: a stale pending access never lands
-//   on a later entry of another key (a replaced entry keeps its row and id, and its store's tick is above any access
-//   recorded before it).
+// The cache database's tables (schema v3):
+// - `entries`: one row per key (a rowid table: no AUTOINCREMENT, whose `sqlite_sequence` row was a page per insert);
+//   `value` inline or NULL with `file` naming the value file; `size` the value's bytes; `expiresAt` for reads;
+//   `metadata` in `CacheBinaryCodec`'s form. Only `key` is indexed: each index is a page more per store.
+// - `recency`: each entry's access tick (indexed: the eviction order), `cost` (what counts against the limits) and
+//   `expiresAt` again, in a narrow table of its own so that writing a batch of reads' accesses rewrites a few small
+//   pages, not the rows holding the values, and so that the totals and `removeExpired` scan small pages (an index
+//   on `expiresAt` cost every store with a lifetime, as every HTTP response has, a page).
 // - `tags`: (tag, key) pairs; `tags` and `recency` rows go with their entry (foreign keys, cascade).
-// - `totals`: one row, kept by triggers, so the limits are checked without counting.
+// The totals (entries, bytes) are not stored: each process keeps them in memory (`CacheTotals`), counted from `recency`
+// at its first write and again whenever another connection has committed since its last one.
 extension SQLiteCacheStore {
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
-        // v1 kept the access tick in `entries`; a file of that schema gets v2's tables instead (its entries are
-        // dropped — it is a cache — and its value files, which no row names any more, go as orphans).
+        // v1 kept the access tick in `entries`, v2 the totals in a table kept by triggers; a file of either schema gets
+        // v3's tables instead (its entries are dropped — it is a cache — and its value files, which no row names any
+        // more, go as orphans).
         migrator.registerMigration("v1") { _ in }
-        migrator.registerMigration("v2") { db in
+        migrator.registerMigration("v2") { _ in }
+        migrator.registerMigration("v3") { db in
             try db.execute(
                 sql: """
                     DROP TABLE IF EXISTS tags;
+                    DROP TABLE IF EXISTS recency;
                     DROP TABLE IF EXISTS entries;
                     DROP TABLE IF EXISTS totals;
                     CREATE TABLE entries (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        id INTEGER PRIMARY KEY,
                         key TEXT NOT NULL UNIQUE,
                         value BLOB,
                         file TEXT,
                         size INTEGER NOT NULL,
-                        cost INTEGER NOT NULL,
                         expiresAt INTEGER,
                         metadata BLOB NOT NULL
                     );
                     CREATE TABLE recency (
                         id INTEGER PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
-                        access INTEGER NOT NULL
+                        access INTEGER NOT NULL,
+                        cost INTEGER NOT NULL,
+                        expiresAt INTEGER
                     );
                     CREATE INDEX recency_access ON recency(access);
-                    CREATE INDEX entries_expiresAt ON entries(expiresAt) WHERE expiresAt IS NOT NULL;
                     CREATE TABLE tags (
                         tag TEXT NOT NULL,
                         key TEXT NOT NULL REFERENCES entries(key) ON DELETE CASCADE,
                         PRIMARY KEY (tag, key)
                     ) WITHOUT ROWID;
                     CREATE INDEX tags_key ON tags(key);
-                    CREATE TABLE totals (
-                        id INTEGER PRIMARY KEY CHECK (id = 0),
-                        entries INTEGER NOT NULL,
-                        bytes INTEGER NOT NULL
-                    );
-                    INSERT INTO totals VALUES (0, 0, 0);
-                    CREATE TRIGGER entries_insert AFTER INSERT ON entries BEGIN
-                        UPDATE totals SET entries = entries + 1, bytes = bytes + NEW.cost;
-                    END;
-                    CREATE TRIGGER entries_delete AFTER DELETE ON entries BEGIN
-                        UPDATE totals SET entries = entries - 1, bytes = bytes - OLD.cost;
-                    END;
-                    CREATE TRIGGER entries_update_cost AFTER UPDATE OF cost ON entries BEGIN
-                        UPDATE totals SET bytes = bytes - OLD.cost + NEW.cost;
-                    END;
                     """)
         }
         return migrator

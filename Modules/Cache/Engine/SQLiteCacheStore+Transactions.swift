@@ -33,6 +33,7 @@ extension SQLiteCacheStore {
             checkpointer.checkpointIfNeeded()
             return result
         } catch {
+            totals.invalidate()
             throw Self.mapError(error, doing: action)
         }
     }

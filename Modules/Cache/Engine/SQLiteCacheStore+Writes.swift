@@ -52,37 +52,36 @@ extension SQLiteCacheStore {
     }
 
     /// Writes the row under the entry's key (updating a replaced one in place: half the pages of a delete and an
-    /// insert), its recency and its tags.
+    /// insert), its recency and its tags, and counts it in the totals.
     private func insert(
         _ entry: CacheEntry, cost: Int, metadata: [UInt8], file: String?, _ db: Database,
         into result: inout WriteResult
     ) throws {
         let inline: DatabaseValue = file == nil ? entry.value.withUnsafeBytes { Data($0) }.databaseValue : .null
         let row: StatementArguments = [
-            inline, file, entry.value.count, cost, entry.metadata.expiresAt, Data(metadata), entry.key,
+            inline, file, entry.value.count, entry.metadata.expiresAt, Data(metadata), entry.key,
         ]
+        _ = try totals.current(db)
         let replaced = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT id, file FROM entries WHERE key = ?"), arguments: [entry.key])
+            db.cachedStatement(sql: "SELECT id, file, cost FROM entries JOIN recency USING (id) WHERE key = ?"),
+            arguments: [entry.key])
         if let replaced {
             let id: Int64 = replaced[0]
             if let obsolete: String = replaced[1] { result.obsoleteFiles.append(obsolete) }
             try db.cachedStatement(
-                sql: """
-                    UPDATE entries SET value = ?, file = ?, size = ?, cost = ?, expiresAt = ?, metadata = ?
-                    WHERE key = ?
-                    """
+                sql: "UPDATE entries SET value = ?, file = ?, size = ?, expiresAt = ?, metadata = ? WHERE key = ?"
             ).execute(arguments: row)
-            try db.cachedStatement(sql: "UPDATE recency SET access = ? WHERE id = ?")
-                .execute(arguments: [accesses.nextTick(), id])
+            try db.cachedStatement(sql: "UPDATE recency SET access = ?, cost = ?, expiresAt = ? WHERE id = ?")
+                .execute(arguments: [accesses.nextTick(), cost, entry.metadata.expiresAt, id])
             try db.cachedStatement(sql: "DELETE FROM tags WHERE key = ?").execute(arguments: [entry.key])
+            totals.add(entries: 0, bytes: cost - (replaced[2] as Int))
         } else {
             try db.cachedStatement(
-                sql: """
-                    INSERT INTO entries (value, file, size, cost, expiresAt, metadata, key) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """
+                sql: "INSERT INTO entries (value, file, size, expiresAt, metadata, key) VALUES (?, ?, ?, ?, ?, ?)"
             ).execute(arguments: row)
-            try db.cachedStatement(sql: "INSERT INTO recency (id, access) VALUES (?, ?)")
-                .execute(arguments: [db.lastInsertedRowID, accesses.nextTick()])
+            try db.cachedStatement(sql: "INSERT INTO recency (id, access, cost, expiresAt) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [db.lastInsertedRowID, accesses.nextTick(), cost, entry.metadata.expiresAt])
+            totals.add(entries: 1, bytes: cost)
         }
         if !entry.metadata.tags.isEmpty {
             let tag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tags (tag, key) VALUES (?, ?)")
@@ -92,51 +91,51 @@ extension SQLiteCacheStore {
 
     /// Deletes the least recently accessed entries (never `key`) until the store is within its limits.
     private func evict(_ db: Database, sparing key: String, into result: inout WriteResult) throws {
-        guard let totals = try Row.fetchOne(db.cachedStatement(sql: "SELECT entries, bytes FROM totals")) else {
-            return
-        }
-        var entries: Int = totals[0]
-        var bytes: Int = totals[1]
+        let totals = try self.totals.current(db)
+        var entries = totals.entries
+        var bytes = totals.bytes
         let countLimit = configuration.countLimit ?? .max
         guard bytes > configuration.byteLimit || entries > countLimit else { return }
-        var victims: [String] = []
+        var victims: [(key: String, cost: Int)] = []
         let rows = try Row.fetchCursor(
             db,
             sql: """
-                SELECT e.key, e.size, e.metadata, e.cost, e.file FROM recency r JOIN entries e ON e.id = r.id
+                SELECT e.key, e.size, e.metadata, r.cost, e.file FROM recency r JOIN entries e ON e.id = r.id
                 ORDER BY r.access
                 """)
         while bytes > configuration.byteLimit || entries > countLimit, let row = try rows.next() {
             let summary = try Self.summary(row)
             guard summary.key != key else { continue }
-            victims.append(summary.key)
+            victims.append((key: summary.key, cost: row[3] as Int))
             result.evicted.append(summary)
             if let file: String = row[4] { result.obsoleteFiles.append(file) }
             bytes -= row[3] as Int
             entries -= 1
         }
         let delete = try db.cachedStatement(sql: "DELETE FROM entries WHERE key = ?")
-        for victim in victims { try delete.execute(arguments: [victim]) }
+        for victim in victims {
+            try delete.execute(arguments: [victim.key])
+            self.totals.add(entries: -1, bytes: -victim.cost)
+        }
     }
 
     /// Writes the accesses reads recorded, and deletes the entries they found expired (if still expired).
     func applyAccesses(_ db: Database) throws {
         let (accesses, expired) = accesses.drain()
         if !accesses.isEmpty {
-            let update = try db.cachedStatement(sql: "UPDATE recency SET access = max(access, ?) WHERE id = ?")
-            for (id, tick) in accesses { try update.execute(arguments: [tick, id]) }
+            let update = try db.cachedStatement(
+                sql: """
+                    UPDATE recency SET access = max(access, ?) WHERE id = (SELECT id FROM entries WHERE key = ?)
+                    """)
+            for (key, tick) in accesses { try update.execute(arguments: [tick, key]) }
         }
-        if !expired.isEmpty {
-            let files = try db.cachedStatement(
-                sql: "DELETE FROM entries WHERE key = ? AND expiresAt <= ? RETURNING file")
-            var obsolete: [String] = []
-            for (key, now) in expired {
-                obsolete += try String?.fetchAll(files, arguments: [key, now]).compactMap { $0 }
-            }
-            // Safe before the commit: these rows are gone in this transaction, and a failed commit only leaves
-            // expired rows without their values (a read then misses, as it should).
-            self.files.removeValues(obsolete)
+        var obsolete: [String] = []
+        for (key, now) in expired {
+            obsolete += try deleteEntries(db, where: "key = ? AND entries.expiresAt <= ?", [key, now]).files
         }
+        // Safe before the commit: these rows are gone in this transaction, and a failed commit only leaves expired
+        // rows without their values (a read then misses, as it should).
+        files.removeValues(obsolete)
     }
 
     /// Writes the recorded accesses now (a read crossing ``CacheAccessLog/flushThreshold``, ``close()``).

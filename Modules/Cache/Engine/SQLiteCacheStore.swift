@@ -41,6 +41,8 @@ public final class SQLiteCacheStore: Sendable {
     let pool: DatabasePool
     let files: CacheValueFiles
     let accesses: CacheAccessLog
+    /// This process's entry count and bytes (see ``CacheTotals``).
+    let totals = CacheTotals()
     let logger: Logger
     let isClosed = Atomic<Bool>(false)
     /// This process's writes take it (see ``writeDatabase(_:inline:_:)``).
@@ -109,8 +111,8 @@ extension SQLiteCacheStore: CacheStore {
     public func statistics() async throws -> CacheStoreStatistics {
         try checkOpen()
         let (entries, bytes) = try readDatabase("read the cache statistics") { db in
-            let row = try Row.fetchOne(db, sql: "SELECT entries, bytes FROM totals")
-            return (row?[0] as Int? ?? 0, row?[1] as Int? ?? 0)
+            let totals = try CacheTotals.count(db)
+            return (totals.entries, totals.bytes)
         }
         return CacheStoreStatistics(
             engine: "sqlite", entries: entries, bytes: bytes, byteLimit: configuration.byteLimit,

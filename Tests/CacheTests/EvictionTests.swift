@@ -93,7 +93,7 @@ struct EvictionTests {
     /// The contract notices a store that breaks it (so a passing run means something).
     @Test func theContractCatchesAStoreIgnoringItsLimit() async throws {
         await withKnownIssue {
-            try await CacheStoreContract.checkByteLimit { _ in LimitlessStore() }
+            try await CacheStoreContract.checkByteLimit { _ in try LimitlessStore() }
         }
     }
 }
@@ -102,7 +102,7 @@ struct EvictionTests {
 private final class LimitlessStore: CacheStore, Sendable {
     let inner: InMemoryCacheStore
 
-    init() { inner = try! InMemoryCacheStore(byteLimit: .max) }
+    init() throws { inner = try InMemoryCacheStore(byteLimit: .max) }
 
     func entry(forKey key: String, now: Int64) async throws -> CacheEntry? {
         try await inner.entry(forKey: key, now: now)

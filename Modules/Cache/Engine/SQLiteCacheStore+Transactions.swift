@@ -1,4 +1,5 @@
 import GRDB
+import SuiteCore
 
 #if canImport(GRDBSQLite)
     import GRDBSQLite

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 public import Logging
+import SuiteCore
 import Synchronization
 
 /// A ``CacheStore`` on disk: one SQLite file in WAL mode through a GRDB `DatabasePool`, values larger than
@@ -46,7 +47,7 @@ public final class SQLiteCacheStore: Sendable {
     let logger: Logger
     let isClosed = Atomic<Bool>(false)
     /// This process's writes take it (see ``writeDatabase(_:inline:_:)``).
-    let writeGate = CacheWriteGate()
+    let writeGate = AsyncGate()
     let checkpointer: CacheCheckpointer
 
     /// Opens (creating if needed) the cache database at `path` and its value directory `<path>.values/`, and deletes

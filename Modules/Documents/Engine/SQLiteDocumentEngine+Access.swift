@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import SuiteCore
 import Synchronization
 
 extension SQLiteDocumentEngine {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 public import Logging
+import SuiteCore
 import Synchronization
 
 /// The default ``DocumentEngine``: one SQLite file, in WAL mode, through a GRDB `DatabasePool` (one writer, concurrent

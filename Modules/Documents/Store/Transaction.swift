@@ -1,3 +1,4 @@
+import SuiteCore
 import Synchronization
 
 /// A transaction's reads and buffered writes. Read first, then write: a read after a write is an error.

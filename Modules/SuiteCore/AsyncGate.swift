@@ -1,25 +1,37 @@
 import Synchronization
 
-/// A FIFO mutual-exclusion gate for async callers: the SQLite store's writes of this process take it so that only one
-/// at a time reaches the writer connection, and a write that runs synchronously on its caller's thread never waits
-/// there behind another (it waits here, suspended). The same shape as the Documents engine's `AsyncGate`.
-final class CacheWriteGate: Sendable {
+/// An async mutual-exclusion gate (FIFO) for this package's modules: a waiter is suspended, never blocking a thread.
+/// Documents' transactions that lost a conflict retry one at a time through one, and the SQLite engines (documents and
+/// cache) let one write at a time reach their writer connection, so a write run on its caller's thread never waits
+/// there behind another.
+package final class AsyncGate: Sendable {
     private struct State {
         var locked = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
-
     private let state = Mutex(State())
 
-    /// Takes the gate, suspending (FIFO) while another caller holds it.
-    func lock() async {
-        if state.withLock({ state in
+    /// An open gate.
+    package init() {}
+
+    /// Set while the current task runs inside a gated transaction attempt.
+    @TaskLocal package static var held = false
+
+    /// Whether someone holds or waits for the gate.
+    package var isBusy: Bool { state.withLock { $0.locked } }
+
+    /// Takes the gate if it is free, without suspending.
+    package func tryLock() -> Bool {
+        state.withLock { state in
             if state.locked { return false }
             state.locked = true
             return true
-        }) {
-            return
         }
+    }
+
+    /// Takes the gate, suspending (FIFO) while another caller holds it.
+    package func lock() async {
+        if tryLock() { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let acquired = state.withLock { state -> Bool in
                 if !state.locked {
@@ -34,7 +46,7 @@ final class CacheWriteGate: Sendable {
     }
 
     /// Releases the gate to the longest waiter, if any.
-    func unlock() {
+    package func unlock() {
         let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
             if state.waiters.isEmpty {
                 state.locked = false

@@ -154,4 +154,57 @@ extern const char rc_sweep_script[];
  * (SUITE_STATUS_INVALID with a text message for a malformed request). */
 int32_t rc_dispatch(rc_engine *e, const char *operation, const uint8_t *request, size_t length, rc_buf *out);
 
+
+/* ---- Shared by rc_ops.c and rc_scan_ops.c ---- */
+
+/** prefix + key in `stack` when it fits, else malloc'ed (free with rc_full_key_free); NULL when out of memory. */
+char *rc_full_key(const char *prefix, size_t prefix_length, const uint8_t *key, size_t key_length, char *stack,
+                  size_t stack_size, size_t *length);
+void rc_full_key_free(char *key, char *stack);
+/** A Redis error reply as a failure response (OOM: the entry does not fit in maxmemory). */
+void rc_redis_failure(rc_engine *e, rc_buf *out, const char *what, const char *reply);
+/** Whether the connection broke (no reply). */
+int rc_broken(redisReply *reply);
+/** EVALSHA, falling back to EVAL when the server lost its script cache. */
+redisReply *rc_run_script(redisContext *c, const char *sha, const char *script, int argc, const char **argv,
+                          size_t *lengths);
+
+typedef struct unlink_state {
+    const uint8_t *prefix; /* the cache keys' prefix (removePrefix) */
+    size_t prefix_length;
+    int all; /* removeAll: also the tag sets */
+    int64_t removed;
+} unlink_state;
+
+typedef struct sweep_state {
+    char now[24];
+    int64_t removed;
+} sweep_state;
+
+typedef struct key_copy {
+    char *bytes;
+    size_t length;
+} key_copy;
+
+typedef struct summaries_state {
+    const uint8_t *after;
+    size_t after_length;
+    int has_after;
+    int64_t limit;
+    key_copy *keys;
+    size_t count;
+    size_t capacity;
+} summaries_state;
+
+typedef struct statistics_state {
+    int64_t entries;
+    int64_t bytes;
+} statistics_state;
+
+int rc_unlink_work(rc_engine *e, redisContext *c, void *s, rc_buf *out);
+int rc_sweep_work(rc_engine *e, redisContext *c, void *s, rc_buf *out);
+int rc_summaries_work(rc_engine *e, redisContext *c, void *s, rc_buf *out);
+void rc_free_keys(summaries_state *state);
+int rc_statistics_work(rc_engine *e, redisContext *c, void *s, rc_buf *out);
+
 #endif /* RC_INTERNAL_H */

@@ -225,7 +225,8 @@ static int remove_tag_work(rc_engine *e, redisContext *c, void *s, rc_buf *out) 
         rc_put_u8(out, RC_TAG_COUNT);
         rc_put_i64(out, reply->integer);
     } else {
-        rc_redis_failure(e, out, "to remove by tag", reply->type == REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
+        rc_redis_failure(e, out, "to remove by tag",
+                         reply->type == REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
     }
     freeReplyObject(reply);
     return RC_DONE;

@@ -37,19 +37,37 @@ static int scan(rc_engine *e, redisContext *c, const char *pattern, size_t patte
     return RC_DONE;
 }
 
+/* Arrays for a command of `count` keys plus `extra` other arguments; on failure an out-of-memory response, *failed. */
+static int alloc_args(size_t n, const char ***argv, size_t **lengths, rc_buf *out, int *failed) {
+    *argv = malloc(n * sizeof **argv);
+    *lengths = malloc(n * sizeof **lengths);
+    if (*argv != NULL && *lengths != NULL) return 1;
+    free(*argv);
+    free(*lengths);
+    rc_put_failure(out, "storage", "redis cache: out of memory", NULL);
+    *failed = 1;
+    return 0;
+}
+
+/* Adds an integer reply to *removed, or makes any other reply the failure of `what`; frees the reply. */
+static int add_count(rc_engine *e, redisReply *reply, const char *what, int64_t *removed, rc_buf *out, int *failed) {
+    if (rc_broken(reply)) return RC_BROKEN;
+    if (reply->type == REDIS_REPLY_INTEGER) {
+        *removed += reply->integer;
+    } else {
+        rc_redis_failure(e, out, what, reply->type == REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
+        *failed = 1;
+    }
+    freeReplyObject(reply);
+    return RC_DONE;
+}
 
 static int unlink_batch(rc_engine *e, redisContext *c, redisReply **keys, size_t count, void *s, rc_buf *out,
                         int *failed) {
     unlink_state *state = s;
-    const char **argv = malloc((count + 1) * sizeof *argv);
-    size_t *lengths = malloc((count + 1) * sizeof *lengths);
-    if (argv == NULL || lengths == NULL) {
-        free(argv);
-        free(lengths);
-        rc_put_failure(out, "storage", "redis cache: out of memory", NULL);
-        *failed = 1;
-        return RC_DONE;
-    }
+    const char **argv;
+    size_t *lengths;
+    if (!alloc_args(count + 1, &argv, &lengths, out, failed)) return RC_DONE;
     argv[0] = "UNLINK";
     lengths[0] = 6;
     for (size_t i = 0; i < count; i++) {
@@ -59,15 +77,7 @@ static int unlink_batch(rc_engine *e, redisContext *c, redisReply **keys, size_t
     redisReply *reply = redisCommandArgv(c, (int)count + 1, argv, lengths);
     free(argv);
     free(lengths);
-    if (rc_broken(reply)) return RC_BROKEN;
-    if (reply->type == REDIS_REPLY_INTEGER) {
-        state->removed += reply->integer;
-    } else {
-        rc_redis_failure(e, out, "UNLINK", reply->type == REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
-        *failed = 1;
-    }
-    freeReplyObject(reply);
-    return RC_DONE;
+    return add_count(e, reply, "UNLINK", &state->removed, out, failed);
 }
 
 int rc_unlink_work(rc_engine *e, redisContext *c, void *s, rc_buf *out) {
@@ -103,20 +113,13 @@ int rc_unlink_work(rc_engine *e, redisContext *c, void *s, rc_buf *out) {
 /* removeExpired: each SCAN batch through the sweep script (atomic per batch: a key stored again meanwhile is judged
  * by its new expiry). */
 
-
 static int sweep_batch(rc_engine *e, redisContext *c, redisReply **keys, size_t count, void *s, rc_buf *out,
                        int *failed) {
     sweep_state *state = s;
-    const char **argv = malloc((count + 4) * sizeof *argv);
-    size_t *lengths = malloc((count + 4) * sizeof *lengths);
+    const char **argv;
+    size_t *lengths;
     char key_count[24];
-    if (argv == NULL || lengths == NULL) {
-        free(argv);
-        free(lengths);
-        rc_put_failure(out, "storage", "redis cache: out of memory", NULL);
-        *failed = 1;
-        return RC_DONE;
-    }
+    if (!alloc_args(count + 4, &argv, &lengths, out, failed)) return RC_DONE;
     snprintf(key_count, sizeof key_count, "%zu", count);
     argv[2] = key_count;
     lengths[2] = strlen(key_count);
@@ -129,15 +132,7 @@ static int sweep_batch(rc_engine *e, redisContext *c, redisReply **keys, size_t 
     redisReply *reply = rc_run_script(c, e->sweep_sha, rc_sweep_script, (int)count + 4, argv, lengths);
     free(argv);
     free(lengths);
-    if (rc_broken(reply)) return RC_BROKEN;
-    if (reply->type == REDIS_REPLY_INTEGER) {
-        state->removed += reply->integer;
-    } else {
-        rc_redis_failure(e, out, "to remove expired entries", reply->type == REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
-        *failed = 1;
-    }
-    freeReplyObject(reply);
-    return RC_DONE;
+    return add_count(e, reply, "to remove expired entries", &state->removed, out, failed);
 }
 
 int rc_sweep_work(rc_engine *e, redisContext *c, void *s, rc_buf *out) {
@@ -159,8 +154,6 @@ int rc_sweep_work(rc_engine *e, redisContext *c, void *s, rc_buf *out) {
 }
 
 /* summaries: every entry key (SCAN), sorted, then the page's records (one pipeline). */
-
-
 
 static int compare_keys(const void *a, const void *b) {
     const key_copy *x = a, *y = b;
@@ -282,7 +275,6 @@ int rc_summaries_work(rc_engine *e, redisContext *c, void *s, rc_buf *out) {
 }
 
 /* statistics: every entry key (SCAN) with its record's length (HSTRLEN, one pipeline per batch), and maxmemory. */
-
 
 static int measure_batch(rc_engine *e, redisContext *c, redisReply **keys, size_t count, void *s, rc_buf *out,
                          int *failed) {

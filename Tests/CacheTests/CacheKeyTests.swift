@@ -104,4 +104,21 @@ struct CacheKeyTests {
             #expect(error.hint?.contains("did you mean 'cache-first'?") == true)
         }
     }
+
+    @Test("HTTP dates in the IMF-fixdate form and the two obsolete forms; anything else is no date")
+    func httpDatesParse() {
+        let expected = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == expected)
+        for date in [
+            Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 951_782_400),
+            Date(timeIntervalSince1970: 1_800_000_123),
+        ] {
+            #expect(HTTPDate.parse(HTTPDate.format(date)) == date)
+        }
+        for bad in ["0", "", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 36 Nov 1994 08:49:37 GMT"] {
+            #expect(HTTPDate.parse(bad) == nil, "\(bad)")
+        }
+    }
 }

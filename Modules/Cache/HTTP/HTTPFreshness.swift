@@ -15,7 +15,8 @@ public struct HTTPFreshness: Sendable, Hashable {
     /// Computes freshness for `headers` received at `responseTime` (`shared`: the cache serves several users).
     public init(headers: [CacheHeader], responseTime: Date, shared: Bool = false) {
         let control = CacheControl(headers.filter { $0.name == "cache-control" }.map(\.value))
-        let date = headers.first { $0.name == "date" }.flatMap { HTTPDate.parse($0.value) }
+        // Parsed only where a rule below needs the origin's clock.
+        var date: Date? { headers.first { $0.name == "date" }.flatMap { HTTPDate.parse($0.value) } }
         if shared, let seconds = control.sharedMaxAge {
             (lifetime, isExplicit) = (TimeInterval(seconds), true)
         } else if let seconds = control.maxAge {

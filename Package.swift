@@ -11,6 +11,10 @@ let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", pac
 let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
+let metrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-metrics")
+let tracing: Target.Dependency = .product(name: "Tracing", package: "swift-distributed-tracing")
+let compressNIO: Target.Dependency = .product(name: "CompressNIO", package: "compress-nio")
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 
 let package = Package(
     name: "Suite",
@@ -27,6 +31,7 @@ let package = Package(
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
         .executable(name: "documents-crash-writer", targets: ["CrashWriter"]),
+        .executable(name: "analytics-receiver", targets: ["AnalyticsReceiver"]),
         // Runtime plugins that `suite` loads with dlopen (not SwiftPM build plugins).
         .library(name: "EventLog", type: .dynamic, targets: ["EventLog"]),
         .library(name: "CTally", type: .dynamic, targets: ["CTally"]),
@@ -44,6 +49,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // MARK: - Modules
@@ -63,7 +72,9 @@ let package = Package(
             name: "Cache", dependencies: ["SuiteCore", grdb, logging, crypto, asyncHTTPClient], path: "Modules/Cache",
             exclude: ["README.md"]),
         .target(
-            name: "Analytics", dependencies: ["SuiteCore", grdb, logging, crypto], path: "Modules/Analytics",
+            name: "Analytics",
+            dependencies: ["SuiteCore", grdb, logging, crypto, asyncHTTPClient, compressNIO, metrics, tracing],
+            path: "Modules/Analytics",
             exclude: ["README.md"]),
         .target(
             name: "DocumentsPluginSupport",
@@ -170,6 +181,9 @@ let package = Package(
         // MARK: - Tools
         // A child process for the kill -9 durability test.
         .executableTarget(name: "CrashWriter", dependencies: ["Documents"], path: "Tools/CrashWriter"),
+        // The loopback receiver the analytics tests and benchmark upload to, run as a process of its own.
+        .executableTarget(
+            name: "AnalyticsReceiver", dependencies: [hummingbird, compressNIO, logging], path: "Tools/AnalyticsReceiver"),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [

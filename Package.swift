@@ -92,6 +92,7 @@ let package = Package(
             name: "SuiteHost",
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
+                "Analytics",
                 yams,
                 logging, serviceLifecycle, unixSignals,
             ],

@@ -10,6 +10,7 @@ struct PendingEvent: Sendable {
 
 /// A request to the background writer, answered once it has been carried out.
 enum InboxCommand: Sendable {
+    case persist(CheckedContinuation<Void, any Error>)
     case flush(CheckedContinuation<Void, any Error>)
     case purge(CheckedContinuation<Void, any Error>)
     case stop(CheckedContinuation<Void, any Error>)

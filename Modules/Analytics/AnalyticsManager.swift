@@ -74,6 +74,14 @@ public final class AnalyticsManager: Sendable {
         inbox.offer(PendingEvent(name: event.name, parameters: event.parameters, timestamp: clock.now))
     }
 
+    /// Returns once every event logged before the call is in the queue on disk (a crash of the process from then on
+    /// loses none of them), without waiting for a delivery.
+    ///
+    /// - Throws: ``AnalyticsError`` `.storage` when the queue cannot be written; `.shutdown` after ``shutdown()``.
+    public func persist() async throws {
+        try await send { .persist($0) }
+    }
+
     /// Returns once every event logged before the call is persisted and every due record has had a delivery attempt
     /// (delivered, rejected, or queued for a retry with its error).
     ///

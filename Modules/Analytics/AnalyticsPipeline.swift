@@ -52,6 +52,9 @@ actor AnalyticsPipeline {
             }
         }
         for command in commands {
+            if case .persist(let continuation) = command {
+                if let persistError { continuation.resume(throwing: persistError) } else { continuation.resume() }
+            }
             if case .purge(let continuation) = command {
                 unpersisted.removeAll()
                 do {
@@ -64,7 +67,7 @@ actor AnalyticsPipeline {
         var stopped = false
         for command in commands {
             switch command {
-            case .purge: break
+            case .purge, .persist: break
             case .flush(let continuation), .stop(let continuation):
                 if case .stop = command { stopped = true }
                 if let error = persistError ?? deliveryError {

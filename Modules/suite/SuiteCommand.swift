@@ -21,7 +21,8 @@ struct SuiteCommand: AsyncParsableCommand {
             """,
         version: SuiteContext.version,
         subcommands: [
-            StatusCommand.self, DocsCommand.self, CacheCommand.self, PluginsCommand.self, ConfigCommand.self,
+            StatusCommand.self, DocsCommand.self, CacheCommand.self, AnalyticsCommand.self, PluginsCommand.self,
+            ConfigCommand.self,
             EventsCommand.self,
         ]
     )

@@ -95,7 +95,10 @@ public final class HTTPAnalyticsEngine: AnalyticsEngine {
         try await client.shutdown()
     }
 
-    static func validate(_ options: Options) throws(AnalyticsError) {
+    /// Checks `options`: an http(s) URL with a host, a batch size of at least 1, a positive timeout.
+    ///
+    /// - Throws: ``AnalyticsError`` `.invalidConfiguration` naming the option, with a hint.
+    public static func validate(_ options: Options) throws(AnalyticsError) {
         guard let url = URL(string: options.url), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
             url.host != nil
         else {

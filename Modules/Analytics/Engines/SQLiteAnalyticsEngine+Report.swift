@@ -49,14 +49,25 @@ extension SQLiteAnalyticsEngine {
 
     /// Every stored record with this name (all when nil), oldest first; for tests and small exports.
     public func records(named name: String? = nil) async throws -> [AnalyticsRecord] {
+        try await fetchRecords(
+            sql: "SELECT * FROM events WHERE ? IS NULL OR name = ? ORDER BY timestamp, id", arguments: [name, name])
+    }
+
+    /// The newest `limit` records stored after `timestamp` (all when nil), oldest first: what `tail` prints.
+    public func latestRecords(limit: Int, after timestamp: Date? = nil) async throws -> [AnalyticsRecord] {
+        let after = timestamp?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
+        return try await fetchRecords(
+            sql: """
+                SELECT * FROM (SELECT * FROM events WHERE timestamp > ? ORDER BY timestamp DESC, id DESC LIMIT ?)
+                ORDER BY timestamp, id
+                """, arguments: [after, limit])
+    }
+
+    private func fetchRecords(sql: String, arguments: StatementArguments) async throws -> [AnalyticsRecord] {
         let decoder = JSONDecoder()
         do {
             return try await pool.read { db in
-                let rows = try Row.fetchAll(
-                    db,
-                    sql: "SELECT * FROM events WHERE ? IS NULL OR name = ? ORDER BY timestamp, id",
-                    arguments: [name, name])
-                return try rows.map { row in
+                try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                     let id: String = row["id"]
                     let session: String = row["session_id"]
                     let parameters: String = row["parameters"]
@@ -74,4 +85,80 @@ extension SQLiteAnalyticsEngine {
             throw AnalyticsError(.storage, "cannot read analytics records from \(path)", underlying: error)
         }
     }
+}
+
+/// Document operations per collection, as recorded from the bus (`documents_cost` events), scaled back by sampling.
+public struct AnalyticsCollectionCost: Sendable, Hashable, Codable {
+    /// The collection id.
+    public var collection: String
+    /// Document reads.
+    public var reads: Double
+    /// Document writes.
+    public var writes: Double
+    /// Document deletes.
+    public var deletes: Double
+
+    /// Creates a line.
+    public init(collection: String, reads: Double, writes: Double, deletes: Double) {
+        self.collection = collection
+        self.reads = reads
+        self.writes = writes
+        self.deletes = deletes
+    }
+}
+
+extension SQLiteAnalyticsEngine {
+    /// Records per value of parameter `key` (of the events named `event`, or all), most frequent first; with no
+    /// `key`, records per `name.parameter=value` over every parameter.
+    public func countsByParameter(
+        _ key: String? = nil, event: String? = nil, since date: Date? = nil
+    ) async throws -> [AnalyticsCount] {
+        let since = date?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
+        do {
+            return try await pool.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT events.name || '.' || p.key || '=' || p.value AS key, count(*) AS count,
+                            sum(1.0 / sample_rate) AS estimated
+                        FROM events, json_each(events.parameters) AS p
+                        WHERE timestamp >= ? AND (? IS NULL OR p.key = ?) AND (? IS NULL OR events.name = ?)
+                        GROUP BY 1 ORDER BY count DESC, key LIMIT 1000
+                        """, arguments: [since, key, key, event, event]
+                ).map { AnalyticsCount(key: $0["key"], count: $0["count"], estimated: $0["estimated"]) }
+            }
+        } catch {
+            throw AnalyticsError(.storage, "cannot read the analytics report from \(path)", underlying: error)
+        }
+    }
+
+    /// Document reads, writes and deletes per collection since `date`, from the `documents_cost` events the bus
+    /// recorder stored; most reads first.
+    public func documentCosts(since date: Date? = nil) async throws -> [AnalyticsCollectionCost] {
+        let since = date?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
+        do {
+            return try await pool.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT coalesce(json_extract(parameters, '$.collection'), '') AS collection,
+                            sum(coalesce(CAST(json_extract(parameters, '$.reads') AS REAL), 0) / sample_rate) AS reads,
+                            sum(coalesce(CAST(json_extract(parameters, '$.writes') AS REAL), 0) / sample_rate)
+                                AS writes,
+                            sum(coalesce(CAST(json_extract(parameters, '$.deletes') AS REAL), 0) / sample_rate)
+                                AS deletes
+                        FROM events WHERE name = 'documents_cost' AND timestamp >= ?
+                        GROUP BY 1 ORDER BY reads DESC, collection
+                        """, arguments: [since]
+                ).map {
+                    AnalyticsCollectionCost(
+                        collection: $0["collection"], reads: $0["reads"], writes: $0["writes"],
+                        deletes: $0["deletes"])
+                }
+            }
+        } catch {
+            throw AnalyticsError(.storage, "cannot read document costs from \(path)", underlying: error)
+        }
+    }
+
 }

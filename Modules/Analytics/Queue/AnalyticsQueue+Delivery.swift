@@ -1,6 +1,12 @@
 import Foundation
 import GRDB
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A record leased from the queue, with its position and delivery history.
 struct QueuedRecord: Sendable {
     /// Its position in the queue (logging order).
@@ -26,7 +32,9 @@ extension AnalyticsQueue {
     func lease(limit: Int, after afterSeq: Int64, now: Date) async throws -> [QueuedRecord] {
         let time = now.timeIntervalSince1970
         let until = time + leaseDuration
+        let owner = Int64(getpid())
         let rows = try await write("lease records from the queue") { db in
+            try Self.releaseLeasesOfDeadProcesses(db, now: time, except: owner)
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -39,8 +47,9 @@ extension AnalyticsQueue {
             if !seqs.isEmpty {
                 let placeholders = seqs.map { _ in "?" }.joined(separator: ",")
                 try db.execute(
-                    sql: "UPDATE queue SET lease_until = ? WHERE seq IN (\(placeholders))",
-                    arguments: StatementArguments([until] + seqs.map { $0 as any DatabaseValueConvertible }))
+                    sql: "UPDATE queue SET lease_until = ?, lease_owner = ? WHERE seq IN (\(placeholders))",
+                    arguments: StatementArguments(
+                        [until, owner] + seqs.map { $0 as any DatabaseValueConvertible }))
             }
             return rows.map { row in (row["seq"] as Int64, row["record"] as Data, row["attempts"] as Int) }
         }
@@ -65,6 +74,18 @@ extension AnalyticsQueue {
             }
         }
         return leased
+    }
+
+    /// Clears the live leases held by processes that no longer exist (never this process's own).
+    static func releaseLeasesOfDeadProcesses(_ db: Database, now: Double, except owner: Int64) throws {
+        let owners = try Int64.fetchAll(
+            db, sql: "SELECT DISTINCT lease_owner FROM queue WHERE lease_until > ? AND lease_owner IS NOT NULL",
+            arguments: [now])
+        for pid in owners where pid != owner && pid > 0 && pid <= Int64(Int32.max) {
+            guard kill(pid_t(pid), 0) != 0, errno == ESRCH else { continue }
+            try db.execute(
+                sql: "UPDATE queue SET lease_until = NULL, lease_owner = NULL WHERE lease_owner = ?", arguments: [pid])
+        }
     }
 
     /// Settles a delivered batch in one transaction: `delivered` leave the queue, `rejected` become failed with their

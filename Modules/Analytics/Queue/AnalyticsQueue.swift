@@ -12,8 +12,9 @@ import GRDB
 /// A record is *pending* until a flusher leases it (*in flight*); it leaves the queue only when the engine reports it
 /// delivered. A failed delivery puts it back with its attempt count, last error and the time of its next attempt; a
 /// record the engine rejects, or that used its last attempt, stays as *failed* with the reason, and is never resent.
-/// A lease expires after ``leaseDuration`` seconds, so a record leased by a process that was killed is delivered by
-/// the next one (the receiver may see it twice and deduplicates by ``AnalyticsRecord/id``).
+/// A lease names the process holding it and expires after ``leaseDuration`` seconds; a lease whose process has died
+/// (kill -9 in the middle of a delivery) is released as soon as another flusher looks, so the next process delivers
+/// those records at once (the receiver may see one twice and deduplicates by ``AnalyticsRecord/id``).
 ///
 /// A write commits to the WAL with `synchronous = NORMAL`: it survives a crash of the process (kill -9); after a power
 /// loss the last commits may be missing.
@@ -66,6 +67,10 @@ public final class AnalyticsQueue: Sendable {
                         failed INTEGER NOT NULL DEFAULT 0);
                     CREATE INDEX queue_due ON queue(failed, next_attempt_at);
                     """)
+        }
+        // The process holding a lease, so a lease of a process that died is released at once.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: "ALTER TABLE queue ADD COLUMN lease_owner INTEGER")
         }
         return migrator
     }()

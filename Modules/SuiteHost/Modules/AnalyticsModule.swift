@@ -1,0 +1,380 @@
+public import Analytics
+import Foundation
+public import ServiceLifecycle
+public import SuiteCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The Analytics module as the host sees it: the `analytics` section, its engines (several at once are a
+/// multiplex), the persisted queue, and the recording of other modules' bus events.
+///
+/// ```yaml
+/// analytics:
+///   engines:                        # default: [{engine: sqlite}]
+///     - {engine: sqlite, options: {path: analytics.sqlite}}
+///     - {engine: http, options: {url: "https://collect.example.com/v1/batch", batch-size: 100, interval: 5,
+///                                headers: {Authorization: "Bearer …"}, gzip: true, timeout: 30}}
+///     - {engine: jsonl, options: {path: events.jsonl}}
+///   queue-path: analytics-queue.sqlite
+///   context: {app_version: "2.4.1"}
+///   privacy: {email: hash, ip: drop}   # keep, hash (salted SHA-256; salt in analytics.salt) or drop, per key
+///   sampling: {rate: 1, events: {scroll: 0.1}}
+///   batch-size: 100
+///   record: [documents.cost, cache., sync., work.]   # bus events recorded; [] records none
+///   prices: {read: 0.06, write: 0.18, delete: 0.02}  # per 100,000 operations, for `suite analytics cost`
+/// ```
+public struct AnalyticsModule: SuiteModule {
+    /// Creates the description.
+    public init() {}
+
+    public var name: String { "Analytics" }
+    public var configurationKey: String { "analytics" }
+    public var builtInEngines: [String] { engines.names }
+
+    /// The engines: `sqlite` (default), `http`, `jsonl`, `console`, `noop`.
+    public var engines: EngineRegistry<any AnalyticsEngine> {
+        EngineRegistry(
+            module: configurationKey,
+            factories: [
+                .init(name: "sqlite", options: ["path"]) { options, context in
+                    try context.ensureDataDirectory()
+                    return try SQLiteAnalyticsEngine(
+                        path: CacheModule.path(options["path"], default: "analytics.sqlite", in: context))
+                },
+                .init(name: "http", options: ["url", "batch-size", "interval", "headers", "gzip", "timeout"]) {
+                    options, _ in
+                    try HTTPAnalyticsEngine(options: Self.httpOptions(options))
+                },
+                .init(name: "jsonl", options: ["path"]) { options, context in
+                    try context.ensureDataDirectory()
+                    return JSONLinesAnalyticsEngine(
+                        path: CacheModule.path(options["path"], default: "analytics.jsonl", in: context))
+                },
+                .init(name: "console", options: []) { _, _ in ConsoleAnalyticsEngine() },
+                .init(name: "noop", options: []) { _, _ in NoOpAnalyticsEngine() },
+            ])
+    }
+
+    /// The section's settings.
+    public struct Settings: Sendable {
+        /// The engines, in order.
+        public var engines: [EngineSelection]
+        /// The queue file, as written (relative to the data directory) or absolute.
+        public var queuePath: String
+        /// The manager's configuration (the privacy salt is read when the manager opens).
+        public var configuration: AnalyticsConfiguration
+        /// The bus event names (or prefixes ending in `.`) recorded.
+        public var record: [String]
+        /// Prices per 100,000 document reads, writes and deletes.
+        public var prices: (read: Double, write: Double, delete: Double)
+    }
+
+    public func validate(_ section: ConfigurationSection) throws {
+        _ = try settings(section)
+    }
+
+    /// Decodes and checks the `analytics` section.
+    public func settings(_ section: ConfigurationSection) throws -> Settings {
+        let object = try section.object()
+        try section.checkKeys(
+            object,
+            known: ["engines", "queue-path", "context", "privacy", "sampling", "batch-size", "record", "prices"])
+        var selections: [EngineSelection] = []
+        if let list = object["engines"] {
+            let hint = "e.g. engines: [{engine: sqlite}, {engine: http, options: {url: …}}]"
+            guard let items = list.arrayValue, !items.isEmpty else {
+                throw section.error("analytics.engines", "must be a non-empty list of engines", hint: hint)
+            }
+            for (index, item) in items.enumerated() {
+                let key = "analytics.engines[\(index)]"
+                guard let map = item.objectValue else { throw section.error(key, "must be a map", hint: hint) }
+                try section.checkKeys(map, at: key, known: ["engine", "options"])
+                let selection = try engines.selection(from: map, at: key, in: section)
+                if selection.engine == "http", let problem = Self.httpProblem(selection.options.objectValue ?? [:]) {
+                    throw section.error("\(key).options", problem.message, hint: problem.hint)
+                }
+                selections.append(selection)
+            }
+        } else {
+            selections = [EngineSelection(engine: "sqlite", options: .object([:]))]
+        }
+        var configuration = AnalyticsConfiguration()
+        configuration.context = try Self.strings(object["context"], at: "analytics.context", section)
+        for (key, rule) in try Self.strings(object["privacy"], at: "analytics.privacy", section) {
+            guard let parsed = AnalyticsPrivacyPolicy.Rule(rawValue: rule) else {
+                throw section.error(
+                    "analytics.privacy.\(key)", "must be keep, hash or drop, not '\(rule)'",
+                    hint: Suggestion.didYouMean(
+                        rule, among: AnalyticsPrivacyPolicy.Rule.allCases.map(\.rawValue), what: "rules"))
+            }
+            configuration.privacy.rules[key] = parsed
+        }
+        configuration.sampling = try Self.sampling(object["sampling"], section)
+        if let value = object["batch-size"] {
+            guard let size = value.intValue, size >= 1, size <= 10_000 else {
+                throw section.error("analytics.batch-size", "must be a whole number from 1 to 10000")
+            }
+            configuration.batchSize = Int(size)
+        }
+        for selection in selections where selection.engine == "http" {
+            if let interval = selection.options["interval"]?.doubleNumber {
+                configuration.deliveryInterval = min(configuration.deliveryInterval, .milliseconds(interval * 1_000))
+            }
+        }
+        var record = AnalyticsBusRecorder.defaultPrefixes
+        if let value = object["record"] {
+            guard let names = value.arrayValue?.compactMap(\.stringValue), names.count == value.arrayValue?.count
+            else {
+                throw section.error(
+                    "analytics.record", "must be a list of event names or prefixes",
+                    hint: "e.g. record: [documents.cost, cache.]")
+            }
+            record = names
+        }
+        var prices = (read: 0.06, write: 0.18, delete: 0.02)
+        if let value = object["prices"] {
+            guard let map = value.objectValue else {
+                throw section.error("analytics.prices", "must be a map, e.g. {read: 0.06, write: 0.18, delete: 0.02}")
+            }
+            try section.checkKeys(map, at: "analytics.prices", known: ["read", "write", "delete"])
+            for (key, price) in map {
+                guard let number = price.doubleNumber, number >= 0 else {
+                    throw section.error("analytics.prices.\(key)", "must be a price ≥ 0 per 100,000 operations")
+                }
+                switch key {
+                case "read": prices.read = number
+                case "write": prices.write = number
+                default: prices.delete = number
+                }
+            }
+        }
+        return Settings(
+            engines: selections,
+            queuePath: object["queue-path"]?.stringValue ?? "analytics-queue.sqlite",
+            configuration: configuration, record: record, prices: prices)
+    }
+
+    /// What is wrong with an http engine's options, if anything.
+    static func httpProblem(_ options: [String: JSONValue]) -> AnalyticsError? {
+        do {
+            _ = try httpOptions(options)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    static func httpOptions(_ options: [String: JSONValue]) throws(AnalyticsError) -> HTTPAnalyticsEngine.Options {
+        guard let url = options["url"]?.stringValue else {
+            throw AnalyticsError(
+                .invalidConfiguration, "the http engine needs a url",
+                hint: "add options: {url: \"https://collect.example.com/v1/batch\"}")
+        }
+        var result = HTTPAnalyticsEngine.Options(url: url)
+        if let value = options["batch-size"] {
+            guard let size = value.intValue, size >= 1, size <= 10_000 else {
+                throw AnalyticsError(.invalidConfiguration, "batch-size must be a whole number from 1 to 10000")
+            }
+            result.batchSize = Int(size)
+        }
+        for key in ["interval", "timeout"] {
+            if let value = options[key], !(value.doubleNumber.map { $0 > 0 && $0 <= 86_400 } ?? false) {
+                throw AnalyticsError(.invalidConfiguration, "\(key) must be a number of seconds above 0")
+            }
+        }
+        if let timeout = options["timeout"]?.doubleNumber { result.timeout = .milliseconds(timeout * 1_000) }
+        if let value = options["gzip"] {
+            guard let flag = value.boolValue else {
+                throw AnalyticsError(.invalidConfiguration, "gzip must be true or false")
+            }
+            result.gzip = flag
+        }
+        if let value = options["headers"] {
+            guard let map = value.objectValue, map.values.allSatisfy({ $0.stringValue != nil }) else {
+                throw AnalyticsError(
+                    .invalidConfiguration, "headers must be a map of header names to strings",
+                    hint: "e.g. headers: {Authorization: \"Bearer …\"}")
+            }
+            result.headers = map.compactMapValues(\.stringValue)
+        }
+        try HTTPAnalyticsEngine.validate(result)
+        return result
+    }
+
+    static func strings(_ value: JSONValue?, at key: String, _ section: ConfigurationSection) throws -> [String: String]
+    {
+        guard let value else { return [:] }
+        guard let map = value.objectValue else { throw section.error(key, "must be a map of names to strings") }
+        var result: [String: String] = [:]
+        for (name, item) in map {
+            switch item {
+            case .string(let text): result[name] = text
+            case .int(let number): result[name] = "\(number)"
+            case .double(let number): result[name] = JSONValue.format(number)
+            case .bool(let flag): result[name] = "\(flag)"
+            default: throw section.error("\(key).\(name)", "must be a string, not \(item.typeDescription)")
+            }
+        }
+        return result
+    }
+
+    static func sampling(_ value: JSONValue?, _ section: ConfigurationSection) throws -> AnalyticsSampling {
+        guard let value else { return AnalyticsSampling() }
+        guard let map = value.objectValue else {
+            throw section.error("analytics.sampling", "must be a map, e.g. {rate: 1, events: {scroll: 0.1}}")
+        }
+        try section.checkKeys(map, at: "analytics.sampling", known: ["rate", "events"])
+        func rate(_ value: JSONValue, _ key: String) throws -> Double {
+            guard let number = value.doubleNumber, number > 0, number <= 1 else {
+                throw section.error(key, "must be a rate above 0 and at most 1, not \(value.jsonString)")
+            }
+            return number
+        }
+        var sampling = AnalyticsSampling(rate: try map["rate"].map { try rate($0, "analytics.sampling.rate") } ?? 1)
+        if let events = map["events"] {
+            guard let rates = events.objectValue else {
+                throw section.error("analytics.sampling.events", "must be a map of event names to rates")
+            }
+            for (name, value) in rates { sampling.rates[name] = try rate(value, "analytics.sampling.events.\(name)") }
+        }
+        return sampling
+    }
+
+    public func status(in context: SuiteContext) async -> ModuleStatus {
+        guard let settings = try? settings(context.configuration.section(configurationKey)) else {
+            return ModuleStatus(engine: "?", health: "invalid configuration", isHealthy: false)
+        }
+        let queuePath = CacheModule.path(.string(settings.queuePath), default: "", in: context)
+        var status = ModuleStatus(engine: settings.engines.map(\.engine).joined(separator: " + "), location: queuePath)
+        guard FileManager.default.fileExists(atPath: queuePath) else {
+            status.health = "ok (no events yet)"
+            return status
+        }
+        do {
+            let queue = try await AnalyticsQueue(path: queuePath).status()
+            status.details.append(.init("queued", "\(queue.pending + queue.inFlight)"))
+            if queue.failed > 0 {
+                status.details.append(.init("failed", "\(queue.failed)"))
+                status.health = "\(queue.failed) failed event(s): see `suite analytics queue`"
+            }
+        } catch {
+            status.health = "cannot open the queue: \((error as? any SuiteDescribedError)?.message ?? "\(error)")"
+            status.isHealthy = false
+        }
+        return status
+    }
+
+    /// Records the configured bus events while a command runs (see ``AnalyticsRecorderService``).
+    public func services(in context: SuiteContext) throws -> [any Service] {
+        let settings = try settings(context.configuration.section(configurationKey))
+        guard !settings.record.isEmpty else { return [] }
+        let recorder = AnalyticsBusRecorder(
+            bus: context.bus, limits: settings.configuration.limits, prefixes: settings.record)
+        return [AnalyticsRecorderService(context: context, recorder: recorder)]
+    }
+
+    /// A manager on the configured engines and queue (the caller shuts it down), and the engines to shut down after.
+    func makeManager(in context: SuiteContext) async throws -> (AnalyticsManager, [HTTPAnalyticsEngine]) {
+        let settings = try settings(context.configuration.section(configurationKey))
+        try context.ensureDataDirectory()
+        var engines: [any AnalyticsEngine] = []
+        for selection in settings.engines { engines.append(try await self.engines.make(selection, in: context)) }
+        var configuration = settings.configuration
+        if !configuration.privacy.rules.isEmpty {
+            configuration.privacy.salt = try Self.salt(in: context)
+        }
+        let queue = try AnalyticsQueue(path: CacheModule.path(.string(settings.queuePath), default: "", in: context))
+        let manager = try AnalyticsManager(
+            engine: engines.count == 1 ? engines[0] : MultiplexAnalyticsEngine(engines), queue: queue,
+            configuration: configuration, clock: context.clock, logger: context.logger)
+        return (manager, engines.compactMap { $0 as? HTTPAnalyticsEngine })
+    }
+
+    /// The privacy salt: `analytics.salt` in the data directory, 32 random bytes created 0600 on first use.
+    static func salt(in context: SuiteContext) throws -> Data {
+        let path = context.configuration.dataDirectory + "/analytics.salt"
+        if let data = FileManager.default.contents(atPath: path), data.count >= 16 { return data }
+        var generator = SystemRandomNumberGenerator()
+        let bytes = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if let data = FileManager.default.contents(atPath: path), data.count >= 16 { return data }
+            throw SuiteError(
+                .io, "cannot create the analytics salt file \(path)", hint: "check the data directory is writable")
+        }
+        defer { close(descriptor) }
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count, fsync(descriptor) == 0 else {
+            throw SuiteError(.io, "cannot write the analytics salt file \(path)")
+        }
+        return bytes
+    }
+}
+
+/// Moves what the bus recorder buffered into a manager of its own, each second and at shutdown, then shuts that
+/// manager down (so the events are in the queue before the command exits).
+public struct AnalyticsRecorderService: Service {
+    let context: SuiteContext
+    let recorder: AnalyticsBusRecorder
+
+    public func run() async throws {
+        var opened: (AnalyticsManager, [HTTPAnalyticsEngine])?
+        func move() async throws {
+            let events = recorder.drain()
+            guard !events.isEmpty else { return }
+            if opened == nil { opened = try await AnalyticsModule().makeManager(in: context) }
+            for event in events { opened?.0.log(event) }
+            try await opened?.0.persist()
+        }
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: .seconds(1))
+            try await move()
+        }
+        recorder.cancel()
+        try await move()
+        if let (manager, engines) = opened {
+            try await manager.shutdown()
+            for engine in engines { try await engine.shutdown() }
+        }
+    }
+}
+
+extension SuiteContext {
+    /// The analytics manager on the configured engines and queue, opened once per context; shut down (flushed, a
+    /// delivery attempted) when the context closes.
+    public func analytics() async throws -> AnalyticsManager {
+        try await resources.open("analytics") { [self] in
+            let (manager, engines) = try await AnalyticsModule().makeManager(in: self)
+            return (
+                manager,
+                {
+                    try await manager.shutdown()
+                    for engine in engines { try await engine.shutdown() }
+                }
+            )
+        }
+    }
+
+    /// The configured `sqlite` analytics engine (for reports), or nil when none is configured.
+    public func analyticsEvents() throws -> SQLiteAnalyticsEngine? {
+        let settings = try AnalyticsModule().settings(configuration.section("analytics"))
+        guard let selection = settings.engines.first(where: { $0.engine == "sqlite" }) else { return nil }
+        return try SQLiteAnalyticsEngine(
+            path: CacheModule.path(selection.options["path"], default: "analytics.sqlite", in: self))
+    }
+}
+
+extension JSONValue {
+    /// An integer or a floating-point number, as a `Double`.
+    var doubleNumber: Double? {
+        switch self {
+        case .int(let number): Double(number)
+        case .double(let number): number
+        default: nil
+        }
+    }
+}

@@ -1,9 +1,12 @@
 import Foundation
 import Logging
 import SuiteCore
+import Synchronization
 
-/// The background writer: takes what `log` buffered, turns it into records (privacy, validation, sampling, id),
-/// persists them in the queue, then delivers due records to the engine. One writer per manager, so one flusher.
+/// The background writer: takes what `log` buffered, turns it into records (privacy, validation, sampling, id) and
+/// persists them in the queue; its ``AnalyticsDeliverer`` then delivers due records to the engine, in passes of its
+/// own, so a slow or hanging engine never holds up persisting (``AnalyticsManager/persist()``). One writer and one
+/// deliverer per manager, so one flusher.
 actor AnalyticsPipeline {
     let inbox: AnalyticsInbox
     let queue: AnalyticsQueue
@@ -15,6 +18,7 @@ actor AnalyticsPipeline {
     /// Records processed but not yet persisted (the queue's write failed); retried first on the next cycle.
     private var unpersisted: [AnalyticsRecord] = []
     private var generator = SystemRandomNumberGenerator()
+    let deliverer = AnalyticsDeliverer()
 
     init(
         inbox: AnalyticsInbox, queue: AnalyticsQueue, engine: any AnalyticsEngine,
@@ -29,11 +33,14 @@ actor AnalyticsPipeline {
         self.logger = logger
     }
 
-    /// Runs a cycle per wake-up until the manager stops.
+    /// Runs a cycle per wake-up until the manager stops, with the deliverer's passes beside it.
     func run() async {
+        let delivering = Task { [deliverer] in await deliverer.run { await self.deliverDue() } }
         for await _ in inbox.signals {
-            if await cycle() { return }
+            if await cycle() { break }
         }
+        deliverer.finish()
+        await delivering.value
     }
 
     /// Persists, carries out commands and delivers; true once a stop command was answered.
@@ -63,20 +70,20 @@ actor AnalyticsPipeline {
                 } catch { continuation.resume(throwing: error) }
             }
         }
-        let deliveryError = await deliverDue()
         var stopped = false
         for command in commands {
             switch command {
             case .purge, .persist: break
             case .flush(let continuation), .stop(let continuation):
                 if case .stop = command { stopped = true }
-                if let error = persistError ?? deliveryError {
-                    continuation.resume(throwing: error)
+                if let persistError {
+                    continuation.resume(throwing: persistError)
                 } else {
-                    continuation.resume()
+                    deliverer.request(continuation)  // answered after a delivery pass that starts from now
                 }
             }
         }
+        deliverer.request(nil)
         return stopped
     }
 
@@ -100,7 +107,7 @@ actor AnalyticsPipeline {
     }
 
     /// Delivers every due record once, in batches, walking the queue forward; returns a storage error if any.
-    private func deliverDue() async -> (any Error)? {
+    nonisolated private func deliverDue() async -> (any Error)? {
         var position: Int64 = 0
         while true {
             let batch: [QueuedRecord]
@@ -113,7 +120,7 @@ actor AnalyticsPipeline {
         }
     }
 
-    private func deliver(_ batch: [QueuedRecord]) async -> (any Error)? {
+    nonisolated private func deliver(_ batch: [QueuedRecord]) async -> (any Error)? {
         var report: DeliveryReport
         do {
             report = try await engine.deliver(batch.map(\.record))
@@ -143,5 +150,43 @@ actor AnalyticsPipeline {
             statistics.deliveryFailures += retry.count
         }
         return nil
+    }
+}
+
+/// Runs delivery passes, one at a time: each wake-up runs one pass over the due records, then answers the flushes that
+/// were waiting when it started (with the pass's storage error, if any).
+final class AnalyticsDeliverer: Sendable {
+    private let waiters = Mutex<(waiting: [CheckedContinuation<Void, any Error>], finished: Bool)>(([], false))
+    private let signals: AsyncStream<Void>
+    private let signal: AsyncStream<Void>.Continuation
+
+    init() {
+        (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Asks for a pass; `waiter`, if any, is answered once a pass that started after this call ends.
+    func request(_ waiter: CheckedContinuation<Void, any Error>?) {
+        if let waiter { waiters.withLock { $0.waiting.append(waiter) } }
+        signal.yield()
+    }
+
+    /// Ends the loop after the passes asked for so far.
+    func finish() {
+        waiters.withLock { $0.finished = true }
+        signal.yield()
+    }
+
+    func run(_ pass: @Sendable () async -> (any Error)?) async {
+        for await _ in signals {
+            let (waiting, finished) = waiters.withLock { state in
+                defer { state.waiting.removeAll() }
+                return (state.waiting, state.finished)
+            }
+            let error = await pass()
+            for waiter in waiting {
+                if let error { waiter.resume(throwing: error) } else { waiter.resume() }
+            }
+            if finished && waiters.withLock({ $0.waiting.isEmpty }) { return }
+        }
     }
 }

@@ -58,6 +58,7 @@ struct AnalyticsCommand: AsyncParsableCommand, ModuleCommand {
             } else {
                 Output.print("logged \(name) (queued; delivered when this command ends)")
             }
+            Output.flush()
         }
     }
 
@@ -276,12 +277,14 @@ struct AnalyticsCommand: AsyncParsableCommand, ModuleCommand {
                 }
             }
             try show(try await events.latestRecords(limit: lines))
+            Output.flush()
             while follow && !Task.isCancelled {
                 try await Task.sleep(for: .milliseconds(500))
                 // A second of overlap: records are ordered by their logging time, which can precede their storing.
                 try show(
                     try await events.latestRecords(
                         limit: 1_000, after: last.map { $0.timestamp.addingTimeInterval(-1) }))
+                Output.flush()
             }
         }
     }

@@ -95,6 +95,11 @@ enum Output {
         Swift.print(value.prettyJSONString)
     }
 
+    /// Writes what is buffered for stdout now: a line a script or a test waits for while the command goes on.
+    static func flush() {
+        fflush(nil)
+    }
+
     /// Prints `error: …` and `hint: …` on stderr, or with `json` one object `{"error":{"message","hint"}}`.
     static func error(_ message: String, hint: String?, json: Bool = false) {
         var text: String

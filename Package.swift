@@ -168,7 +168,11 @@ let package = Package(
             path: "Tests/CachePluginSupportTests"
         ),
         .testTarget(
-            name: "AnalyticsTests", dependencies: ["Analytics", "SuiteCore", "SuiteTestSupport", grdb],
+            name: "AnalyticsTests",
+            dependencies: [
+                "Analytics", "SuiteCore", "SuiteTestSupport", grdb,
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             path: "Tests/AnalyticsTests"),
         .testTarget(
             name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport", "RedisTestSupport"],

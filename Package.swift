@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "Cache", targets: ["Cache"]),
         .library(name: "CachePluginSupport", targets: ["CachePluginSupport"]),
         .library(name: "Analytics", targets: ["Analytics"]),
+        .library(name: "AnalyticsPluginSupport", targets: ["AnalyticsPluginSupport"]),
         .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
@@ -40,6 +41,7 @@ let package = Package(
         .library(name: "Misbehaving", type: .dynamic, targets: ["Misbehaving"]),
         .library(name: "CounterPlugin", type: .dynamic, targets: ["CounterPlugin"]),
         .library(name: "RedisCache", type: .dynamic, targets: ["RedisCache"]),
+        .library(name: "AnalyticsPrometheus", type: .dynamic, targets: ["AnalyticsPrometheus"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -89,10 +91,16 @@ let package = Package(
             exclude: ["README.md"]
         ),
         .target(
+            name: "AnalyticsPluginSupport",
+            dependencies: ["Analytics", "SuitePluginKit", "SuiteCore"],
+            path: "Modules/AnalyticsPluginSupport",
+            exclude: ["README.md"]
+        ),
+        .target(
             name: "SuiteHost",
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
-                "Analytics",
+                "Analytics", "AnalyticsPluginSupport",
                 yams,
                 logging, serviceLifecycle, unixSignals,
             ],
@@ -117,6 +125,11 @@ let package = Package(
         .target(
             name: "RedisCache", dependencies: ["SuitePluginABI"], path: "Plugins/RedisCache", exclude: ["README.md"],
             cSettings: [.unsafeFlags(["-Wall", "-Wextra"])], linkerSettings: [.linkedLibrary("hiredis")]),
+        // The `analytics` engine `prometheus`: counts for node_exporter's textfile collector.
+        .target(
+            name: "AnalyticsPrometheus",
+            dependencies: ["Analytics", "AnalyticsPluginSupport", "SuitePluginKit", "SuiteCore"],
+            path: "Plugins/AnalyticsPrometheus"),
         // Test plugins: one breaking the completion rules (C), one serving the test-only `counter` kind (Swift).
         .target(name: "Misbehaving", dependencies: ["SuitePluginABI"], path: "Plugins/Misbehaving"),
         .target(

@@ -176,4 +176,50 @@ struct AnalyticsCommandTests {
         queue = try json(suite.run(["analytics", "queue", "--json"]))
         #expect(queue["pending"] == 0 && queue["inFlight"] == 0 && queue["failed"] == 0)
     }
+
+    @Test("a plugin engine (AnalyticsPrometheus) beside the sqlite engine, loaded by the real binary")
+    func prometheusPluginEngine() throws {
+        let suite = try runner()
+        let prom = suite.directory.appendingPathComponent("suite.prom").path
+        try """
+        plugins: [AnalyticsPrometheus]
+        plugin-path: [\(TestSupport.binDirectory.path)]
+        analytics:
+          engines: [{engine: sqlite}, {engine: prometheus, options: {path: "\(prom)", labels: [reason]}}]
+          record: []
+        """.write(
+            to: suite.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        for reason in ["wrong_password", "no_network", "wrong_password"] {
+            let logged = try suite.run(["analytics", "log", "login_failed", "reason=\(reason)"])
+            #expect(logged.status == 0, "\(logged.stderr)")
+        }
+        let text = try String(contentsOfFile: prom, encoding: .utf8)
+        #expect(text.contains("# TYPE suite_analytics_events_total counter"))
+        #expect(text.contains(#"suite_analytics_events_total{event="login_failed",reason="wrong_password"} 2"#))
+        #expect(text.contains(#"suite_analytics_events_total{event="login_failed",reason="no_network"} 1"#))
+        // The sqlite engine got them too (a multiplex).
+        let report = try json(suite.run(["analytics", "report", "--json"]))
+        #expect(report.arrayValue?.first?["count"] == 3)
+
+        // Wrong options and a misspelled engine name: errors that say why.
+        try """
+        plugins: [AnalyticsPrometheus]
+        plugin-path: [\(TestSupport.binDirectory.path)]
+        analytics: {engines: [{engine: prometheus, options: {pth: x}}]}
+        """.write(
+            to: suite.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        let badOption = try suite.run(["analytics", "log", "x"])
+        #expect(
+            badOption.status != 0 && badOption.stderr.contains("unknown prometheus option 'pth'"), "\(badOption.stderr)"
+        )
+        try """
+        plugins: [AnalyticsPrometheus]
+        plugin-path: [\(TestSupport.binDirectory.path)]
+        analytics: {engines: [{engine: prometeus, options: {path: x.prom}}]}
+        """.write(
+            to: suite.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        let misspelled = try suite.run(["analytics", "log", "x"])
+        #expect(
+            misspelled.status != 0 && misspelled.stderr.contains("did you mean 'prometheus'"), "\(misspelled.stderr)")
+    }
 }

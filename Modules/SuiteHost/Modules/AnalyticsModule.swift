@@ -1,4 +1,5 @@
 public import Analytics
+import AnalyticsPluginSupport
 import Foundation
 public import ServiceLifecycle
 public import SuiteCore
@@ -34,11 +35,14 @@ public struct AnalyticsModule: SuiteModule {
     public var name: String { "Analytics" }
     public var configurationKey: String { "analytics" }
     public var builtInEngines: [String] { engines.names }
+    public var pluginKind: String? { "analytics" }
 
-    /// The engines: `sqlite` (default), `http`, `jsonl`, `console`, `noop`.
+    /// The engines: `sqlite` (default), `http`, `jsonl`, `console`, `noop`, then `analytics` engines from plugins
+    /// (e.g. `prometheus` from Plugins/AnalyticsPrometheus).
     public var engines: EngineRegistry<any AnalyticsEngine> {
         EngineRegistry(
-            module: configurationKey,
+            module: configurationKey, pluginKind: "analytics",
+            adapt: { handle in PluginAnalyticsEngine(handle: handle) },
             factories: [
                 .init(name: "sqlite", options: ["path"]) { options, context in
                     try context.ensureDataDirectory()

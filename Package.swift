@@ -183,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "AnalyticsTests",
             dependencies: [
-                "Analytics", "SuiteCore", "SuiteTestSupport", grdb,
+                "Analytics", "AnalyticsPluginSupport", "SuiteCore", "SuiteTestSupport", grdb,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Tests/AnalyticsTests"),

@@ -47,6 +47,24 @@ import Testing
         try await uploader.engine.shutdown()
     }
 
+    @Test func concurrentFlushesOfTwoManagersOnOneQueueSendEachEventOnce() async throws {
+        let receiver = try await AnalyticsReceiverProcess.start()
+        defer { receiver.stop() }
+        let path = TestSupport.temporaryFile("queue.sqlite")
+        let engine = try HTTPAnalyticsEngine(options: .init(url: receiver.batchURL, batchSize: 10))
+        let first = try AnalyticsManager(engine: engine, queue: try AnalyticsQueue(path: path))
+        let second = try AnalyticsManager(engine: engine, queue: try AnalyticsQueue(path: path))
+        for index in 0..<200 { first.log(NamedAnalyticsEvent("tick", parameters: ["i": "\(index)"])) }
+        try await first.persist()
+        async let a: Void = first.flush()
+        async let b: Void = second.flush()
+        async let c: Void = first.flush()
+        _ = try await (a, b, c)
+        let stats = try await receiver.stats()
+        #expect(stats.unique == 200 && stats.duplicates == 0)
+        try await engine.shutdown()
+    }
+
     @Test func plainBodiesWhenGzipIsOff() async throws {
         let receiver = try await AnalyticsReceiverProcess.start()
         defer { receiver.stop() }

@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "CachePluginSupport", targets: ["CachePluginSupport"]),
         .library(name: "Analytics", targets: ["Analytics"]),
         .library(name: "AnalyticsPluginSupport", targets: ["AnalyticsPluginSupport"]),
+        .library(name: "AnalyticsTestSupport", targets: ["AnalyticsTestSupport"]),
         .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
@@ -90,6 +91,8 @@ let package = Package(
             path: "Modules/CachePluginSupport",
             exclude: ["README.md"]
         ),
+        // The in-memory engine for the tests of code that logs analytics.
+        .target(name: "AnalyticsTestSupport", dependencies: ["Analytics"], path: "Modules/AnalyticsTestSupport"),
         .target(
             name: "AnalyticsPluginSupport",
             dependencies: ["Analytics", "SuitePluginKit", "SuiteCore"],
@@ -183,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "AnalyticsTests",
             dependencies: [
-                "Analytics", "AnalyticsPluginSupport", "SuiteCore", "SuiteTestSupport", grdb,
+                "Analytics", "AnalyticsPluginSupport", "AnalyticsTestSupport", "SuiteCore", "SuiteTestSupport", grdb,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Tests/AnalyticsTests"),

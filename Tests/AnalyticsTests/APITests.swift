@@ -1,3 +1,4 @@
+import AnalyticsTestSupport
 import Foundation
 import SuiteCore
 import Testing

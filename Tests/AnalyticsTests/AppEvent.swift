@@ -1,4 +1,5 @@
 import Analytics
+import AnalyticsTestSupport
 
 /// The README's example enum, compiled as written.
 enum LoginFailureReason: String, Sendable {

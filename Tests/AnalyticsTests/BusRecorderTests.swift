@@ -1,4 +1,5 @@
 import AnalyticsPluginSupport
+import AnalyticsTestSupport
 import Foundation
 import GRDB
 import SuiteCore

@@ -1,4 +1,5 @@
 import Analytics
+import AnalyticsTestSupport
 import CoreMetrics
 import Foundation
 import Logging

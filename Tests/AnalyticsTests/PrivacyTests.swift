@@ -1,4 +1,5 @@
 import Analytics
+import AnalyticsTestSupport
 import Foundation
 import SuiteCore
 import Testing

@@ -1,4 +1,5 @@
 import Analytics
+import AnalyticsTestSupport
 import Testing
 
 @Suite struct ValidationTests {

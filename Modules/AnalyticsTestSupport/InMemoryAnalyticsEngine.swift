@@ -1,3 +1,4 @@
+public import Analytics
 import Foundation
 import Synchronization
 

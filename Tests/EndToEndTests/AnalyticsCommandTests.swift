@@ -60,6 +60,20 @@ struct AnalyticsCommandTests {
         #expect(queue["pending"] == 0 && queue["failed"] == 0)
     }
 
+    @Test("tail --follow, started before anything exists, prints events as other processes log them")
+    func tailFollow() throws {
+        let suite = try runner()
+        let tail = try suite.start(["analytics", "tail", "--follow"])
+        defer {
+            tail.send(SIGKILL)
+            tail.wait()
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try suite.run(["analytics", "log", "hello", "a=1"]).status == 0)
+        let line = tail.readLine(timeout: 20)
+        #expect(line?.hasSuffix(" hello a=1") == true, "\(line ?? "nothing")")
+    }
+
     @Test("wrong input: an invalid name, a parameter without =, a bad grouping or date, each with a hint")
     func wrongInput() throws {
         let suite = try runner()

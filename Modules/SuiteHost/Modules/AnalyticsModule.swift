@@ -367,6 +367,7 @@ extension SuiteContext {
     public func analyticsEvents() throws -> SQLiteAnalyticsEngine? {
         let settings = try AnalyticsModule().settings(configuration.section("analytics"))
         guard let selection = settings.engines.first(where: { $0.engine == "sqlite" }) else { return nil }
+        try ensureDataDirectory()
         return try SQLiteAnalyticsEngine(
             path: CacheModule.path(selection.options["path"], default: "analytics.sqlite", in: self))
     }

@@ -1,5 +1,5 @@
 public import Analytics
-public import Foundation
+import Foundation
 public import SuitePluginKit
 
 /// The `analytics` engine kind: an ``Analytics/AnalyticsEngine`` in a plugin. One operation, `deliver`, with JSON

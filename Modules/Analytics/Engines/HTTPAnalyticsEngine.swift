@@ -1,7 +1,7 @@
 public import AsyncHTTPClient
 import CompressNIO
-public import Foundation
-public import NIOCore
+import Foundation
+import NIOCore
 import NIOHTTP1
 import Synchronization
 

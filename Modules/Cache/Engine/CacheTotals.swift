@@ -24,7 +24,9 @@ final class CacheTotals: Sendable {
         return value
     }
 
-    /// Adds `entries` and `bytes` (negative for deletions) to totals ``current(_:)`` returned in this transaction.
+    /// Adds `entries` and `bytes` (negative for deletions) to the totals, within a write transaction. Unknown totals
+    /// stay unknown, and totals another connection made stale are counted again (this change included) by the
+    /// transaction's next ``current(_:)``, so a write may adjust them before reading them.
     func add(entries: Int, bytes: Int) {
         state.withLock { state in
             state?.value.entries += entries

@@ -46,14 +46,15 @@ extension SQLiteCacheStore {
             let connection = db.sqliteConnection
             sqlite3_busy_timeout(connection, 0)
             defer { sqlite3_busy_timeout(connection, Self.busyTimeoutMilliseconds) }
+            // Cached statements: `Database.beginTransaction` and `commit()` prepare theirs anew on every call.
             do {
-                try db.beginTransaction(.immediate)
+                try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
                 return nil
             }
             do {
                 let result = try body(db)
-                try db.commit()
+                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
                 return result
             } catch {
                 if db.isInsideTransaction { try? db.rollback() }

@@ -52,7 +52,9 @@ extension SQLiteCacheStore {
     }
 
     /// Writes the row under the entry's key (updating a replaced one in place: half the pages of a delete and an
-    /// insert), its recency and its tags, and counts it in the totals.
+    /// insert), its recency and its tags, and counts it in the totals (``evict(_:sparing:into:)`` then reads them).
+    ///
+    /// A new key costs one statement: the insert that finds no row under it. Only a replaced key reads its old row.
     private func insert(
         _ entry: CacheEntry, cost: Int, metadata: [UInt8], file: String?, _ db: Database,
         into result: inout WriteResult
@@ -61,11 +63,25 @@ extension SQLiteCacheStore {
         let row: StatementArguments = [
             inline, file, entry.value.count, entry.metadata.expiresAt, Data(metadata), entry.key,
         ]
-        _ = try totals.current(db)
-        let replaced = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT id, file, cost FROM entries JOIN recency USING (id) WHERE key = ?"),
-            arguments: [entry.key])
-        if let replaced {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO entries (value, file, size, expiresAt, metadata, key) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (key) DO NOTHING
+                """
+        ).execute(arguments: row)
+        if db.changesCount > 0 {
+            try db.cachedStatement(sql: "INSERT INTO recency (id, access, cost, expiresAt) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [db.lastInsertedRowID, accesses.nextTick(), cost, entry.metadata.expiresAt])
+            totals.add(entries: 1, bytes: cost)
+        } else {
+            let replaced = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT id, file, cost FROM entries JOIN recency USING (id) WHERE key = ?"),
+                arguments: [entry.key])
+            guard let replaced else {
+                throw CacheError(
+                    .storage, "the cache entry '\(entry.key)' in \(path) has no recency row",
+                    hint: "delete the cache file; the store recreates it")
+            }
             let id: Int64 = replaced[0]
             if let obsolete: String = replaced[1] { result.obsoleteFiles.append(obsolete) }
             try db.cachedStatement(
@@ -75,13 +91,6 @@ extension SQLiteCacheStore {
                 .execute(arguments: [accesses.nextTick(), cost, entry.metadata.expiresAt, id])
             try db.cachedStatement(sql: "DELETE FROM tags WHERE key = ?").execute(arguments: [entry.key])
             totals.add(entries: 0, bytes: cost - (replaced[2] as Int))
-        } else {
-            try db.cachedStatement(
-                sql: "INSERT INTO entries (value, file, size, expiresAt, metadata, key) VALUES (?, ?, ?, ?, ?, ?)"
-            ).execute(arguments: row)
-            try db.cachedStatement(sql: "INSERT INTO recency (id, access, cost, expiresAt) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [db.lastInsertedRowID, accesses.nextTick(), cost, entry.metadata.expiresAt])
-            totals.add(entries: 1, bytes: cost)
         }
         if !entry.metadata.tags.isEmpty {
             let tag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tags (tag, key) VALUES (?, ?)")

@@ -204,7 +204,8 @@ let package = Package(
         .executableTarget(name: "CrashWriter", dependencies: ["Documents"], path: "Tools/CrashWriter"),
         // The loopback receiver the analytics tests and benchmark upload to, run as a process of its own.
         .executableTarget(
-            name: "AnalyticsReceiver", dependencies: [hummingbird, compressNIO, logging], path: "Tools/AnalyticsReceiver"),
+            name: "AnalyticsReceiver", dependencies: [hummingbird, compressNIO, logging],
+            path: "Tools/AnalyticsReceiver"),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [

@@ -31,21 +31,28 @@ extension SQLiteAnalyticsEngine {
     }
 
     private func counts(groupedBy column: String, since date: Date?, order: String) async throws -> [AnalyticsCount] {
-        let since = date?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
+        try await fetchCounts(
+            sql: """
+                SELECT \(column) AS key, count(*) AS count, sum(1.0 / sample_rate) AS estimated
+                FROM events WHERE timestamp >= ? GROUP BY \(column) ORDER BY \(order)
+                """, arguments: [Self.start(date)])
+    }
+
+    /// Rows of `key`, `count` and `estimated` as report lines.
+    private func fetchCounts(sql: String, arguments: StatementArguments) async throws -> [AnalyticsCount] {
         do {
             return try await pool.read { db in
-                try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT \(column) AS key, count(*) AS count, sum(1.0 / sample_rate) AS estimated
-                        FROM events WHERE timestamp >= ? GROUP BY \(column) ORDER BY \(order)
-                        """, arguments: [since]
-                ).map { AnalyticsCount(key: $0["key"], count: $0["count"], estimated: $0["estimated"]) }
+                try Row.fetchAll(db, sql: sql, arguments: arguments).map {
+                    AnalyticsCount(key: $0["key"], count: $0["count"], estimated: $0["estimated"])
+                }
             }
         } catch {
             throw AnalyticsError(.storage, "cannot read the analytics report from \(path)", underlying: error)
         }
     }
+
+    /// `date` in seconds since 1970, or the earliest time when nil.
+    static func start(_ date: Date?) -> Double { date?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude }
 
     /// Every stored record with this name (all when nil), oldest first; for tests and small exports.
     public func records(named name: String? = nil) async throws -> [AnalyticsRecord] {
@@ -55,7 +62,7 @@ extension SQLiteAnalyticsEngine {
 
     /// The newest `limit` records stored after `timestamp` (all when nil), oldest first: what `tail` prints.
     public func latestRecords(limit: Int, after timestamp: Date? = nil) async throws -> [AnalyticsRecord] {
-        let after = timestamp?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
+        let after = Self.start(timestamp)
         return try await fetchRecords(
             sql: """
                 SELECT * FROM (SELECT * FROM events WHERE timestamp > ? ORDER BY timestamp DESC, id DESC LIMIT ?)
@@ -113,29 +120,20 @@ extension SQLiteAnalyticsEngine {
     public func countsByParameter(
         _ key: String? = nil, event: String? = nil, since date: Date? = nil
     ) async throws -> [AnalyticsCount] {
-        let since = date?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
-        do {
-            return try await pool.read { db in
-                try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT events.name || '.' || p.key || '=' || p.value AS key, count(*) AS count,
-                            sum(1.0 / sample_rate) AS estimated
-                        FROM events, json_each(events.parameters) AS p
-                        WHERE timestamp >= ? AND (? IS NULL OR p.key = ?) AND (? IS NULL OR events.name = ?)
-                        GROUP BY 1 ORDER BY count DESC, key LIMIT 1000
-                        """, arguments: [since, key, key, event, event]
-                ).map { AnalyticsCount(key: $0["key"], count: $0["count"], estimated: $0["estimated"]) }
-            }
-        } catch {
-            throw AnalyticsError(.storage, "cannot read the analytics report from \(path)", underlying: error)
-        }
+        try await fetchCounts(
+            sql: """
+                SELECT events.name || '.' || p.key || '=' || p.value AS key, count(*) AS count,
+                    sum(1.0 / sample_rate) AS estimated
+                FROM events, json_each(events.parameters) AS p
+                WHERE timestamp >= ? AND (? IS NULL OR p.key = ?) AND (? IS NULL OR events.name = ?)
+                GROUP BY 1 ORDER BY count DESC, key LIMIT 1000
+                """, arguments: [Self.start(date), key, key, event, event])
     }
 
     /// Document reads, writes and deletes per collection since `date`, from the `documents_cost` events the bus
     /// recorder stored; most reads first.
     public func documentCosts(since date: Date? = nil) async throws -> [AnalyticsCollectionCost] {
-        let since = date?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
+        let since = Self.start(date)
         do {
             return try await pool.read { db in
                 try Row.fetchAll(

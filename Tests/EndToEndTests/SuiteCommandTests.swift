@@ -187,8 +187,13 @@ struct SuiteCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let status = try JSONValue(parsing: result.stdout)
         let modules = status["modules"]?.arrayValue ?? []
-        #expect(modules.compactMap { $0["name"]?.stringValue } == ["Documents", "Cache", "Observers"])
+        #expect(modules.compactMap { $0["name"]?.stringValue } == ["Documents", "Cache", "Analytics", "Observers"])
         let documents = modules.first
+        // The docs command's bus events were recorded into the analytics queue, then delivered to the sqlite engine.
+        let analytics = modules.first { $0["name"] == "Analytics" }
+        #expect(analytics?["engine"] == "sqlite")
+        #expect(analytics?["location"]?.stringValue?.hasSuffix("/analytics-queue.sqlite") == true)
+        #expect(analytics?["details"]?["queued"] == "0")
         #expect(documents?["engine"] == "sqlite")
         #expect(documents?["location"]?.stringValue?.hasSuffix("/documents.sqlite") == true)
         #expect(documents?["details"]?["pending index operations"] != nil)

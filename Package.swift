@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "Analytics", targets: ["Analytics"]),
         .library(name: "AnalyticsPluginSupport", targets: ["AnalyticsPluginSupport"]),
         .library(name: "AnalyticsTestSupport", targets: ["AnalyticsTestSupport"]),
+        .library(name: "Storage", targets: ["Storage"]),
         .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
@@ -91,6 +92,9 @@ let package = Package(
             path: "Modules/CachePluginSupport",
             exclude: ["README.md"]
         ),
+        .target(
+            name: "Storage", dependencies: ["SuiteCore", grdb, logging], path: "Modules/Storage",
+            exclude: ["README.md"]),
         // The in-memory engine for the tests of code that logs analytics.
         .target(name: "AnalyticsTestSupport", dependencies: ["Analytics"], path: "Modules/AnalyticsTestSupport"),
         .target(
@@ -190,6 +194,9 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Tests/AnalyticsTests"),
+        .testTarget(
+            name: "StorageTests", dependencies: ["Storage", "SuiteCore", "SuiteTestSupport", grdb],
+            path: "Tests/StorageTests"),
         .testTarget(
             name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport", "RedisTestSupport"],
             path: "Tests/EndToEndTests"),

@@ -1,0 +1,278 @@
+import Foundation
+import GRDB
+
+/// Per (service, group, category) usage, every link counted: a row of `group_totals` or its equivalent from `items`.
+struct UsageRow {
+    var service: String
+    var groupId: String
+    var category: Int
+    var usage: StorageUsage
+}
+
+/// A selected row of a file with more than one link: what the hard-link arithmetic needs.
+struct LinkedRow {
+    var device: Int64
+    var inode: Int64
+    var linkCount: Int
+    var service: String
+    var groupId: String
+    var category: Int
+    var logical: Int64
+    var allocated: Int64
+}
+
+/// An inode within one bucket (a group, a category, a service).
+struct InodeInBucket<Bucket: Hashable>: Hashable {
+    var device: Int64
+    var inode: Int64
+    var bucket: Bucket
+}
+
+/// Usage of a selection per group, category and service, and in total, each inode counted once per bucket.
+struct UsageAggregates {
+    struct GroupKey: Hashable {
+        var service: String
+        var groupId: String
+    }
+    var total = StorageUsage()
+    var groups: [GroupKey: StorageUsage] = [:]
+    var categories: [Int: StorageUsage] = [:]
+    var services: [String: StorageUsage] = [:]
+
+    init(rows: [UsageRow], linked: [LinkedRow]) {
+        for row in rows {
+            total = total + row.usage
+            groups[GroupKey(service: row.service, groupId: row.groupId), default: StorageUsage()] =
+                groups[GroupKey(service: row.service, groupId: row.groupId), default: StorageUsage()] + row.usage
+            categories[row.category, default: StorageUsage()] = categories[row.category, default: StorageUsage()]
+                + row.usage
+            services[row.service, default: StorageUsage()] = services[row.service, default: StorageUsage()] + row.usage
+        }
+        // Each inode once per bucket: subtract every further link of an inode within the same bucket.
+        func duplicates<Key: Hashable>(_ key: (LinkedRow) -> Key) -> [Key: StorageUsage] {
+            var seen: Set<InodeInBucket<Key>> = []
+            var extra: [Key: StorageUsage] = [:]
+            for row in linked {
+                let bucket = key(row)
+                if !seen.insert(InodeInBucket(device: row.device, inode: row.inode, bucket: bucket)).inserted {
+                    extra[bucket, default: StorageUsage()] = extra[bucket, default: StorageUsage()]
+                        + StorageUsage(logicalBytes: row.logical, allocatedBytes: row.allocated)
+                }
+            }
+            return extra
+        }
+        func subtract(_ usage: StorageUsage, _ extra: StorageUsage) -> StorageUsage {
+            StorageUsage(
+                items: usage.items, logicalBytes: usage.logicalBytes - extra.logicalBytes,
+                allocatedBytes: usage.allocatedBytes - extra.allocatedBytes)
+        }
+        guard !linked.isEmpty else { return }
+        if let extra = duplicates({ _ in 0 })[0] { total = subtract(total, extra) }
+        for (key, extra) in duplicates({ GroupKey(service: $0.service, groupId: $0.groupId) }) {
+            if let usage = groups[key] { groups[key] = subtract(usage, extra) }
+        }
+        for (key, extra) in duplicates(\.category) {
+            if let usage = categories[key] { categories[key] = subtract(usage, extra) }
+        }
+        for (key, extra) in duplicates(\.service) {
+            if let usage = services[key] { services[key] = subtract(usage, extra) }
+        }
+    }
+
+    func sortedCategories() -> [StorageCategoryUsage] {
+        categories.map { StorageCategoryUsage(category: StorageCategory(code: $0.key), usage: $0.value) }
+            .sorted { ($0.usage.allocatedBytes, $1.category) > ($1.usage.allocatedBytes, $0.category) }
+    }
+
+    func sortedServices() -> [StorageServiceUsage] {
+        services.map { StorageServiceUsage(service: $0.key, usage: $0.value) }
+            .sorted { ($0.usage.allocatedBytes, $1.service) > ($1.usage.allocatedBytes, $0.service) }
+    }
+
+    func sortedGroups(_ sort: StorageGroupSort, limit: Int?) -> [StorageGroupUsage] {
+        let list = groups.map { StorageGroupUsage(service: $0.key.service, groupId: $0.key.groupId, usage: $0.value) }
+        let sorted: [StorageGroupUsage]
+        switch sort {
+        case .size:
+            sorted = list.sorted {
+                $0.usage.allocatedBytes != $1.usage.allocatedBytes
+                    ? $0.usage.allocatedBytes > $1.usage.allocatedBytes : $0.id < $1.id
+            }
+        case .count:
+            sorted = list.sorted { $0.usage.items != $1.usage.items ? $0.usage.items > $1.usage.items : $0.id < $1.id }
+        case .name:
+            sorted = list.sorted { ($0.service, $0.groupId) < ($1.service, $1.groupId) }
+        }
+        guard let limit else { return sorted }
+        return Array(sorted.prefix(max(0, limit)))
+    }
+}
+
+extension StorageFilter {
+    /// A SQL condition over `items` (or, when ``isAggregatable``, over `group_totals`) and its arguments.
+    func condition() -> (String, StatementArguments) {
+        var parts: [String] = []
+        var arguments = StatementArguments()
+        func list(_ column: String, _ values: [some DatabaseValueConvertible]) {
+            guard !values.isEmpty else { return }
+            if values.count == 1 {
+                parts.append("\(column) = ?")
+                arguments += [values[0]]
+            } else {
+                // One JSON argument, however long the list (SQLite limits bound variables).
+                let json = "[" + values.map { jsonLiteral($0.databaseValue) }.joined(separator: ",") + "]"
+                parts.append("\(column) IN (SELECT value FROM json_each(?))")
+                arguments += [json]
+            }
+        }
+        list("service", services)
+        list("groupId", groups)
+        list("category", categories.map(\.code))
+        list("id", ids)
+        list("root", roots)
+        if let modifiedBefore {
+            parts.append("modified < ?")
+            arguments += [SQLiteStorageIndex.nanoseconds(modifiedBefore)]
+        }
+        return (parts.isEmpty ? "1" : parts.joined(separator: " AND "), arguments)
+    }
+
+    private func jsonLiteral(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .int64(let number): return String(number)
+        case .string(let text):
+            let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+            return String(decoding: data, as: UTF8.self)
+        default: return "null"
+        }
+    }
+}
+
+extension SQLiteStorageIndex {
+    /// Usage rows of the selection (every link counted).
+    static func usageRows(_ db: Database, _ filter: StorageFilter) throws -> [UsageRow] {
+        let (condition, arguments) = filter.condition()
+        let sql =
+            filter.isAggregatable
+            ? "SELECT service, groupId, category, items, logical, allocated FROM group_totals WHERE \(condition)"
+            : """
+            SELECT service, groupId, category, COUNT(*), SUM(logical), SUM(allocated) FROM items WHERE \(condition)
+            GROUP BY service, groupId, category
+            """
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            UsageRow(
+                service: row[0], groupId: row[1], category: row[2],
+                usage: StorageUsage(items: row[3], logicalBytes: row[4], allocatedBytes: row[5]))
+        }
+    }
+
+    /// The selection's rows of files with more than one link (the partial index `items_links`).
+    static func linkedRows(_ db: Database, _ filter: StorageFilter) throws -> [LinkedRow] {
+        let (condition, arguments) = filter.condition()
+        return try Row.fetchAll(
+            db,
+            sql: """
+                SELECT dev, ino, nlink, service, groupId, category, logical, allocated FROM items
+                WHERE nlink > 1 AND dev IS NOT NULL AND ino IS NOT NULL AND \(condition)
+                """, arguments: arguments
+        ).map { row in
+            LinkedRow(
+                device: row[0], inode: row[1], linkCount: row[2], service: row[3], groupId: row[4], category: row[5],
+                logical: row[6], allocated: row[7])
+        }
+    }
+
+    static func aggregates(_ db: Database, _ filter: StorageFilter) throws -> UsageAggregates {
+        UsageAggregates(rows: try usageRows(db, filter), linked: try linkedRows(db, filter))
+    }
+
+    public func usage(_ filter: StorageFilter) async throws -> StorageUsage {
+        try await read("sum the storage index") { db in
+            let (condition, arguments) = filter.condition()
+            let table = filter.isAggregatable ? "group_totals" : "items"
+            let counts = filter.isAggregatable ? "SUM(items)" : "COUNT(*)"
+            let row = try Row.fetchOne(
+                db,
+                sql: "SELECT \(counts), SUM(logical), SUM(allocated) FROM \(table) WHERE \(condition)",
+                arguments: arguments)
+            let rows = [
+                UsageRow(
+                    service: "", groupId: "", category: 0,
+                    usage: StorageUsage(
+                        items: row?[0] ?? 0, logicalBytes: row?[1] ?? 0, allocatedBytes: row?[2] ?? 0))
+            ]
+            return UsageAggregates(rows: rows, linked: try Self.linkedRows(db, filter)).total
+        }
+    }
+
+    public func categories(_ filter: StorageFilter) async throws -> [StorageCategoryUsage] {
+        try await read("list storage by category") { db in try Self.aggregates(db, filter).sortedCategories() }
+    }
+
+    public func groups(_ filter: StorageFilter, sort: StorageGroupSort, limit: Int?) async throws
+        -> [StorageGroupUsage]
+    {
+        try await read("list storage groups") { db in
+            try Self.aggregates(db, filter).sortedGroups(sort, limit: limit)
+        }
+    }
+
+    public func services(_ filter: StorageFilter) async throws -> [StorageServiceUsage] {
+        try await read("list storage by service") { db in try Self.aggregates(db, filter).sortedServices() }
+    }
+
+    public func items(_ filter: StorageFilter, order: StorageItemOrder, limit: Int?) async throws -> [StorageItem] {
+        try await read("list storage items") { db in
+            let (condition, arguments) = filter.condition()
+            let orderBy =
+                switch order {
+                case .largest: "allocated DESC, rowid DESC"
+                case .oldest: "modified ASC, rowid ASC"
+                case .newest: "modified DESC, rowid DESC"
+                case .id: "id ASC"
+                }
+            var sql = "SELECT \(Self.itemColumns) FROM items WHERE \(condition) ORDER BY \(orderBy)"
+            var all = arguments
+            if let limit {
+                sql += " LIMIT ?"
+                all += [max(0, limit)]
+            }
+            return try Row.fetchAll(db, sql: sql, arguments: all).map(Self.decodeItem)
+        }
+    }
+
+    public func freedIfDeleted(_ filter: StorageFilter) async throws -> StorageFreedEstimate {
+        try await read("estimate the space a cleanup frees") { db in
+            let all = try Self.usageRows(db, filter).reduce(StorageUsage()) { $0 + $1.usage }
+            var logical = all.logicalBytes
+            var allocated = all.allocatedBytes
+            var kept = 0
+            var inodes: [[Int64]: (count: Int, row: LinkedRow)] = [:]
+            for row in try Self.linkedRows(db, filter) {
+                logical -= row.logical
+                allocated -= row.allocated
+                inodes[[row.device, row.inode], default: (0, row)].count += 1
+            }
+            for (_, entry) in inodes {
+                if entry.count >= entry.row.linkCount {
+                    logical += entry.row.logical
+                    allocated += entry.row.allocated
+                } else {
+                    kept += entry.count
+                }
+            }
+            return StorageFreedEstimate(
+                items: all.items, logicalBytes: logical, allocatedBytes: allocated, itemsKeptByOtherLinks: kept)
+        }
+    }
+
+    public func report(topGroups: Int) async throws -> StorageReport {
+        try await read("build the storage report") { db in
+            let aggregates = try Self.aggregates(db, .all)
+            return StorageReport(
+                allocatedBytes: aggregates.total.allocatedBytes, logicalBytes: aggregates.total.logicalBytes,
+                items: aggregates.total.items, categories: aggregates.sortedCategories(),
+                groups: aggregates.sortedGroups(.size, limit: topGroups), services: aggregates.sortedServices())
+        }
+    }
+}

@@ -1,0 +1,272 @@
+/// Maps a file's path below a managed root to its service, group and content: how a scan turns files into items.
+///
+/// A rule is a glob pattern with placeholders, or a regular expression with named captures:
+///
+/// - `chats/{groupId}/{contentId}.{ext}` — segments separated by `/`; `{service}`, `{groupId}`, `{contentId}`,
+///   `{contentSubId}` and `{ext}` each capture part of one segment (`{ext}` never contains a `.`); `*` matches any
+///   text within a segment, `**` any number of whole segments (zero included).
+/// - `regex:^chats/(?<groupId>[^/]+)/(?<contentId>[^/.]+)\.(?<ext>.+)$` — a Swift regular expression over the path's
+///   escaped form (``StoragePath``), with the same capture names. Slower than a glob (microseconds per file).
+///
+/// The first matching rule wins. What a rule does not capture has a default: the service is the rule's ``service``
+/// or the scan's; the group is the file's top-level directory (`.` for a file directly in the root); the content id
+/// is the file name without its extension; the extension is the file name's.
+///
+/// ```swift
+/// let rules = [
+///     try LayoutRule("chats/{groupId}/{contentId}.{ext}", service: "chat"),
+///     try LayoutRule("Library/Caches/**", service: "caches"),
+/// ]
+/// ```
+public struct LayoutRule: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The rule as written (`regex:` prefix included).
+    public let pattern: String
+    /// The service of the files this rule matches when it does not capture `{service}`; the scan's default when nil.
+    public let service: String?
+    private let matcher: Matcher
+
+    /// The placeholders a rule may use.
+    public static let placeholders = ["service", "groupId", "contentId", "contentSubId", "ext"]
+
+    /// Parses a rule.
+    ///
+    /// - Throws: ``StorageError`` `.invalidInput` for an unknown placeholder, an unclosed `{`, `**` inside a segment,
+    ///   an empty pattern, or a regular expression that does not compile.
+    public init(_ pattern: String, service: String? = nil) throws {
+        self.pattern = pattern
+        self.service = service
+        if pattern.hasPrefix("regex:") {
+            matcher = .regex(try RegexBox(String(pattern.dropFirst("regex:".count))))
+        } else {
+            matcher = .glob(try GlobPattern(pattern))
+        }
+    }
+
+    /// The rule as written, with its service when it has one (`chat=chats/{groupId}/**`).
+    public var description: String { service.map { "\($0)=\(pattern)" } ?? pattern }
+
+    /// What the rule captures from `path`, or `nil` when it does not match.
+    public func match(_ path: StoragePath) -> LayoutMatch? {
+        switch matcher {
+        case .glob(let glob): glob.match(path.bytes)
+        case .regex(let regex): regex.match(path.description)
+        }
+    }
+
+    /// How many directory levels below the root decide the group (`chats/{groupId}/…` → 2), or `nil` when that is
+    /// not fixed (`**` before `{groupId}`, a regular expression, no `{groupId}`). A scan commits one directory at
+    /// that depth at a time.
+    public var groupDepth: Int? {
+        guard case .glob(let glob) = matcher else { return nil }
+        return glob.groupDepth
+    }
+
+    public static func == (lhs: LayoutRule, rhs: LayoutRule) -> Bool {
+        lhs.pattern == rhs.pattern && lhs.service == rhs.service
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(pattern)
+        hasher.combine(service)
+    }
+
+    private enum CodingKeys: String, CodingKey { case pattern, service }
+
+    /// Decodes `{"pattern": …, "service": …}` and parses the pattern.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(
+            try container.decode(String.self, forKey: .pattern),
+            service: try container.decodeIfPresent(String.self, forKey: .service))
+    }
+
+    /// Encodes `{"pattern": …, "service": …}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(pattern, forKey: .pattern)
+        try container.encodeIfPresent(service, forKey: .service)
+    }
+
+    private enum Matcher: Sendable {
+        case glob(GlobPattern)
+        case regex(RegexBox)
+    }
+}
+
+/// What a ``LayoutRule`` captured (escaped text, see ``StoragePath``); `nil` for what it does not capture.
+public struct LayoutMatch: Sendable, Hashable, Codable {
+    /// `{service}`.
+    public var service: String?
+    /// `{groupId}`.
+    public var groupId: String?
+    /// `{contentId}`.
+    public var contentId: String?
+    /// `{contentSubId}`.
+    public var contentSubId: String?
+    /// `{ext}`.
+    public var ext: String?
+
+    mutating func set(_ name: String, _ value: String) {
+        switch name {
+        case "service": service = value
+        case "groupId": groupId = value
+        case "contentId": contentId = value
+        case "contentSubId": contentSubId = value
+        default: ext = value
+        }
+    }
+}
+
+/// A compiled regular expression (Swift's `Regex` is not `Sendable`; it is only read after creation).
+private final class RegexBox: @unchecked Sendable {
+    let regex: Regex<AnyRegexOutput>
+
+    init(_ text: String) throws {
+        do {
+            regex = try Regex(text)
+        } catch {
+            throw StorageError(
+                .invalidInput, "the layout rule 'regex:\(text)' does not compile: \(error)",
+                hint: "use named captures such as (?<groupId>[^/]+)", underlying: error)
+        }
+    }
+
+    func match(_ path: String) -> LayoutMatch? {
+        guard let found = try? regex.wholeMatch(in: path) else { return nil }
+        var result = LayoutMatch()
+        for name in LayoutRule.placeholders {
+            if let capture = found.output[name], let text = capture.substring { result.set(name, String(text)) }
+        }
+        return result
+    }
+}
+
+/// A glob over path bytes, matched without allocating until a capture is returned.
+private struct GlobPattern: Sendable {
+    enum Token: Sendable {
+        case literal([UInt8])
+        case star
+        case capture(String)
+    }
+    enum Segment: Sendable {
+        case anyDepth
+        case tokens([Token])
+    }
+    let segments: [Segment]
+
+    init(_ pattern: String) throws {
+        guard !pattern.isEmpty else {
+            throw StorageError(.invalidInput, "a layout rule is empty", hint: "e.g. chats/{groupId}/{contentId}.{ext}")
+        }
+        segments = try pattern.split(separator: "/", omittingEmptySubsequences: true).map { part in
+            if part == "**" { return .anyDepth }
+            var tokens: [Token] = []
+            var literal: [UInt8] = []
+            var rest = Substring(part)
+            while let character = rest.first {
+                rest = rest.dropFirst()
+                switch character {
+                case "*":
+                    if rest.first == "*" {
+                        throw StorageError(
+                            .invalidInput, "'**' must be a whole segment in the layout rule '\(pattern)'",
+                            hint: "write a/**/b, not a**b")
+                    }
+                    if !literal.isEmpty { tokens.append(.literal(literal)) }
+                    literal = []
+                    tokens.append(.star)
+                case "{":
+                    guard let close = rest.firstIndex(of: "}") else {
+                        throw StorageError(.invalidInput, "unclosed '{' in the layout rule '\(pattern)'")
+                    }
+                    let name = String(rest[..<close])
+                    guard LayoutRule.placeholders.contains(name) else {
+                        throw StorageError(
+                            .invalidInput, "unknown placeholder {\(name)} in the layout rule '\(pattern)'",
+                            hint: "use {service}, {groupId}, {contentId}, {contentSubId} or {ext}")
+                    }
+                    if !literal.isEmpty { tokens.append(.literal(literal)) }
+                    literal = []
+                    tokens.append(.capture(name))
+                    rest = rest[rest.index(after: close)...]
+                default:
+                    literal.append(contentsOf: Array(String(character).utf8))
+                }
+            }
+            if !literal.isEmpty { tokens.append(.literal(literal)) }
+            return .tokens(tokens)
+        }
+    }
+
+    var groupDepth: Int? {
+        for (index, segment) in segments.enumerated() {
+            guard case .tokens(let tokens) = segment else { return nil }
+            let hasGroup = tokens.contains { if case .capture("groupId") = $0 { true } else { false } }
+            if hasGroup { return max(1, min(index + 1, segments.count - 1)) }
+        }
+        return nil
+    }
+
+    func match(_ path: [UInt8]) -> LayoutMatch? {
+        let parts = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        var captures: [(String, ArraySlice<UInt8>)] = []
+        guard matchSegments(0, parts[...], &captures) else { return nil }
+        var result = LayoutMatch()
+        for (name, bytes) in captures { result.set(name, StoragePath.escape(bytes)) }
+        return result
+    }
+
+    private func matchSegments(
+        _ index: Int, _ parts: ArraySlice<ArraySlice<UInt8>>, _ captures: inout [(String, ArraySlice<UInt8>)]
+    ) -> Bool {
+        guard index < segments.count else { return parts.isEmpty }
+        switch segments[index] {
+        case .anyDepth:
+            for skip in 0...parts.count {
+                let mark = captures.count
+                if matchSegments(index + 1, parts.dropFirst(skip), &captures) { return true }
+                captures.removeSubrange(mark...)
+            }
+            return false
+        case .tokens(let tokens):
+            guard let part = parts.first else { return false }
+            let mark = captures.count
+            if matchTokens(tokens[...], part, &captures), matchSegments(index + 1, parts.dropFirst(), &captures) {
+                return true
+            }
+            captures.removeSubrange(mark...)
+            return false
+        }
+    }
+
+    private func matchTokens(
+        _ tokens: ArraySlice<Token>, _ text: ArraySlice<UInt8>, _ captures: inout [(String, ArraySlice<UInt8>)]
+    ) -> Bool {
+        guard let token = tokens.first else { return text.isEmpty }
+        switch token {
+        case .literal(let bytes):
+            guard text.starts(with: bytes) else { return false }
+            return matchTokens(tokens.dropFirst(), text.dropFirst(bytes.count), &captures)
+        case .star, .capture:
+            var isExt = false
+            if case .capture("ext") = token { isExt = true }
+            let minimum = token.isCapture ? 1 : 0
+            // Greedy: the longest text first, as `{contentId}.{ext}` expects for `a.b.jpg`.
+            var length = text.count
+            if isExt, let dot = text.firstIndex(of: UInt8(ascii: ".")) { length = dot - text.startIndex }
+            while length >= minimum {
+                let taken = text.prefix(length)
+                let mark = captures.count
+                if case .capture(let name) = token { captures.append((name, taken)) }
+                if matchTokens(tokens.dropFirst(), text.dropFirst(length), &captures) { return true }
+                captures.removeSubrange(mark...)
+                length -= 1
+            }
+            return false
+        }
+    }
+}
+
+extension GlobPattern.Token {
+    fileprivate var isCapture: Bool { if case .capture = self { true } else { false } }
+}

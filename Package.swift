@@ -107,7 +107,7 @@ let package = Package(
             name: "SuiteHost",
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
-                "Analytics", "AnalyticsPluginSupport",
+                "Analytics", "AnalyticsPluginSupport", "Storage",
                 yams,
                 logging, serviceLifecycle, unixSignals,
             ],

@@ -21,7 +21,8 @@ struct SuiteCommand: AsyncParsableCommand {
             """,
         version: SuiteContext.version,
         subcommands: [
-            StatusCommand.self, DocsCommand.self, CacheCommand.self, AnalyticsCommand.self, PluginsCommand.self,
+            StatusCommand.self, DocsCommand.self, CacheCommand.self, AnalyticsCommand.self, StorageCommand.self,
+            PluginsCommand.self,
             ConfigCommand.self,
             EventsCommand.self,
         ]

@@ -1,0 +1,160 @@
+import Foundation
+public import Storage
+public import SuiteCore
+
+/// The Storage accounting module as the host sees it: the `storage` section, its index, the managed roots and how
+/// each is laid out.
+///
+/// ```yaml
+/// storage:
+///   engine: sqlite
+///   options: {path: storage.sqlite}
+///   roots:
+///     - {path: /var/lib/app, service: chat, layout: ["chats/{groupId}/{contentId}.{ext}"]}
+///     - /var/lib/app/downloads            # service `files`, one group per top-level directory
+///   app-size: {bundle: /opt/app, data: /var/lib/app, caches: /var/lib/app/caches, groups: [/srv/shared]}
+/// ```
+public struct StorageModule: SuiteModule {
+    /// Creates the description.
+    public init() {}
+
+    public var name: String { "Storage" }
+    public var configurationKey: String { "storage" }
+    public var builtInEngines: [String] { engines.names }
+
+    /// The index engines: `sqlite`.
+    public var engines: EngineRegistry<SQLiteStorageIndex> {
+        EngineRegistry(
+            module: configurationKey,
+            factories: [
+                .init(name: "sqlite", options: ["path"]) { options, context in
+                    try context.ensureDataDirectory()
+                    return try SQLiteStorageIndex(
+                        path: CacheModule.path(options["path"], default: "storage.sqlite", in: context),
+                        logger: context.logger)
+                }
+            ])
+    }
+
+    /// One managed root and how its files map to services, groups and content.
+    public struct Root: Sendable, Hashable {
+        /// The directory, absolute.
+        public var path: String
+        /// The service its unmatched files belong to.
+        public var service: String
+        /// Layout rules, first match wins.
+        public var layout: [String]
+        /// Whether content types come from the files' first bytes when the extension says nothing.
+        public var sniff: Bool
+
+        /// Creates a root.
+        public init(path: String, service: String = "files", layout: [String] = [], sniff: Bool = false) {
+            self.path = path
+            self.service = service
+            self.layout = layout
+            self.sniff = sniff
+        }
+    }
+
+    /// The section's settings.
+    public struct Settings: Sendable {
+        /// The index engine and its options.
+        public var selection: EngineSelection
+        /// The managed roots.
+        public var roots: [Root]
+        /// The directories of `suite storage app-size` when not given on the command line.
+        public var appSize: [String: JSONValue]
+    }
+
+    public func validate(_ section: ConfigurationSection) throws {
+        let settings = try settings(section)
+        for (index, root) in settings.roots.enumerated() {
+            for rule in root.layout {
+                do { _ = try LayoutRule(rule) } catch let error as StorageError {
+                    throw section.error("storage.roots[\(index)].layout", error.message, hint: error.hint)
+                }
+            }
+        }
+    }
+
+    /// Decodes and checks the `storage` section.
+    public func settings(_ section: ConfigurationSection) throws -> Settings {
+        let object = try section.object()
+        try section.checkKeys(object, known: ["engine", "options", "roots", "app-size"])
+        let selection = try engines.selection(from: object, at: configurationKey, in: section)
+        var roots: [Root] = []
+        if let list = object["roots"] {
+            let hint = "e.g. roots: [{path: /var/lib/app, service: chat, layout: [\"chats/{groupId}/**\"]}]"
+            guard let items = list.arrayValue else {
+                throw section.error("storage.roots", "must be a list of directories", hint: hint)
+            }
+            for (index, item) in items.enumerated() {
+                let key = "storage.roots[\(index)]"
+                if let path = item.stringValue {
+                    roots.append(Root(path: path, service: "files", layout: [], sniff: false))
+                    continue
+                }
+                guard let map = item.objectValue else {
+                    throw section.error(key, "must be a directory or a map", hint: hint)
+                }
+                try section.checkKeys(map, at: key, known: ["path", "service", "layout", "sniff"])
+                guard let path = map["path"]?.stringValue, !path.isEmpty else {
+                    throw section.error("\(key).path", "is missing", hint: hint)
+                }
+                let layout = map["layout"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                guard layout.count == map["layout"]?.arrayValue?.count ?? 0 else {
+                    throw section.error("\(key).layout", "must be a list of layout rules", hint: hint)
+                }
+                if let sniff = map["sniff"], sniff.boolValue == nil {
+                    throw section.error("\(key).sniff", "must be true or false")
+                }
+                roots.append(
+                    Root(
+                        path: path, service: map["service"]?.stringValue ?? "files", layout: layout,
+                        sniff: map["sniff"]?.boolValue ?? false))
+            }
+        }
+        var appSize: [String: JSONValue] = [:]
+        if let value = object["app-size"] {
+            guard let map = value.objectValue else {
+                throw section.error("storage.app-size", "must be a map, e.g. {bundle: DIR, data: DIR, caches: DIR}")
+            }
+            try section.checkKeys(map, at: "storage.app-size", known: ["bundle", "data", "caches", "groups"])
+            appSize = map
+        }
+        return Settings(selection: selection, roots: roots, appSize: appSize)
+    }
+
+    public func status(in context: SuiteContext) async -> ModuleStatus {
+        guard let settings = try? settings(context.configuration.section(configurationKey)) else {
+            return ModuleStatus(engine: "?", health: "invalid configuration", isHealthy: false)
+        }
+        let path = CacheModule.path(settings.selection.options["path"], default: "storage.sqlite", in: context)
+        var status = ModuleStatus(engine: settings.selection.engine, location: path)
+        guard FileManager.default.fileExists(atPath: path) else {
+            status.health = "ok (nothing indexed yet)"
+            return status
+        }
+        do {
+            let total = try await context.storageIndex().total()
+            status.details.append(.init("items", "\(total.items)"))
+            status.details.append(.init("allocated", DocumentsModule.formatBytes(total.allocatedBytes)))
+        } catch {
+            status.health = "cannot open: \((error as? any SuiteDescribedError)?.message ?? "\(error)")"
+            status.isHealthy = false
+        }
+        return status
+    }
+}
+
+extension SuiteContext {
+    /// The storage index on the configured engine, opened once per context and closed when the context shuts down.
+    public func storageIndex() async throws -> SQLiteStorageIndex {
+        try await resources.open("storage") { [self] in
+            let module = StorageModule()
+            let settings = try module.settings(configuration.section(module.configurationKey))
+            let index = try await module.engines.make(settings.selection, in: self)
+            return (index, { try await index.close() })
+        }
+    }
+}

@@ -41,6 +41,7 @@ install: build ## Install suite into $(PREFIX)/bin and its plugins into $(PREFIX
 
 bench: deps ## Run the benchmarks (release build): ours beside a named peer, as ratios
 	$(SWIFT) build -c release --product suite-bench
+	$(SWIFT) build -c release --product analytics-receiver
 	@for p in EventLog Misbehaving CounterPlugin RedisCache; do $(SWIFT) build -c release --product $$p || exit 1; done
 	$$($(SWIFT) build -c release --show-bin-path)/suite-bench $(BENCH_ARGS)
 

@@ -217,7 +217,8 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
-                "CachePluginSupport", "RedisTestSupport", "SuiteTestSupport", grdb, argumentParser,
+                "CachePluginSupport", "RedisTestSupport", "SuiteTestSupport", "Analytics", grdb, argumentParser,
+                asyncHTTPClient, compressNIO, logging,
             ],
             path: "Tools/Benchmarks"
         ),

@@ -44,6 +44,20 @@ import Testing
         #expect(harness.manager.statistics.deliveryFailures == 2)
     }
 
+    @Test(arguments: [0.1, 1, 1e-7])
+    func theQueueEncodingDecodesToTheSameRecord(sampleRate: Double) throws {
+        let record = AnalyticsRecord(
+            id: UUIDv7.make(), name: "tick",
+            parameters: ["quote": "say \"hi\" \\ / \n\t\u{1}\u{7F}", "text": "café 🎉 ünï", "": ""],
+            timestamp: Date(timeIntervalSince1970: 1_700_000_000.123_456), sessionID: UUID(),
+            context: ["app_version": "2.4.1"], sampleRate: sampleRate)
+        #expect(try JSONDecoder().decode(AnalyticsRecord.self, from: record.queueJSON()) == record)
+        let empty = AnalyticsRecord(
+            id: UUID(), name: "", parameters: [:], timestamp: Date(timeIntervalSinceReferenceDate: -1e12),
+            sessionID: UUID())
+        #expect(try JSONDecoder().decode(AnalyticsRecord.self, from: empty.queueJSON()) == empty)
+    }
+
     @Test func backoffIsExponentialCappedAndJittered() {
         let policy = AnalyticsRetryPolicy(initialDelay: 1, maximumDelay: 10, random: { 0 })
         #expect((1...6).map { policy.delay(afterAttempts: $0) } == [0.5, 1, 2, 4, 5, 5])

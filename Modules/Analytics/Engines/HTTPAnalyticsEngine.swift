@@ -189,7 +189,7 @@ public final class HTTPAnalyticsEngine: AnalyticsEngine {
     }
 
     /// The JSON body of one request.
-    static func body(_ records: ArraySlice<AnalyticsRecord>) throws -> [UInt8] {
+    package static func body(_ records: ArraySlice<AnalyticsRecord>) throws -> [UInt8] {
         var bytes = Array(#"{"sent_at":""#.utf8)
         bytes += Array(RFC3339Bridge.format(Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())).utf8)
         bytes += Array(#"","batch":["#.utf8)

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import GRDB
 
 #if canImport(Glibc)
@@ -8,20 +8,19 @@ import GRDB
 #endif
 
 /// A record leased from the queue, with its position and delivery history.
-struct QueuedRecord: Sendable {
+package struct QueuedRecord: Sendable {
     /// Its position in the queue (logging order).
-    var seq: Int64
+    package var seq: Int64
     /// The record.
-    var record: AnalyticsRecord
+    package var record: AnalyticsRecord
     /// Failed attempts so far.
-    var attempts: Int
+    package var attempts: Int
 }
 
 extension AnalyticsQueue {
     /// Appends `records`; a record whose id is already queued is skipped.
-    func append(_ records: [AnalyticsRecord]) async throws {
-        let encoder = JSONEncoder()
-        let rows = try records.map { ($0.id.uuidString.lowercased(), try encoder.encode($0)) }
+    package func append(_ records: [AnalyticsRecord]) async throws {
+        let rows = try records.map { ($0.id.uuidString.lowercased(), try $0.queueJSON()) }
         try await write("append to the queue") { db in
             let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO queue (id, record) VALUES (?, ?)")
             for (id, data) in rows { try statement.execute(arguments: [id, data]) }
@@ -29,20 +28,22 @@ extension AnalyticsQueue {
     }
 
     /// Leases up to `limit` due records after position `afterSeq`, in order, until `now + leaseDuration`.
-    func lease(limit: Int, after afterSeq: Int64, now: Date) async throws -> [QueuedRecord] {
+    package func lease(limit: Int, after afterSeq: Int64, now: Date) async throws -> [QueuedRecord] {
         let time = now.timeIntervalSince1970
         let until = time + leaseDuration
         let owner = Int64(getpid())
         let rows = try await write("lease records from the queue") { db in
             try Self.releaseLeasesOfDeadProcesses(db, now: time, except: owner)
+            // Walks seq from `afterSeq` (the `+` keeps SQLite off any index on those columns, which would sort every
+            // due record on each lease): each record is read once per delivery pass, however long the queue.
             let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT seq, record, attempts FROM queue
-                    WHERE failed = 0 AND seq > ? AND next_attempt_at <= ?
-                        AND (lease_until IS NULL OR lease_until <= ?)
-                    ORDER BY seq LIMIT ?
-                    """, arguments: [afterSeq, time, time, limit])
+                db.cachedStatement(
+                    sql: """
+                        SELECT seq, record, attempts FROM queue
+                        WHERE +failed = 0 AND seq > ? AND +next_attempt_at <= ?
+                            AND (lease_until IS NULL OR lease_until <= ?)
+                        ORDER BY seq LIMIT ?
+                        """), arguments: [afterSeq, time, time, limit])
             let seqs: [Int64] = rows.map { $0["seq"] }
             if !seqs.isEmpty {
                 let placeholders = seqs.map { _ in "?" }.joined(separator: ",")
@@ -79,8 +80,11 @@ extension AnalyticsQueue {
     /// Clears the live leases held by processes that no longer exist (never this process's own).
     static func releaseLeasesOfDeadProcesses(_ db: Database, now: Double, except owner: Int64) throws {
         let owners = try Int64.fetchAll(
-            db, sql: "SELECT DISTINCT lease_owner FROM queue WHERE lease_until > ? AND lease_owner IS NOT NULL",
-            arguments: [now])
+            db.cachedStatement(
+                sql: """
+                    SELECT DISTINCT lease_owner FROM queue
+                    WHERE lease_until IS NOT NULL AND lease_until > ? AND lease_owner IS NOT NULL
+                    """), arguments: [now])
         for pid in owners where pid != owner && pid > 0 && pid <= Int64(Int32.max) {
             guard kill(pid_t(pid), 0) != 0, errno == ESRCH else { continue }
             try db.execute(
@@ -90,7 +94,7 @@ extension AnalyticsQueue {
 
     /// Settles a delivered batch in one transaction: `delivered` leave the queue, `rejected` become failed with their
     /// reason, `retry` wait until `retryAt(attempts)` (or become failed once `maximumAttempts` is reached).
-    func settle(
+    package func settle(
         delivered: [Int64], rejected: [(Int64, String)], retry: [(QueuedRecord, String)], now: Date,
         policy: AnalyticsRetryPolicy
     ) async throws {
@@ -103,22 +107,20 @@ extension AnalyticsQueue {
             )
         }
         try await write("settle a delivered batch") { db in
-            for seq in delivered { try db.execute(sql: "DELETE FROM queue WHERE seq = ?", arguments: [seq]) }
-            for (seq, reason) in rejected {
-                try db.execute(
-                    sql: "UPDATE queue SET failed = 1, lease_until = NULL, last_error = ? WHERE seq = ?",
-                    arguments: [reason, seq])
-            }
+            let delete = try db.cachedStatement(sql: "DELETE FROM queue WHERE seq = ?")
+            for seq in delivered { try delete.execute(arguments: [seq]) }
+            let reject = try db.cachedStatement(
+                sql: "UPDATE queue SET failed = 1, lease_until = NULL, last_error = ? WHERE seq = ?")
+            for (seq, reason) in rejected { try reject.execute(arguments: [reason, seq]) }
+            let reschedule = try db.cachedStatement(
+                sql: """
+                    UPDATE queue SET attempts = ?, last_error = ?, next_attempt_at = ?, lease_until = NULL,
+                        failed = ? WHERE seq = ?
+                    """)
             for (seq, attempts, reason, next, exhausted) in retries {
-                try db.execute(
-                    sql: """
-                        UPDATE queue SET attempts = ?, last_error = ?, next_attempt_at = ?, lease_until = NULL,
-                            failed = ? WHERE seq = ?
-                        """,
-                    arguments: [
-                        attempts, exhausted ? "\(reason) (after \(attempts) attempts)" : reason, next,
-                        exhausted, seq,
-                    ])
+                try reschedule.execute(arguments: [
+                    attempts, exhausted ? "\(reason) (after \(attempts) attempts)" : reason, next, exhausted, seq,
+                ])
             }
         }
     }

@@ -72,6 +72,15 @@ public final class AnalyticsQueue: Sendable {
         migrator.registerMigration("v2") { db in
             try db.execute(sql: "ALTER TABLE queue ADD COLUMN lease_owner INTEGER")
         }
+        // The live leases, so looking for a dead process's leases reads the few in flight, not the whole queue; a
+        // lease walks seq instead of queue_due (which it sorted whole each time), so every append skips that index.
+        migrator.registerMigration("v3") { db in
+            try db.execute(
+                sql: """
+                    CREATE INDEX queue_leased ON queue(lease_until) WHERE lease_until IS NOT NULL;
+                    DROP INDEX queue_due;
+                    """)
+        }
         return migrator
     }()
 

@@ -99,7 +99,7 @@ struct AnalyticsCommand: AsyncParsableCommand, ModuleCommand {
         var runsServices: Bool { false }
 
         func run(_ context: SuiteContext) async throws {
-            let status = try await context.analytics().queueStatus()
+            let status = try await context.analyticsQueue().status(at: context.clock.now)
             if globals.json {
                 Output.json(
                     .object([

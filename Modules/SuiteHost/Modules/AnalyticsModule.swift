@@ -363,6 +363,13 @@ extension SuiteContext {
         }
     }
 
+    /// The persisted queue alone, for reading its status: no manager, so nothing is leased or delivered.
+    public func analyticsQueue() throws -> AnalyticsQueue {
+        let settings = try AnalyticsModule().settings(configuration.section("analytics"))
+        try ensureDataDirectory()
+        return try AnalyticsQueue(path: CacheModule.path(.string(settings.queuePath), default: "", in: self))
+    }
+
     /// The configured `sqlite` analytics engine (for reports), or nil when none is configured.
     public func analyticsEvents() throws -> SQLiteAnalyticsEngine? {
         let settings = try AnalyticsModule().settings(configuration.section("analytics"))

@@ -81,8 +81,9 @@ final class FileWalker {
     /// Opens the directory `relative` below `rootFD` one component at a time with `O_NOFOLLOW`: a component that is a
     /// symbolic link (or `..`, `.`, empty) fails. Returns the descriptor or the `errno`.
     static func openBelow(_ rootFD: Int32, _ relative: [UInt8]) -> Result<Int32, StorageError> {
-        var current = dup(rootFD)
-        guard current >= 0 else { return .failure(posixError("dup", [], errno)) }
+        // A new open file description (not `dup`, whose copies share one directory offset).
+        var current = openat(rootFD, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard current >= 0 else { return .failure(posixError("open", [], errno)) }
         guard !relative.isEmpty else { return .success(current) }
         for component in relative.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
             if component.isEmpty || component.elementsEqual([UInt8(ascii: ".")])

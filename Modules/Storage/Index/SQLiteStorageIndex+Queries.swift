@@ -276,3 +276,21 @@ extension SQLiteStorageIndex {
         }
     }
 }
+
+extension SQLiteStorageIndex {
+    /// The selected items with ids after `after`, in id order: paging through a large selection.
+    func itemsPage(_ filter: StorageFilter, after: String?, limit: Int) async throws -> [StorageItem] {
+        try await read("list storage items") { db in
+            var (condition, arguments) = filter.condition()
+            if let after {
+                condition += " AND id > ?"
+                arguments += [after]
+            }
+            arguments += [limit]
+            return try Row.fetchAll(
+                db, sql: "SELECT \(Self.itemColumns) FROM items WHERE \(condition) ORDER BY id LIMIT ?",
+                arguments: arguments
+            ).map(Self.decodeItem)
+        }
+    }
+}

@@ -21,7 +21,8 @@ struct CleanerTests {
         try tree.link("chats/c2/c.jpg", "chats/c1/c-link.jpg")
         let index = try makeIndex()
         _ = try await StorageScanner(index: index).scan(
-            root: tree.root, options: StorageScanOptions(layout: [try LayoutRule("chats/{groupId}/**", service: "chat")]))
+            root: tree.root,
+            options: StorageScanOptions(layout: [try LayoutRule("chats/{groupId}/**", service: "chat")]))
         return (tree, index)
     }
 

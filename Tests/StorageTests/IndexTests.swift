@@ -62,8 +62,9 @@ struct IndexTests {
         #expect(old == StorageUsage(items: 2, logicalBytes: 1200, allocatedBytes: 1200))
         await #expect(throws: StorageError.self) {
             try await index.record(
-                StorageItem(id: "", serviceType: "x", groupId: "g", contentId: "c", contentType: "", sizeInBytes: 1,
-                            createdDate: sent, fileName: ""))
+                StorageItem(
+                    id: "", serviceType: "x", groupId: "g", contentId: "c", contentType: "", sizeInBytes: 1,
+                    createdDate: sent, fileName: ""))
         }
         try await index.close()
         await #expect(throws: StorageError.self) { try await index.total() }
@@ -73,10 +74,12 @@ struct IndexTests {
     func largeFiltersAndStrangers() async throws {
         let index = try makeIndex()
         let now = Date()
-        try await index.record((0..<3000).map {
-            StorageItem(id: "i\($0)", serviceType: "s", groupId: "g\($0 % 7)", contentId: "\($0)",
-                        contentType: "image/png", sizeInBytes: 10, createdDate: now, fileName: "f")
-        })
+        try await index.record(
+            (0..<3000).map {
+                StorageItem(
+                    id: "i\($0)", serviceType: "s", groupId: "g\($0 % 7)", contentId: "\($0)",
+                    contentType: "image/png", sizeInBytes: 10, createdDate: now, fileName: "f")
+            })
         let ids = (0..<2000).map { "i\($0)" }
         #expect(try await index.usage(StorageFilter(ids: ids)).items == 2000)
         #expect(try await index.freedIfDeleted(StorageFilter(ids: ids)).logicalBytes == 20_000)

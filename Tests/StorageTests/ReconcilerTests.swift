@@ -77,6 +77,8 @@ struct ReconcilerTests {
     func unscannedRoot() async throws {
         let tree = try TestTree("never")
         let reconciler = Reconciler(scanner: StorageScanner(index: try makeIndex()))
-        await #expect(throws: StorageError.self) { try await reconciler.reconcile(root: tree.root, mode: .cheap, fix: false) }
+        await #expect(throws: StorageError.self) {
+            try await reconciler.reconcile(root: tree.root, mode: .cheap, fix: false)
+        }
     }
 }

@@ -58,7 +58,9 @@ struct ScannerTests {
         } else {
             #expect(lockedWarnings.count == 1, "\(result.warnings)")
         }
-        #expect(try await index.item(id: tree.root + "/chats/c3/bad-\\xff\\xfe.dat")?.path?.bytes.suffix(6) == [0xFF, 0xFE] + Array(".dat".utf8))
+        #expect(
+            try await index.item(id: tree.root + "/chats/c3/bad-\\xff\\xfe.dat")?.path?.bytes.suffix(6) == [0xFF, 0xFE]
+                + Array(".dat".utf8))
 
         // du counts directories and links too; without them it must say what the index says.
         let allocatedByDu = Int64(try run("/usr/bin/du", ["-s", "-B1", tree.root]).split(separator: "\t")[0]) ?? -1

@@ -33,7 +33,8 @@ struct ViewsTests {
     @Test("snapshot diffs: inserted, removed, moved, updated")
     func snapshots() {
         func row(_ id: String, _ bytes: Int64) -> StorageGroupUsage {
-            StorageGroupUsage(service: "s", groupId: id, usage: StorageUsage(items: 1, logicalBytes: bytes, allocatedBytes: bytes))
+            StorageGroupUsage(
+                service: "s", groupId: id, usage: StorageUsage(items: 1, logicalBytes: bytes, allocatedBytes: bytes))
         }
         let old = StorageSnapshot(rows: [row("a", 50), row("b", 40), row("c", 30), row("d", 20)])
         let new = StorageSnapshot(rows: [row("c", 30), row("a", 50), row("e", 25), row("b", 41)])
@@ -55,7 +56,9 @@ struct ViewsTests {
         func event(_ name: String, _ key: String, _ bytes: Int, _ tier: String) -> GenericEvent {
             GenericEvent(
                 name: name,
-                payload: .object(["key": .string(key), "bytes": .int(Int64(bytes)), "tier": .string(tier), "message": .string("")]))
+                payload: .object([
+                    "key": .string(key), "bytes": .int(Int64(bytes)), "tier": .string(tier), "message": .string(""),
+                ]))
         }
         cache.publish(event("cache.store", "GET https://x/1", 1000, "disk"))
         cache.publish(event("cache.store", "GET https://x/2", 500, "disk"))

@@ -198,7 +198,8 @@ public final class StorageCleaner: Sendable {
             return errno == ENOENT ? .missing : .refused("cannot delete: \(String(cString: strerror(errno)))")
         }
         // Blocks come back only with the last link.
-        return info.linkCount <= 1 ? .deleted(allocated: info.allocated, logical: info.size) : .deleted(allocated: 0, logical: 0)
+        return info.linkCount <= 1
+            ? .deleted(allocated: info.allocated, logical: info.size) : .deleted(allocated: 0, logical: 0)
     }
 }
 

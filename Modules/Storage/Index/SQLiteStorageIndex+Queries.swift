@@ -44,7 +44,8 @@ struct UsageAggregates {
             total = total + row.usage
             groups[GroupKey(service: row.service, groupId: row.groupId), default: StorageUsage()] =
                 groups[GroupKey(service: row.service, groupId: row.groupId), default: StorageUsage()] + row.usage
-            categories[row.category, default: StorageUsage()] = categories[row.category, default: StorageUsage()]
+            categories[row.category, default: StorageUsage()] =
+                categories[row.category, default: StorageUsage()]
                 + row.usage
             services[row.service, default: StorageUsage()] = services[row.service, default: StorageUsage()] + row.usage
         }
@@ -55,7 +56,8 @@ struct UsageAggregates {
             for row in linked {
                 let bucket = key(row)
                 if !seen.insert(InodeInBucket(device: row.device, inode: row.inode, bucket: bucket)).inserted {
-                    extra[bucket, default: StorageUsage()] = extra[bucket, default: StorageUsage()]
+                    extra[bucket, default: StorageUsage()] =
+                        extra[bucket, default: StorageUsage()]
                         + StorageUsage(logicalBytes: row.logical, allocatedBytes: row.allocated)
                 }
             }

@@ -215,7 +215,9 @@ public final class Reconciler: Sendable {
                 guard let stat = disk[path] else {
                     differs = true
                     report.counts.missingFiles += 1
-                    if report.missingFiles.count < Self.listLimit { report.missingFiles.append(StoragePath(bytes: path)) }
+                    if report.missingFiles.count < Self.listLimit {
+                        report.missingFiles.append(StoragePath(bytes: path))
+                    }
                     continue
                 }
                 // Times went through a `Date` (a Double): equal within a microsecond.
@@ -236,7 +238,9 @@ public final class Reconciler: Sendable {
             for path in disk.keys where indexed[path] == nil {
                 differs = true
                 report.counts.unindexedFiles += 1
-                if report.unindexedFiles.count < Self.listLimit { report.unindexedFiles.append(StoragePath(bytes: path)) }
+                if report.unindexedFiles.count < Self.listLimit {
+                    report.unindexedFiles.append(StoragePath(bytes: path))
+                }
             }
             if differs { affected.insert(unit) }
         }
@@ -246,4 +250,3 @@ public final class Reconciler: Sendable {
         return affected
     }
 }
-

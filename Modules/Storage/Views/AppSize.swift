@@ -79,9 +79,10 @@ public struct AppSize: Codable, Sendable, Hashable {
                 warnings += walker.warnings.map { "\(root): \($0)" }
                 return (allocated, logical)
             }
-            let cachesInData = caches.flatMap { try? StorageScanner.resolve($0) }.map { resolvedCaches in
-                (try? StorageScanner.resolve(data)).map { resolvedCaches.hasPrefix($0 + "/") } ?? false
-            } ?? false
+            let cachesInData =
+                caches.flatMap { try? StorageScanner.resolve($0) }.map { resolvedCaches in
+                    (try? StorageScanner.resolve(data)).map { resolvedCaches.hasPrefix($0 + "/") } ?? false
+                } ?? false
             let bundleSize = try size(bundle)
             // Caches first when they are inside data, so that data's walk (which skips them) adds only the rest.
             let cachesSize = try caches.map { try size($0) } ?? (0, 0)

@@ -44,7 +44,8 @@ struct UsageAggregates {
             total = total + row.usage
             groups[GroupKey(service: row.service, groupId: row.groupId), default: StorageUsage()] =
                 groups[GroupKey(service: row.service, groupId: row.groupId), default: StorageUsage()] + row.usage
-            categories[row.category, default: StorageUsage()] = categories[row.category, default: StorageUsage()]
+            categories[row.category, default: StorageUsage()] =
+                categories[row.category, default: StorageUsage()]
                 + row.usage
             services[row.service, default: StorageUsage()] = services[row.service, default: StorageUsage()] + row.usage
         }
@@ -55,7 +56,8 @@ struct UsageAggregates {
             for row in linked {
                 let bucket = key(row)
                 if !seen.insert(InodeInBucket(device: row.device, inode: row.inode, bucket: bucket)).inserted {
-                    extra[bucket, default: StorageUsage()] = extra[bucket, default: StorageUsage()]
+                    extra[bucket, default: StorageUsage()] =
+                        extra[bucket, default: StorageUsage()]
                         + StorageUsage(logicalBytes: row.logical, allocatedBytes: row.allocated)
                 }
             }
@@ -273,6 +275,24 @@ extension SQLiteStorageIndex {
                 allocatedBytes: aggregates.total.allocatedBytes, logicalBytes: aggregates.total.logicalBytes,
                 items: aggregates.total.items, categories: aggregates.sortedCategories(),
                 groups: aggregates.sortedGroups(.size, limit: topGroups), services: aggregates.sortedServices())
+        }
+    }
+}
+
+extension SQLiteStorageIndex {
+    /// The selected items with ids after `after`, in id order: paging through a large selection.
+    func itemsPage(_ filter: StorageFilter, after: String?, limit: Int) async throws -> [StorageItem] {
+        try await read("list storage items") { db in
+            var (condition, arguments) = filter.condition()
+            if let after {
+                condition += " AND id > ?"
+                arguments += [after]
+            }
+            arguments += [limit]
+            return try Row.fetchAll(
+                db, sql: "SELECT \(Self.itemColumns) FROM items WHERE \(condition) ORDER BY id LIMIT ?",
+                arguments: arguments
+            ).map(Self.decodeItem)
         }
     }
 }

@@ -60,7 +60,9 @@ extension SQLiteStorageIndex {
                     arguments: [root, key, scanId])
             }
             // A unit that vanished is not worth a warning: it is simply empty now.
-            outcome.warnings = walker.warnings.filter { !($0.path.bytes == unit.directory && $0.message.contains("No such file")) }
+            outcome.warnings = walker.warnings.filter {
+                !($0.path.bytes == unit.directory && $0.message.contains("No such file"))
+            }
             return outcome
         }
     }

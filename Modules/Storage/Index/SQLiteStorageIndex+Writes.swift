@@ -53,16 +53,16 @@ extension SQLiteStorageIndex {
     static func insert(_ item: StorageItem, unit: [UInt8]?, into db: Database, delta: inout GroupTotalsDelta) throws {
         let category = item.category.code
         let statement = try db.cachedStatement(
-            sql: "INSERT INTO items (\(itemColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            sql: "INSERT INTO items (\(itemColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                + "ON CONFLICT (id) DO NOTHING")
         let arguments: StatementArguments = [
             item.id, item.serviceType, item.groupId, item.contentId, item.contentSubId, item.contentType, category,
             item.sizeInBytes, item.allocatedBytes, nanoseconds(item.createdDate), nanoseconds(item.modifiedDate),
             item.fileName, item.additionalData, item.root, item.path.map { Data($0.bytes) }, unit.map { Data($0) },
             item.device.map { Int64(bitPattern: $0) }, item.inode.map { Int64(bitPattern: $0) }, item.linkCount,
         ]
-        do {
-            try statement.execute(arguments: arguments)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+        try statement.execute(arguments: arguments)
+        if db.changesCount == 0 {
             // Rare: the id is indexed already (recorded again, or scanned under another unit). Replace it.
             _ = try deleteItems(db, where: "id = ?", [item.id], delta: &delta)
             try statement.execute(arguments: arguments)

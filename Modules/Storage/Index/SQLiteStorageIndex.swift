@@ -48,7 +48,8 @@ public final class SQLiteStorageIndex: Sendable {
     /// Throws once the index is closed.
     func checkOpen() throws {
         if isClosed.load(ordering: .relaxed) {
-            throw StorageError(.storage, "the storage index at \(path) is closed", hint: "open a new SQLiteStorageIndex")
+            throw StorageError(
+                .storage, "the storage index at \(path) is closed", hint: "open a new SQLiteStorageIndex")
         }
     }
 

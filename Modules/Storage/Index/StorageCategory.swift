@@ -72,6 +72,7 @@ public enum StorageCategory: String, Codable, Sendable, CaseIterable, Comparable
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-        "application/vnd.apple.pkpass", "application/x-bzip2", "application/x-xz", "application/vnd.android.package-archive",
+        "application/vnd.apple.pkpass", "application/x-bzip2", "application/x-xz",
+        "application/vnd.android.package-archive",
     ]
 }

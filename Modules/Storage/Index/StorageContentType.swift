@@ -34,7 +34,8 @@ public enum StorageContentType {
         if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return "image/webp" }
         if starts(Array("RIFF".utf8)) && starts(Array("WAVE".utf8), at: 8) { return "audio/wav" }
         if starts(Array("ftyp".utf8), at: 4) {
-            return starts(Array("qt  ".utf8), at: 8) ? "video/quicktime" : (starts(Array("M4A ".utf8), at: 8) ? "audio/mp4" : "video/mp4")
+            return starts(Array("qt  ".utf8), at: 8)
+                ? "video/quicktime" : (starts(Array("M4A ".utf8), at: 8) ? "audio/mp4" : "video/mp4")
         }
         if starts(Array("ID3".utf8)) { return "audio/mpeg" }
         if bytes.count >= 2 && bytes[0] == 0xFF && bytes[1] & 0xE0 == 0xE0 { return "audio/mpeg" }
@@ -48,7 +49,8 @@ public enum StorageContentType {
         "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
         "heic": "image/heic", "heif": "image/heif", "bmp": "image/bmp", "tif": "image/tiff", "tiff": "image/tiff",
         "svg": "image/svg+xml", "ico": "image/x-icon", "avif": "image/avif",
-        "mp4": "video/mp4", "m4v": "video/mp4", "mov": "video/quicktime", "webm": "video/webm", "mkv": "video/x-matroska",
+        "mp4": "video/mp4", "m4v": "video/mp4", "mov": "video/quicktime", "webm": "video/webm",
+        "mkv": "video/x-matroska",
         "avi": "video/x-msvideo", "3gp": "video/3gpp", "ts": "video/mp2t",
         "mp3": "audio/mpeg", "m4a": "audio/mp4", "aac": "audio/aac", "wav": "audio/wav", "ogg": "audio/ogg",
         "oga": "audio/ogg", "opus": "audio/opus", "flac": "audio/flac", "amr": "audio/amr", "caf": "audio/x-caf",

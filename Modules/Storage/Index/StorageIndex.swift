@@ -54,6 +54,9 @@ extension StorageIndex {
         try await record(models.map(\.storageItem))
     }
 
+    /// Adds or replaces one service model.
+    public func record(_ model: some StorageItemConvertible) async throws { try await record([model.storageItem]) }
+
     /// Removes one item; returns whether it was indexed.
     @discardableResult
     public func remove(id: String) async throws -> Bool { try await remove(ids: [id]) == 1 }

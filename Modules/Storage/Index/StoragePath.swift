@@ -62,7 +62,9 @@ public struct StoragePath: Hashable, Sendable, Comparable, CustomStringConvertib
     }
 
     /// Whether every byte is printable UTF-8 (the escaped form equals the plain one).
-    public var isPlainUTF8: Bool { !bytes.contains(UInt8(ascii: "\\")) && String(validating: bytes, as: UTF8.self) != nil }
+    public var isPlainUTF8: Bool {
+        !bytes.contains(UInt8(ascii: "\\")) && String(validating: bytes, as: UTF8.self) != nil
+    }
 
     public static func < (lhs: StoragePath, rhs: StoragePath) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
 

@@ -72,7 +72,8 @@ final class FileWalker {
         guard fd >= 0 else {
             let code = errno
             throw StorageError(
-                code == ENOENT ? .notFound : .io, "cannot open the directory \(path): \(String(cString: strerror(code)))",
+                code == ENOENT ? .notFound : .io,
+                "cannot open the directory \(path): \(String(cString: strerror(code)))",
                 hint: "pass an existing directory you can read")
         }
         return fd
@@ -81,8 +82,9 @@ final class FileWalker {
     /// Opens the directory `relative` below `rootFD` one component at a time with `O_NOFOLLOW`: a component that is a
     /// symbolic link (or `..`, `.`, empty) fails. Returns the descriptor or the `errno`.
     static func openBelow(_ rootFD: Int32, _ relative: [UInt8]) -> Result<Int32, StorageError> {
-        var current = dup(rootFD)
-        guard current >= 0 else { return .failure(posixError("dup", [], errno)) }
+        // A new open file description (not `dup`, whose copies share one directory offset).
+        var current = openat(rootFD, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard current >= 0 else { return .failure(posixError("open", [], errno)) }
         guard !relative.isEmpty else { return .success(current) }
         for component in relative.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
             if component.isEmpty || component.elementsEqual([UInt8(ascii: ".")])
@@ -243,7 +245,8 @@ final class FileWalker {
     /// `d_type` when the file system fills it in.
     func list(rootFD: Int32, directory: [UInt8]) -> (directories: [[UInt8]], hasOtherEntries: Bool) {
         guard case .success(let fd) = Self.openBelow(rootFD, directory), let stream = fdopendir(fd) else {
-            warnings.append(StorageWarning(path: StoragePath(bytes: directory), message: String(cString: strerror(errno))))
+            warnings.append(
+                StorageWarning(path: StoragePath(bytes: directory), message: String(cString: strerror(errno))))
             return ([], false)
         }
         defer { closedir(stream) }
@@ -259,7 +262,8 @@ final class FileWalker {
                     if type == UInt8(DT_UNKNOWN) {
                         var st = stat()
                         isDirectory =
-                            fstatat(dirfd(stream), name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mode & S_IFMT == S_IFDIR
+                            fstatat(dirfd(stream), name, &st, AT_SYMLINK_NOFOLLOW) == 0
+                            && st.st_mode & S_IFMT == S_IFDIR
                     }
                     if isDirectory {
                         name.withMemoryRebound(to: UInt8.self, capacity: length) {

@@ -87,8 +87,8 @@ extension SuiteSubcommand {
 
 /// Printing for people and scripts: results on stdout, errors and progress on stderr.
 enum Output {
-    static func print(_ text: String) {
-        Swift.print(text)
+    static func print(_ text: String, terminator: String = "\n") {
+        Swift.print(text, terminator: terminator)
     }
 
     static func json(_ value: JSONValue) {

@@ -16,7 +16,10 @@ struct StorageCommand: AsyncParsableCommand, ModuleCommand {
             every other command answers from the index in milliseconds. Sizes are allocated bytes (what the disk \
             gives up, st_blocks × 512), hard links counted once; --json gives logical bytes too.
             """,
-        subcommands: [Scan.self, Report.self, Groups.self, Group.self, Top.self])
+        subcommands: [
+            Scan.self, Report.self, Groups.self, Group.self, Top.self, Reconcile.self, Clean.self, AppSizeCommand.self,
+            Watch.self,
+        ])
 
     struct Scan: SuiteSubcommand {
         static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import Foundation
+public import ServiceLifecycle
 public import Storage
 public import SuiteCore
 
@@ -13,6 +14,7 @@ public import SuiteCore
 ///     - {path: /var/lib/app, service: chat, layout: ["chats/{groupId}/{contentId}.{ext}"]}
 ///     - /var/lib/app/downloads            # service `files`, one group per top-level directory
 ///   app-size: {bundle: /opt/app, data: /var/lib/app, caches: /var/lib/app/caches, groups: [/srv/shared]}
+///   record-caches: true                 # the Cache module's stored and evicted entries, as the `caches` service
 /// ```
 public struct StorageModule: SuiteModule {
     /// Creates the description.
@@ -64,6 +66,8 @@ public struct StorageModule: SuiteModule {
         public var roots: [Root]
         /// The directories of `suite storage app-size` when not given on the command line.
         public var appSize: [String: JSONValue]
+        /// Whether the Cache module's `cache.store` / `cache.evict` events become items of the `caches` service.
+        public var recordCaches: Bool
     }
 
     public func validate(_ section: ConfigurationSection) throws {
@@ -80,7 +84,7 @@ public struct StorageModule: SuiteModule {
     /// Decodes and checks the `storage` section.
     public func settings(_ section: ConfigurationSection) throws -> Settings {
         let object = try section.object()
-        try section.checkKeys(object, known: ["engine", "options", "roots", "app-size"])
+        try section.checkKeys(object, known: ["engine", "options", "roots", "app-size", "record-caches"])
         let selection = try engines.selection(from: object, at: configurationKey, in: section)
         var roots: [Root] = []
         if let list = object["roots"] {
@@ -122,7 +126,14 @@ public struct StorageModule: SuiteModule {
             try section.checkKeys(map, at: "storage.app-size", known: ["bundle", "data", "caches", "groups"])
             appSize = map
         }
-        return Settings(selection: selection, roots: roots, appSize: appSize)
+        var recordCaches = true
+        if let value = object["record-caches"] {
+            guard let flag = value.boolValue else {
+                throw section.error("storage.record-caches", "must be true or false")
+            }
+            recordCaches = flag
+        }
+        return Settings(selection: selection, roots: roots, appSize: appSize, recordCaches: recordCaches)
     }
 
     public func status(in context: SuiteContext) async -> ModuleStatus {
@@ -144,6 +155,34 @@ public struct StorageModule: SuiteModule {
             status.isHealthy = false
         }
         return status
+    }
+}
+
+extension StorageModule {
+    /// While a command runs, the Cache module's stored and evicted entries are recorded as items of the `caches`
+    /// service (``Storage/StorageBusRecorder``), into an index of the recorder's own, closed after it drains.
+    public func services(in context: SuiteContext) throws -> [any Service] {
+        let settings = try settings(context.configuration.section(configurationKey))
+        guard settings.recordCaches, settings.selection.engine == "sqlite" else { return [] }
+        try context.ensureDataDirectory()
+        let index = try SQLiteStorageIndex(
+            path: CacheModule.path(settings.selection.options["path"], default: "storage.sqlite", in: context),
+            logger: context.logger)
+        let recorder = StorageBusRecorder(bus: context.bus, index: index)
+        recorder.start()
+        return [StorageRecorderService(recorder: recorder, index: index)]
+    }
+}
+
+/// Runs until the command ends, then writes what the recorder still holds and closes its index.
+struct StorageRecorderService: Service {
+    let recorder: StorageBusRecorder
+    let index: SQLiteStorageIndex
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await recorder.stop()
+        try await index.close()
     }
 }
 

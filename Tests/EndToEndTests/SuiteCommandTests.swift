@@ -187,7 +187,10 @@ struct SuiteCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let status = try JSONValue(parsing: result.stdout)
         let modules = status["modules"]?.arrayValue ?? []
-        #expect(modules.compactMap { $0["name"]?.stringValue } == ["Documents", "Cache", "Analytics", "Storage", "Observers"])
+        #expect(
+            modules.compactMap { $0["name"]?.stringValue } == [
+                "Documents", "Cache", "Analytics", "Storage", "Observers",
+            ])
         let documents = modules.first
         // The docs command's bus events were recorded into the analytics queue, then delivered to the sqlite engine.
         let analytics = modules.first { $0["name"] == "Analytics" }

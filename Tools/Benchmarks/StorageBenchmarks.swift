@@ -239,7 +239,8 @@ enum StorageBenchmarks {
         CREATE INDEX items_group ON items(service, groupId);
         CREATE INDEX items_unit ON items(root, unit) WHERE root IS NOT NULL;
         CREATE INDEX items_allocated ON items(allocated);
-        CREATE INDEX items_links ON items(dev, ino) WHERE nlink > 1;
+        CREATE INDEX items_links ON items(dev, ino, nlink, service, groupId, category, logical, allocated)
+            WHERE nlink > 1;
         """
 
     static let rawInsert = """

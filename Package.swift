@@ -218,7 +218,7 @@ let package = Package(
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
                 "CachePluginSupport", "RedisTestSupport", "SuiteTestSupport", "Analytics", grdb, argumentParser,
-                asyncHTTPClient, compressNIO, logging,
+                "Storage", asyncHTTPClient, compressNIO, logging,
             ],
             path: "Tools/Benchmarks"
         ),

@@ -60,6 +60,7 @@ struct BenchGroup: Sendable {
         BenchGroup(name: "cache-http", run: { try await HTTPCacheBenchmarks.run(scale: $0) }),
         BenchGroup(name: "redis", run: { try await RedisCacheBenchmarks.run(scale: $0) }),
         BenchGroup(name: "analytics", run: { try await AnalyticsBenchmarks.run(scale: $0) }),
+        BenchGroup(name: "storage", run: { try await StorageBenchmarks.run(scale: $0) }),
     ]
 }
 

@@ -4,7 +4,8 @@ import GRDB
 // - `items`: one row per item. `path` and `unit` are BLOBs (file names are bytes); `unit` is the scan unit the file
 //   was found in (NULL for items recorded by the app). Times are nanoseconds since 1970. `dev`/`ino` are the bit
 //   patterns of the UInt64s. Indexes: `id` (unique), (service, groupId), (root, unit), allocated, and a partial index
-//   on (dev, ino) holding only rows with nlink > 1, which is all the hard-link arithmetic reads.
+//   on (dev, ino) holding only rows with nlink > 1, which is all the hard-link arithmetic reads (since v2 it covers
+//   the columns that arithmetic needs: nlink, service, groupId, category, logical, allocated).
 // - `group_totals`: items and bytes per (service, groupId, category), kept by the write path in the same transaction
 //   (every link counted; answers subtract duplicates). Rows at zero items are deleted.
 // - `scans`: per root, the current scan (id, service, layout, started, finished).
@@ -72,6 +73,16 @@ extension SQLiteStorageIndex {
                         PRIMARY KEY (root, path)
                     ) WITHOUT ROWID;
                     CREATE INDEX directories_unit ON directories(root, unit);
+                    """)
+        }
+        // v2: `items_links` covers what the hard-link correction reads, so totals and group lists read only the
+        // partial index, not one table row per linked file.
+        migrator.registerMigration("v2 covering items_links") { db in
+            try db.execute(
+                sql: """
+                    DROP INDEX items_links;
+                    CREATE INDEX items_links ON items(dev, ino, nlink, service, groupId, category, logical, allocated)
+                        WHERE nlink > 1;
                     """)
         }
         return migrator

@@ -52,20 +52,15 @@ extension SQLiteStorageIndex {
     /// Inserts `item` (replacing an item with its id) and records the change in `delta`.
     static func insert(_ item: StorageItem, unit: [UInt8]?, into db: Database, delta: inout GroupTotalsDelta) throws {
         let category = item.category.code
-        let statement = try db.cachedStatement(
+        let statement = try ItemInsert(
+            db,
             sql: "INSERT INTO items (\(itemColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 + "ON CONFLICT (id) DO NOTHING")
-        let arguments: StatementArguments = [
-            item.id, item.serviceType, item.groupId, item.contentId, item.contentSubId, item.contentType, category,
-            item.sizeInBytes, item.allocatedBytes, nanoseconds(item.createdDate), nanoseconds(item.modifiedDate),
-            item.fileName, item.additionalData, item.root, item.path.map { Data($0.bytes) }, unit.map { Data($0) },
-            item.device.map { Int64(bitPattern: $0) }, item.inode.map { Int64(bitPattern: $0) }, item.linkCount,
-        ]
-        try statement.execute(arguments: arguments)
+        try statement.run(item, category: category, unit: unit)
         if db.changesCount == 0 {
             // Rare: the id is indexed already (recorded again, or scanned under another unit). Replace it.
             _ = try deleteItems(db, where: "id = ?", [item.id], delta: &delta)
-            try statement.execute(arguments: arguments)
+            try statement.run(item, category: category, unit: unit)
         }
         delta.add(
             service: item.serviceType, groupId: item.groupId, category: category, logical: item.sizeInBytes,

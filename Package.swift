@@ -29,7 +29,7 @@ let package = Package(
         .library(name: "Analytics", targets: ["Analytics"]),
         .library(name: "AnalyticsPluginSupport", targets: ["AnalyticsPluginSupport"]),
         .library(name: "AnalyticsTestSupport", targets: ["AnalyticsTestSupport"]),
-        .library(name: "Storage", targets: ["Storage"]),
+        .library(name: "StorageAccounting", targets: ["StorageAccounting"]),
         .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
@@ -93,7 +93,7 @@ let package = Package(
             exclude: ["README.md"]
         ),
         .target(
-            name: "Storage", dependencies: ["SuiteCore", grdb, logging], path: "Modules/Storage",
+            name: "StorageAccounting", dependencies: ["SuiteCore", grdb, logging], path: "Modules/StorageAccounting",
             exclude: ["README.md"]),
         // The in-memory engine for the tests of code that logs analytics.
         .target(name: "AnalyticsTestSupport", dependencies: ["Analytics"], path: "Modules/AnalyticsTestSupport"),
@@ -107,7 +107,7 @@ let package = Package(
             name: "SuiteHost",
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
-                "Analytics", "AnalyticsPluginSupport", "Storage",
+                "Analytics", "AnalyticsPluginSupport", "StorageAccounting",
                 yams,
                 logging, serviceLifecycle, unixSignals,
             ],
@@ -195,8 +195,8 @@ let package = Package(
             ],
             path: "Tests/AnalyticsTests"),
         .testTarget(
-            name: "StorageTests", dependencies: ["Storage", "SuiteCore", "SuiteTestSupport", grdb],
-            path: "Tests/StorageTests"),
+            name: "StorageAccountingTests", dependencies: ["StorageAccounting", "SuiteCore", "SuiteTestSupport", grdb],
+            path: "Tests/StorageAccountingTests"),
         .testTarget(
             name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport", "RedisTestSupport"],
             path: "Tests/EndToEndTests"),
@@ -218,7 +218,7 @@ let package = Package(
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
                 "CachePluginSupport", "RedisTestSupport", "SuiteTestSupport", "Analytics", grdb, argumentParser,
-                "Storage", asyncHTTPClient, compressNIO, logging,
+                "StorageAccounting", asyncHTTPClient, compressNIO, logging,
             ],
             path: "Tools/Benchmarks"
         ),

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Storage
+import StorageAccounting
 import SuiteCore
 import SuiteHost
 

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Logging
-import Storage
+import StorageAccounting
 import SuiteCore
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import Foundation
 public import ServiceLifecycle
-public import Storage
+public import StorageAccounting
 public import SuiteCore
 
 /// The Storage accounting module as the host sees it: the `storage` section, its index, the managed roots and how
@@ -160,7 +160,7 @@ public struct StorageModule: SuiteModule {
 
 extension StorageModule {
     /// While a command runs, the Cache module's stored and evicted entries are recorded as items of the `caches`
-    /// service (``Storage/StorageBusRecorder``), into an index of the recorder's own, closed after it drains.
+    /// service (``StorageAccounting/StorageBusRecorder``), into an index of the recorder's own, closed after it drains.
     public func services(in context: SuiteContext) throws -> [any Service] {
         let settings = try settings(context.configuration.section(configurationKey))
         guard settings.recordCaches, settings.selection.engine == "sqlite" else { return [] }

@@ -4,7 +4,7 @@ import SuiteTestSupport
 import Synchronization
 import Testing
 
-@testable import Storage
+@testable import StorageAccounting
 
 #if canImport(Glibc)
     import Glibc

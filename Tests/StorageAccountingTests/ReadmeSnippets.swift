@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import StorageAccounting
 import SuiteCore
 import SuiteTestSupport
 import Testing
@@ -22,8 +22,9 @@ struct ReadmeTests {
     @Test("the README's Swift block is compiled, line for line, and runs")
     func readmeSnippetIsCompiled() async throws {
         let root = TestSupport.repositoryRoot.path
-        let readme = try String(contentsOfFile: root + "/Modules/Storage/README.md", encoding: .utf8)
-        let compiled = try String(contentsOfFile: root + "/Tests/StorageTests/ReadmeSnippets.swift", encoding: .utf8)
+        let readme = try String(contentsOfFile: root + "/Modules/StorageAccounting/README.md", encoding: .utf8)
+        let compiled = try String(
+            contentsOfFile: root + "/Tests/StorageAccountingTests/ReadmeSnippets.swift", encoding: .utf8)
         let lines = compiled.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         var inBlock = false
         var checked = 0

@@ -2,7 +2,7 @@ import Foundation
 import SuiteTestSupport
 import Testing
 
-@testable import Storage
+@testable import StorageAccounting
 
 #if canImport(Glibc)
     import Glibc

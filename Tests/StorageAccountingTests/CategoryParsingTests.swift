@@ -1,4 +1,4 @@
-import Storage
+import StorageAccounting
 import Testing
 
 /// The category names the CLI's `--category` accepts, and what each content type counts as.

@@ -45,7 +45,7 @@ final class CachedHTTPClientTests {
         #expect(second.cacheStatus == .hit)
         #expect(second.body == Array("alpha".utf8))
         #expect(second.header("cache-status") == "Suite; hit")
-        #expect(nginx.requests(for: "/fresh/a.txt").count == 1)
+        #expect(await nginx.requests(for: "/fresh/a.txt").count == 1)
     }
 
     @Test func queryItemsInAnotherOrderHitAndOtherValuesMiss() async throws {
@@ -65,7 +65,7 @@ final class CachedHTTPClientTests {
         let get = try await client.send(.init(url: nginx.url("/fresh/a.txt")))
         #expect(post.cacheStatus == .bypass && again.cacheStatus == .bypass)
         #expect(get.cacheStatus == .miss)
-        #expect(nginx.requests(for: "/fresh/a.txt", expected: 3).filter { $0.hasPrefix("POST") }.count == 2)
+        #expect(await nginx.requests(for: "/fresh/a.txt", expected: 3).filter { $0.hasPrefix("POST") }.count == 2)
     }
 
     @Test("no-cache revalidates every time: a 304 in nginx's log, the stored body served")
@@ -76,7 +76,7 @@ final class CachedHTTPClientTests {
         #expect(first.cacheStatus == .miss)
         #expect(second.cacheStatus == .revalidated)
         #expect(second.body == Array("revalidate me".utf8))
-        let log = nginx.requests(for: "/nocache/n.txt", expected: 2)
+        let log = await nginx.requests(for: "/nocache/n.txt", expected: 2)
         #expect(log.count == 2)
         let etag = try #require(first.header("etag"))
         #expect(log.last == "GET /nocache/n.txt 304 \"\(etag)\"")
@@ -92,7 +92,10 @@ final class CachedHTTPClientTests {
         clock.advance(by: 2)
         let expired = try await client.send(.init(url: nginx.url("/short/s.txt")))
         #expect(expired.cacheStatus == .revalidated)
-        #expect(nginx.requests(for: "/short/s.txt", expected: 2).map { $0.split(separator: " ")[2] } == ["200", "304"])
+        #expect(
+            await nginx.requests(for: "/short/s.txt", expected: 2).map { $0.split(separator: " ")[2] } == [
+                "200", "304",
+            ])
         // Revalidation refreshed it: fresh again for max-age.
         clock.advance(by: 4)
         #expect(try await client.send(.init(url: nginx.url("/short/s.txt"))).cacheStatus == .hit)
@@ -110,7 +113,7 @@ final class CachedHTTPClientTests {
         #expect(try await get("fr") == .miss)
         #expect(try await get("fr") == .hit)
         #expect(try await get("en") == .hit)
-        #expect(nginx.requests(for: "/vary/v.txt", expected: 2).count == 2)
+        #expect(await nginx.requests(for: "/vary/v.txt", expected: 2).count == 2)
     }
 
     @Test func noStoreIsNeverKept() async throws {
@@ -118,7 +121,7 @@ final class CachedHTTPClientTests {
         _ = try await client.send(.init(url: nginx.url("/nostore/x.txt")))
         let second = try await client.send(.init(url: nginx.url("/nostore/x.txt")))
         #expect(second.cacheStatus == .miss)
-        #expect(nginx.requests(for: "/nostore/x.txt", expected: 2).count == 2)
+        #expect(await nginx.requests(for: "/nostore/x.txt", expected: 2).count == 2)
     }
 
     @Test("100 concurrent identical requests make one upstream request")
@@ -130,7 +133,7 @@ final class CachedHTTPClientTests {
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(bodies.count == 100 && bodies.allSatisfy { $0 == 400_000 })
-        #expect(nginx.requests(for: "/slow/big.txt").count == 1)
+        #expect(await nginx.requests(for: "/slow/big.txt").count == 1)
         #expect(client.upstreamRequests == 1)
     }
 
@@ -141,7 +144,7 @@ final class CachedHTTPClientTests {
         let client = try client(rules: rules)
         #expect(try await client.send(.init(url: nginx.url("/fresh/pay.txt"))).cacheStatus == .bypass)
         #expect(try await client.send(.init(url: nginx.url("/fresh/pay.txt"))).cacheStatus == .bypass)
-        #expect(nginx.requests(for: "/fresh/pay.txt", expected: 2).count == 2)
+        #expect(await nginx.requests(for: "/fresh/pay.txt", expected: 2).count == 2)
         _ = try await client.send(.init(url: nginx.url("/fresh/a.txt?token=1")))
         #expect(try await client.send(.init(url: nginx.url("/fresh/a.txt?token=2"))).cacheStatus == .hit)
     }
@@ -188,7 +191,7 @@ final class CachedHTTPClientTests {
         let stale = try await client.send(.init(url: nginx.url("/swr/w.txt")))
         #expect(stale.cacheStatus == .stale)
         // The refresh behind it reaches nginx (a conditional request, answered 304).
-        #expect(nginx.requests(for: "/swr/w.txt", expected: 2).last?.contains(" 304 ") == true)
+        #expect(await nginx.requests(for: "/swr/w.txt", expected: 2).last?.contains(" 304 ") == true)
     }
 
     @Test("cache-then-network yields the stored response flagged cached, then the origin's flagged fresh")
@@ -202,7 +205,7 @@ final class CachedHTTPClientTests {
             #expect(flagged.response.body == Array("alpha".utf8))
         }
         #expect(origins == [.cached, .fresh])
-        #expect(nginx.requests(for: "/fresh/a.txt", expected: 2).count == 2)
+        #expect(await nginx.requests(for: "/fresh/a.txt", expected: 2).count == 2)
     }
 
     @Test("the content check discards a stored response it rejects")
@@ -210,7 +213,7 @@ final class CachedHTTPClientTests {
         let client = try client(verify: { response in response.body.count > 100 })
         _ = try await client.send(.init(url: nginx.url("/fresh/a.txt")))
         #expect(try await client.send(.init(url: nginx.url("/fresh/a.txt"))).cacheStatus == .miss)
-        #expect(nginx.requests(for: "/fresh/a.txt", expected: 2).count == 2)
+        #expect(await nginx.requests(for: "/fresh/a.txt", expected: 2).count == 2)
     }
 
     @Test func eventsAreCountedAndPublished() async throws {

@@ -9,189 +9,193 @@ import Testing
     import Darwin
 #endif
 
-/// `suite storage` through the real binary, on generated trees.
-@Suite("suite storage (real binary)")
-struct StorageCommandTests {
-    /// A runner and an app-data tree: two chats (one with a hard-linked video), downloads, and a file outside.
-    struct Fixture {
-        let suite: SuiteRunner
-        let app: URL
-        let outside: URL
+extension RealBinary {
+    /// `suite storage` through the real binary, on generated trees.
+    @Suite("suite storage (real binary)")
+    struct StorageCommandTests {
+        /// A runner and an app-data tree: two chats (one with a hard-linked video), downloads, and a file outside.
+        struct Fixture {
+            let suite: SuiteRunner
+            let app: URL
+            let outside: URL
 
-        init() throws {
-            suite = SuiteRunner(directory: try TestSupport.makeTemporaryDirectory("suite-storage"))
-            app = suite.directory.appendingPathComponent("app")
-            outside = suite.directory.appendingPathComponent("outside")
-            for directory in ["chats/c1", "chats/c2", "downloads"] {
-                try FileManager.default.createDirectory(
-                    at: app.appendingPathComponent(directory), withIntermediateDirectories: true)
+            init() throws {
+                suite = SuiteRunner(directory: try TestSupport.makeTemporaryDirectory("suite-storage"))
+                app = suite.directory.appendingPathComponent("app")
+                outside = suite.directory.appendingPathComponent("outside")
+                for directory in ["chats/c1", "chats/c2", "downloads"] {
+                    try FileManager.default.createDirectory(
+                        at: app.appendingPathComponent(directory), withIntermediateDirectories: true)
+                }
+                try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+                try Data(repeating: 1, count: 300_000).write(to: app.appendingPathComponent("chats/c1/a.jpg"))
+                try Data(repeating: 2, count: 50_000).write(to: app.appendingPathComponent("chats/c1/b.mp4"))
+                try Data(repeating: 3, count: 2_000_000).write(to: app.appendingPathComponent("chats/c2/v.mp4"))
+                #expect(
+                    link(
+                        app.appendingPathComponent("chats/c2/v.mp4").path,
+                        app.appendingPathComponent("chats/c2/v2.mp4").path) == 0)
+                try Data("hello\n".utf8).write(to: app.appendingPathComponent("downloads/notes.txt"))
+                try Data("keep me".utf8).write(to: outside.appendingPathComponent("secret.txt"))
             }
-            try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
-            try Data(repeating: 1, count: 300_000).write(to: app.appendingPathComponent("chats/c1/a.jpg"))
-            try Data(repeating: 2, count: 50_000).write(to: app.appendingPathComponent("chats/c1/b.mp4"))
-            try Data(repeating: 3, count: 2_000_000).write(to: app.appendingPathComponent("chats/c2/v.mp4"))
-            #expect(
-                link(
-                    app.appendingPathComponent("chats/c2/v.mp4").path,
-                    app.appendingPathComponent("chats/c2/v2.mp4").path) == 0)
-            try Data("hello\n".utf8).write(to: app.appendingPathComponent("downloads/notes.txt"))
-            try Data("keep me".utf8).write(to: outside.appendingPathComponent("secret.txt"))
+
+            func run(_ arguments: [String]) throws -> CommandResult { try suite.run(arguments) }
+
+            func json(_ arguments: [String]) throws -> JSONValue {
+                let result = try suite.run(arguments + ["--json"])
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+                return try JSONValue(parsing: result.stdout)
+            }
+
+            func scan() throws {
+                let result = try run([
+                    "storage", "scan", app.path, "--layout", "chat=chats/{groupId}/{contentId}.{ext}",
+                ])
+                #expect(result.status == 0, "\(result.stderr)")
+            }
         }
 
-        func run(_ arguments: [String]) throws -> CommandResult { try suite.run(arguments) }
-
-        func json(_ arguments: [String]) throws -> JSONValue {
-            let result = try suite.run(arguments + ["--json"])
-            #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            return try JSONValue(parsing: result.stdout)
+        /// The sum of `st_blocks × 512` and of `st_size` over the unique inodes of the regular files below `root`.
+        static func expectedTotals(_ root: URL) -> (allocated: Int64, logical: Int64) {
+            var seen = Set<[UInt64]>()
+            var allocated: Int64 = 0
+            var logical: Int64 = 0
+            let enumerator = FileManager.default.enumerator(atPath: root.path)
+            while let relative = enumerator?.nextObject() as? String {
+                var info = stat()
+                guard lstat(root.appendingPathComponent(relative).path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                    seen.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted
+                else { continue }
+                allocated += Int64(info.st_blocks) * 512
+                logical += Int64(info.st_size)
+            }
+            return (allocated, logical)
         }
 
-        func scan() throws {
-            let result = try run(["storage", "scan", app.path, "--layout", "chat=chats/{groupId}/{contentId}.{ext}"])
-            #expect(result.status == 0, "\(result.stderr)")
+        @Test("scan then report: totals equal lstat's over unique inodes, groups and categories from the layout")
+        func scanAndReport() throws {
+            let fixture = try Fixture()
+            try fixture.scan()
+            let report = try fixture.json(["storage", "report"])
+            let expected = Self.expectedTotals(fixture.app)
+            #expect(report["allocatedBytes"]?.intValue == expected.allocated)
+            #expect(report["logicalBytes"]?.intValue == expected.logical)
+            #expect(report["items"] == 5)
+            let groups = report["groups"]?.arrayValue ?? []
+            #expect(groups.map { $0["groupId"]?.stringValue ?? "" } == ["c2", "c1", "downloads"])
+            #expect(groups.first?["service"] == "chat")
+            #expect(groups.first?["usage"]?["items"] == 2)  // two links, one file's bytes
+            let categories = (report["categories"]?.arrayValue ?? []).compactMap { $0["category"]?.stringValue }
+            #expect(categories == ["video", "image", "file"])
+
+            let table = try fixture.run(["storage", "report"])
+            #expect(table.stdout.contains("CATEGORY") && table.stdout.contains("█"))
+            let top = try fixture.json(["storage", "top", "-n", "1"])
+            #expect(top.arrayValue?.first?["groupId"] == "c2")
+            let group = try fixture.json(["storage", "group", "c1"])
+            #expect(group["usage"]?["items"] == 2)
+            let byCount = try fixture.json(["storage", "groups", "--sort", "name"])
+            #expect(byCount.arrayValue?.map { $0["groupId"]?.stringValue ?? "" } == ["c1", "c2", "downloads"])
         }
-    }
 
-    /// The sum of `st_blocks × 512` and of `st_size` over the unique inodes of the regular files below `root`.
-    static func expectedTotals(_ root: URL) -> (allocated: Int64, logical: Int64) {
-        var seen = Set<[UInt64]>()
-        var allocated: Int64 = 0
-        var logical: Int64 = 0
-        let enumerator = FileManager.default.enumerator(atPath: root.path)
-        while let relative = enumerator?.nextObject() as? String {
-            var info = stat()
-            guard lstat(root.appendingPathComponent(relative).path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-                seen.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted
-            else { continue }
-            allocated += Int64(info.st_blocks) * 512
-            logical += Int64(info.st_size)
+        @Test("clean: a dry run frees nothing; --yes deletes files and rows; a link out of the root is refused")
+        func clean() throws {
+            let fixture = try Fixture()
+            // A directory inside the root that is a link to a directory outside it.
+            #expect(symlink(fixture.outside.path, fixture.app.appendingPathComponent("chats/evil").path) == 0)
+            try fixture.scan()
+
+            let plan = try fixture.json(["storage", "clean", "--category", "video"])
+            #expect(plan["freed"]?["items"] == 3)
+            #expect(FileManager.default.fileExists(atPath: fixture.app.appendingPathComponent("chats/c2/v.mp4").path))
+
+            let deleted = try fixture.json(["storage", "clean", "--group", "c2", "--yes"])
+            #expect(deleted["deleted"] == 2)
+            #expect(!FileManager.default.fileExists(atPath: fixture.app.appendingPathComponent("chats/c2/v.mp4").path))
+            #expect(try fixture.json(["storage", "report"])["items"] == 3)
+            #expect(FileManager.default.fileExists(atPath: fixture.outside.appendingPathComponent("secret.txt").path))
+
+            // Nothing selected, or an unknown category: an error with a hint, nothing deleted.
+            let empty = try fixture.run(["storage", "clean", "--yes"])
+            #expect(empty.status != 0 && empty.stderr.contains("hint:"))
+            let typo = try fixture.run(["storage", "clean", "--category", "vidoe", "--yes"])
+            #expect(typo.status != 0 && typo.stderr.contains("image, video, audio, file, other"))
+            #expect(try fixture.json(["storage", "report"])["items"] == 3)
         }
-        return (allocated, logical)
-    }
 
-    @Test("scan then report: totals equal lstat's over unique inodes, groups and categories from the layout")
-    func scanAndReport() throws {
-        let fixture = try Fixture()
-        try fixture.scan()
-        let report = try fixture.json(["storage", "report"])
-        let expected = Self.expectedTotals(fixture.app)
-        #expect(report["allocatedBytes"]?.intValue == expected.allocated)
-        #expect(report["logicalBytes"]?.intValue == expected.logical)
-        #expect(report["items"] == 5)
-        let groups = report["groups"]?.arrayValue ?? []
-        #expect(groups.map { $0["groupId"]?.stringValue ?? "" } == ["c2", "c1", "downloads"])
-        #expect(groups.first?["service"] == "chat")
-        #expect(groups.first?["usage"]?["items"] == 2)  // two links, one file's bytes
-        let categories = (report["categories"]?.arrayValue ?? []).compactMap { $0["category"]?.stringValue }
-        #expect(categories == ["video", "image", "file"])
+        @Test("reconcile: the cheap mode says what it cannot see; --full finds drift; --fix repairs")
+        func reconcile() throws {
+            let fixture = try Fixture()
+            try fixture.scan()
+            let handle = try FileHandle(forWritingTo: fixture.app.appendingPathComponent("downloads/notes.txt"))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data("appended\n".utf8))
+            try handle.close()
+            try FileManager.default.removeItem(at: fixture.app.appendingPathComponent("chats/c1/b.mp4"))
 
-        let table = try fixture.run(["storage", "report"])
-        #expect(table.stdout.contains("CATEGORY") && table.stdout.contains("█"))
-        let top = try fixture.json(["storage", "top", "-n", "1"])
-        #expect(top.arrayValue?.first?["groupId"] == "c2")
-        let group = try fixture.json(["storage", "group", "c1"])
-        #expect(group["usage"]?["items"] == 2)
-        let byCount = try fixture.json(["storage", "groups", "--sort", "name"])
-        #expect(byCount.arrayValue?.map { $0["groupId"]?.stringValue ?? "" } == ["c1", "c2", "downloads"])
-    }
-
-    @Test("clean: a dry run frees nothing; --yes deletes files and rows; a link out of the root is refused")
-    func clean() throws {
-        let fixture = try Fixture()
-        // A directory inside the root that is a link to a directory outside it.
-        #expect(symlink(fixture.outside.path, fixture.app.appendingPathComponent("chats/evil").path) == 0)
-        try fixture.scan()
-
-        let plan = try fixture.json(["storage", "clean", "--category", "video"])
-        #expect(plan["freed"]?["items"] == 3)
-        #expect(FileManager.default.fileExists(atPath: fixture.app.appendingPathComponent("chats/c2/v.mp4").path))
-
-        let deleted = try fixture.json(["storage", "clean", "--group", "c2", "--yes"])
-        #expect(deleted["deleted"] == 2)
-        #expect(!FileManager.default.fileExists(atPath: fixture.app.appendingPathComponent("chats/c2/v.mp4").path))
-        #expect(try fixture.json(["storage", "report"])["items"] == 3)
-        #expect(FileManager.default.fileExists(atPath: fixture.outside.appendingPathComponent("secret.txt").path))
-
-        // Nothing selected, or an unknown category: an error with a hint, nothing deleted.
-        let empty = try fixture.run(["storage", "clean", "--yes"])
-        #expect(empty.status != 0 && empty.stderr.contains("hint:"))
-        let typo = try fixture.run(["storage", "clean", "--category", "vidoe", "--yes"])
-        #expect(typo.status != 0 && typo.stderr.contains("image, video, audio, file, other"))
-        #expect(try fixture.json(["storage", "report"])["items"] == 3)
-    }
-
-    @Test("reconcile: the cheap mode says what it cannot see; --full finds drift; --fix repairs")
-    func reconcile() throws {
-        let fixture = try Fixture()
-        try fixture.scan()
-        let handle = try FileHandle(forWritingTo: fixture.app.appendingPathComponent("downloads/notes.txt"))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data("appended\n".utf8))
-        try handle.close()
-        try FileManager.default.removeItem(at: fixture.app.appendingPathComponent("chats/c1/b.mp4"))
-
-        let cheap = try fixture.run(["storage", "reconcile"])
-        #expect(cheap.status == 0 && cheap.stdout.contains("note: appending"))
-        let full = try fixture.json(["storage", "reconcile", "--full"])
-        #expect(full.arrayValue?.first?["counts"]?["drifted"] == 1)
-        #expect(full.arrayValue?.first?["counts"]?["missingFiles"] == 1)
-        _ = try fixture.json(["storage", "reconcile", "--full", "--fix"])
-        let after = try fixture.json(["storage", "reconcile", "--full"])
-        #expect(after.arrayValue?.first?["counts"]?["drifted"] == 0)
-        let expected = Self.expectedTotals(fixture.app)
-        #expect(try fixture.json(["storage", "report"])["allocatedBytes"]?.intValue == expected.allocated)
-    }
-
-    @Test("wrong input: a missing directory, a bad layout, a bad sort, an unknown group, app-size without dirs")
-    func wrongInput() throws {
-        let fixture = try Fixture()
-        let cases: [([String], String)] = [
-            (["storage", "scan", fixture.suite.directory.appendingPathComponent("nope").path], "nope"),
-            (["storage", "scan", fixture.app.path, "--layout", "chats/{groupid}/**"], "groupid"),
-            (["storage", "groups", "--sort", "sise"], "did you mean 'size'"),
-            (["storage", "group", "c9"], "no group 'c9'"),
-            (["storage", "app-size"], "--bundle"),
-            (["storage", "reconcile", fixture.app.path], "never been scanned"),
-        ]
-        for (arguments, expected) in cases {
-            let result = try fixture.run(arguments)
-            #expect(result.status != 0 && result.exitedNormally, "\(arguments)")
-            #expect(result.stderr.contains(expected), "\(arguments): \(result.stderr)")
+            let cheap = try fixture.run(["storage", "reconcile"])
+            #expect(cheap.status == 0 && cheap.stdout.contains("note: appending"))
+            let full = try fixture.json(["storage", "reconcile", "--full"])
+            #expect(full.arrayValue?.first?["counts"]?["drifted"] == 1)
+            #expect(full.arrayValue?.first?["counts"]?["missingFiles"] == 1)
+            _ = try fixture.json(["storage", "reconcile", "--full", "--fix"])
+            let after = try fixture.json(["storage", "reconcile", "--full"])
+            #expect(after.arrayValue?.first?["counts"]?["drifted"] == 0)
+            let expected = Self.expectedTotals(fixture.app)
+            #expect(try fixture.json(["storage", "report"])["allocatedBytes"]?.intValue == expected.allocated)
         }
-        let config = try fixture.suite.run(["storage", "report"])
-        #expect(config.status == 0)
-        try "storage: {roots: [{path: /tmp, layot: []}]}\n".write(
-            to: fixture.suite.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
-        let typo = try fixture.run(["storage", "report"])
-        #expect(typo.status != 0 && typo.stderr.contains("did you mean 'layout'"), "\(typo.stderr)")
-    }
 
-    @Test("app-size: bundle + (data − caches) + groups, in allocated bytes")
-    func appSize() throws {
-        let fixture = try Fixture()
-        let size = try fixture.json([
-            "storage", "app-size", "--bundle", fixture.outside.path, "--data", fixture.app.path, "--caches",
-            fixture.app.appendingPathComponent("chats/c2").path,
-        ])
-        let bundle = size["bundleBytes"]?.intValue ?? 0
-        let data = size["dataBytes"]?.intValue ?? 0
-        let caches = size["cachesBytes"]?.intValue ?? 0
-        #expect(caches >= 2_000_000 && data > caches && bundle > 0)
-        #expect(size["totalBytes"]?.intValue == bundle + data - caches)
-    }
+        @Test("wrong input: a missing directory, a bad layout, a bad sort, an unknown group, app-size without dirs")
+        func wrongInput() throws {
+            let fixture = try Fixture()
+            let cases: [([String], String)] = [
+                (["storage", "scan", fixture.suite.directory.appendingPathComponent("nope").path], "nope"),
+                (["storage", "scan", fixture.app.path, "--layout", "chats/{groupid}/**"], "groupid"),
+                (["storage", "groups", "--sort", "sise"], "did you mean 'size'"),
+                (["storage", "group", "c9"], "no group 'c9'"),
+                (["storage", "app-size"], "--bundle"),
+                (["storage", "reconcile", fixture.app.path], "never been scanned"),
+            ]
+            for (arguments, expected) in cases {
+                let result = try fixture.run(arguments)
+                #expect(result.status != 0 && result.exitedNormally, "\(arguments)")
+                #expect(result.stderr.contains(expected), "\(arguments): \(result.stderr)")
+            }
+            let config = try fixture.suite.run(["storage", "report"])
+            #expect(config.status == 0)
+            try "storage: {roots: [{path: /tmp, layot: []}]}\n".write(
+                to: fixture.suite.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+            let typo = try fixture.run(["storage", "report"])
+            #expect(typo.status != 0 && typo.stderr.contains("did you mean 'layout'"), "\(typo.stderr)")
+        }
 
-    @Test("the Cache module's stored responses show up as the caches service, without a scan")
-    func cacheEntriesAreItems() throws {
-        let nginx = try NginxServer(files: ["fresh/a.txt": String(repeating: "a", count: 5_000)])
-        defer { nginx.stop() }
-        let fixture = try Fixture()
-        let fetched = try fixture.run(["cache", "get", nginx.url("/fresh/a.txt")])
-        #expect(fetched.status == 0, "\(fetched.stderr)")
-        let groups = try fixture.json(["storage", "groups", "--service", "caches"])
-        let rows = groups.arrayValue ?? []
-        #expect(!rows.isEmpty)
-        #expect(rows.allSatisfy { $0["service"] == "caches" })
-        #expect(rows.compactMap { $0["usage"]?["logicalBytes"]?.intValue }.reduce(0, +) >= 5_000)
+        @Test("app-size: bundle + (data − caches) + groups, in allocated bytes")
+        func appSize() throws {
+            let fixture = try Fixture()
+            let size = try fixture.json([
+                "storage", "app-size", "--bundle", fixture.outside.path, "--data", fixture.app.path, "--caches",
+                fixture.app.appendingPathComponent("chats/c2").path,
+            ])
+            let bundle = size["bundleBytes"]?.intValue ?? 0
+            let data = size["dataBytes"]?.intValue ?? 0
+            let caches = size["cachesBytes"]?.intValue ?? 0
+            #expect(caches >= 2_000_000 && data > caches && bundle > 0)
+            #expect(size["totalBytes"]?.intValue == bundle + data - caches)
+        }
 
+        @Test("the Cache module's stored responses show up as the caches service, without a scan")
+        func cacheEntriesAreItems() throws {
+            let nginx = try NginxServer(files: ["fresh/a.txt": String(repeating: "a", count: 5_000)])
+            defer { nginx.stop() }
+            let fixture = try Fixture()
+            let fetched = try fixture.run(["cache", "get", nginx.url("/fresh/a.txt")])
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+            let groups = try fixture.json(["storage", "groups", "--service", "caches"])
+            let rows = groups.arrayValue ?? []
+            #expect(!rows.isEmpty)
+            #expect(rows.allSatisfy { $0["service"] == "caches" })
+            #expect(rows.compactMap { $0["usage"]?["logicalBytes"]?.intValue }.reduce(0, +) >= 5_000)
+
+        }
     }
 }

@@ -106,6 +106,17 @@ public final class NginxServer {
         return lines()
     }
 
+    /// ``requests(for:expected:)`` for async tests: waits with `Task.sleep`, so the work it waits for (a refresh in a
+    /// task of its own) gets a thread of the cooperative pool.
+    public func requests(for uri: String, expected: Int = 1) async -> [String] {
+        func lines() -> [String] {
+            accessLog().filter { $0.split(separator: " ").dropFirst().first.map(String.init) == uri }
+        }
+        for _ in 0..<100 where lines().count < expected { try? await Task.sleep(for: .milliseconds(20)) }
+        try? await Task.sleep(for: .milliseconds(50))
+        return lines()
+    }
+
     /// Rewrites a served file (nginx's ETag changes with its size and time).
     public func write(_ path: String, _ content: String) throws {
         try Data(content.utf8).write(to: directory.appendingPathComponent("www").appendingPathComponent(path))

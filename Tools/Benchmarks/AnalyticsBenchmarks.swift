@@ -145,10 +145,7 @@ enum AnalyticsBenchmarks {
         var results: [BenchResult] = []
         for batchSize in [1_000, 100] {
             let queue = try AnalyticsQueue(path: directory + "/append-\(batchSize).sqlite")
-            var configuration = Configuration()
-            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-            let raw = try DatabasePool(path: directory + "/raw-\(batchSize).sqlite", configuration: configuration)
-            try await raw.write { db in try db.execute(sql: queueSchema) }
+            let raw = try await rawPeerPool(path: directory + "/raw-\(batchSize).sqlite", schema: queueSchema)
 
             var ours = 0.0
             var peer = 0.0

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GRDB
 import SuiteCore
 
 /// `suite-bench`: Suite's benchmarks. Each measurement prints ours beside a named peer (or limit) from the same run.
@@ -134,4 +135,14 @@ func bestRate(operations: Int, repeats: Int = 5, _ body: () async throws -> Void
         best = max(best, Double(operations) / max(seconds, 1e-9))
     }
     return best
+}
+
+/// A GRDB pool for a benchmark's raw peer: WAL (a pool's mode), `synchronous = NORMAL` as Suite's stores use, and
+/// `schema` created.
+func rawPeerPool(path: String, schema: String) async throws -> DatabasePool {
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+    let pool = try DatabasePool(path: path, configuration: configuration)
+    try await pool.write { db in try db.execute(sql: schema) }
+    return pool
 }

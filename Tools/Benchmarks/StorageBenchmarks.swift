@@ -180,10 +180,7 @@ enum StorageBenchmarks {
         let groups = max(50, total / 200)
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         let index = try SQLiteStorageIndex(path: directory + "/synthetic.sqlite")
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-        let raw = try DatabasePool(path: directory + "/raw.sqlite", configuration: configuration)
-        try await raw.write { db in try db.execute(sql: rawSchema) }
+        let raw = try await rawPeerPool(path: directory + "/raw.sqlite", schema: rawSchema)
 
         var ours = 0.0
         var peer = 0.0

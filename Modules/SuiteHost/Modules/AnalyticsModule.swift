@@ -1,6 +1,7 @@
 public import Analytics
 import AnalyticsPluginSupport
 import Foundation
+import Logging
 public import ServiceLifecycle
 public import SuiteCore
 
@@ -327,19 +328,29 @@ public struct AnalyticsRecorderService: Service {
 
     public func run() async throws {
         var opened: (AnalyticsManager, [HTTPAnalyticsEngine])?
-        func move() async throws {
+        var failed = false
+        // A failure (an engine that cannot be made) is logged once and costs the recorded events, never the command.
+        func move() async {
             let events = recorder.drain()
-            guard !events.isEmpty else { return }
-            if opened == nil { opened = try await AnalyticsModule().makeManager(in: context) }
-            for event in events { opened?.0.log(event) }
-            try await opened?.0.persist()
+            guard !events.isEmpty, !failed else { return }
+            do {
+                if opened == nil { opened = try await AnalyticsModule().makeManager(in: context) }
+                for event in events { opened?.0.log(event) }
+                try await opened?.0.persist()
+            } catch {
+                failed = true
+                context.logger.error(
+                    "recording bus events into analytics failed; they are not recorded in this command",
+                    metadata: ["error": "\(error)"])
+            }
         }
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
-            try? await Task.sleep(for: .seconds(1))
-            try await move()
+            // Woken at once by the command's end, so no command waits for the next tick to exit.
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+            await move()
         }
         recorder.cancel()
-        try await move()
+        await move()
         if let (manager, engines) = opened {
             try await manager.shutdown()
             for engine in engines { try await engine.shutdown() }

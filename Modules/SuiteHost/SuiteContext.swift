@@ -48,6 +48,13 @@ public final class SuiteContext: Sendable {
             executableDirectory: executableDirectory)
     }
 
+    /// A file option as configured: an absolute path as is, a relative one (or `file` when the option is absent) in
+    /// the data directory.
+    public func dataFile(_ option: JSONValue?, default file: String) -> String {
+        let name = option?.stringValue ?? file
+        return name.hasPrefix("/") ? name : configuration.dataDirectory + "/" + name
+    }
+
     /// Makes the data directory if it does not exist yet.
     public func ensureDataDirectory() throws {
         do {

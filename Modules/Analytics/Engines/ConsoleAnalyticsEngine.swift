@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SuiteCore
 
 /// Prints each record as one readable line, for development:
 /// `2024-05-01T10:00:00.123Z message_deleted index=3 read=true`.
@@ -31,7 +32,7 @@ public struct ConsoleAnalyticsEngine: AnalyticsEngine {
     public func deliver(_ batch: [AnalyticsRecord]) async throws -> DeliveryReport {
         let text = batch.map { Self.line(for: $0) + "\n" }.joined()
         let write = self.write
-        try await BlockingIO.run(on: queue) { write(text) }
+        try await runBlocking(on: queue) { write(text) }
         return .delivered
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SuiteCore
 
 #if canImport(Glibc)
     import Glibc
@@ -33,7 +34,7 @@ public struct JSONLinesAnalyticsEngine: AnalyticsEngine {
         }
         let path = self.path
         let bytes = Array(text.utf8)
-        try await BlockingIO.run(on: queue) { try Self.append(bytes, to: path) }
+        try await runBlocking(on: queue) { try Self.append(bytes, to: path) }
         return report
     }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GRDB
+import SuiteCore
 
 extension SQLiteCacheStore {
     /// What a write transaction leaves to do after it commits.
@@ -46,9 +47,7 @@ extension SQLiteCacheStore {
     /// Writes a value file on a thread of its own: the write and its `fsync` must not hold a cooperative thread.
     private func writeValueFile(_ bytes: [UInt8]) async throws -> String {
         let files = files
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try files.writeValue(bytes) }) }
-        }
+        return try await runBlocking(on: .global()) { try files.writeValue(bytes) }
     }
 
     /// Writes the row under the entry's key (updating a replaced one in place: half the pages of a delete and an

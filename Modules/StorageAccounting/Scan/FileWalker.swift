@@ -278,12 +278,3 @@ final class FileWalker {
         return (directories.sorted { $0.lexicographicallyPrecedes($1) }, others)
     }
 }
-
-/// Runs blocking file-system work on a dispatch queue, off Swift's cooperative thread pool.
-func runBlocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global(qos: .utility).async {
-            continuation.resume(with: Result { try body() })
-        }
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import SuiteCore
 
 #if canImport(Glibc)
     import Glibc

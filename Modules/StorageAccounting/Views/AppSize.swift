@@ -1,4 +1,5 @@
 import Foundation
+import SuiteCore
 
 #if canImport(Glibc)
     import Glibc

@@ -48,7 +48,7 @@ public struct AnalyticsModule: SuiteModule {
                 .init(name: "sqlite", options: ["path"]) { options, context in
                     try context.ensureDataDirectory()
                     return try SQLiteAnalyticsEngine(
-                        path: CacheModule.path(options["path"], default: "analytics.sqlite", in: context))
+                        path: context.dataFile(options["path"], default: "analytics.sqlite"))
                 },
                 .init(name: "http", options: ["url", "batch-size", "interval", "headers", "gzip", "timeout"]) {
                     options, _ in
@@ -57,7 +57,7 @@ public struct AnalyticsModule: SuiteModule {
                 .init(name: "jsonl", options: ["path"]) { options, context in
                     try context.ensureDataDirectory()
                     return JSONLinesAnalyticsEngine(
-                        path: CacheModule.path(options["path"], default: "analytics.jsonl", in: context))
+                        path: context.dataFile(options["path"], default: "analytics.jsonl"))
                 },
                 .init(name: "console", options: []) { _, _ in ConsoleAnalyticsEngine() },
                 .init(name: "noop", options: []) { _, _ in NoOpAnalyticsEngine() },
@@ -253,7 +253,7 @@ public struct AnalyticsModule: SuiteModule {
         guard let settings = try? settings(context.configuration.section(configurationKey)) else {
             return ModuleStatus(engine: "?", health: "invalid configuration", isHealthy: false)
         }
-        let queuePath = CacheModule.path(.string(settings.queuePath), default: "", in: context)
+        let queuePath = context.dataFile(.string(settings.queuePath), default: "")
         var status = ModuleStatus(engine: settings.engines.map(\.engine).joined(separator: " + "), location: queuePath)
         guard FileManager.default.fileExists(atPath: queuePath) else {
             status.health = "ok (no events yet)"
@@ -292,7 +292,7 @@ public struct AnalyticsModule: SuiteModule {
         if !configuration.privacy.rules.isEmpty {
             configuration.privacy.salt = try Self.salt(in: context)
         }
-        let queue = try AnalyticsQueue(path: CacheModule.path(.string(settings.queuePath), default: "", in: context))
+        let queue = try AnalyticsQueue(path: context.dataFile(.string(settings.queuePath), default: ""))
         let manager = try AnalyticsManager(
             engine: engines.count == 1 ? engines[0] : MultiplexAnalyticsEngine(engines), queue: queue,
             configuration: configuration, clock: context.clock, logger: context.logger)
@@ -378,7 +378,7 @@ extension SuiteContext {
     public func analyticsQueue() throws -> AnalyticsQueue {
         let settings = try AnalyticsModule().settings(configuration.section("analytics"))
         try ensureDataDirectory()
-        return try AnalyticsQueue(path: CacheModule.path(.string(settings.queuePath), default: "", in: self))
+        return try AnalyticsQueue(path: dataFile(.string(settings.queuePath), default: ""))
     }
 
     /// The configured `sqlite` analytics engine (for reports), or nil when none is configured.
@@ -387,7 +387,7 @@ extension SuiteContext {
         guard let selection = settings.engines.first(where: { $0.engine == "sqlite" }) else { return nil }
         try ensureDataDirectory()
         return try SQLiteAnalyticsEngine(
-            path: CacheModule.path(selection.options["path"], default: "analytics.sqlite", in: self))
+            path: dataFile(selection.options["path"], default: "analytics.sqlite"))
     }
 }
 

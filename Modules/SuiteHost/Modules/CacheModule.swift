@@ -39,7 +39,7 @@ public struct CacheModule: SuiteModule {
                     try context.ensureDataDirectory()
                     let limits = try Self.limits(options, at: "cache.options")
                     return try SQLiteCacheStore(
-                        path: Self.path(options["path"], default: "cache.sqlite", in: context),
+                        path: context.dataFile(options["path"], default: "cache.sqlite"),
                         configuration: SQLiteCacheStore.Configuration(
                             byteLimit: limits.bytes ?? 256 << 20, countLimit: limits.count,
                             inlineLimit: limits.inline ?? 16 << 10),
@@ -186,7 +186,7 @@ public struct CacheModule: SuiteModule {
                 engine: selection.engine,
                 location: selection.engine == "memory"
                     ? "in memory (nothing kept after the command)"
-                    : Self.path(selection.options["path"], default: "cache.sqlite", in: context))
+                    : context.dataFile(selection.options["path"], default: "cache.sqlite"))
             if settings.memoryBytes > 0, selection.engine != "memory" {
                 status.details.append(.init("memory tier", Self.formatBytes(settings.memoryBytes)))
             }
@@ -242,11 +242,6 @@ public struct CacheModule: SuiteModule {
         var hint: String?
     }
 
-    static func path(_ option: JSONValue?, default file: String, in context: SuiteContext) -> String {
-        let name = option?.stringValue ?? file
-        return name.hasPrefix("/") ? name : context.configuration.dataDirectory + "/" + name
-    }
-
     /// `bytes` for people: `512 B`, `1.5 MiB`.
     public static func formatBytes(_ bytes: Int) -> String { DocumentsModule.formatBytes(Int64(bytes)) }
 }
@@ -266,13 +261,12 @@ extension SuiteContext {
             // The protected tier: its own SQLite file, sealed with the key file (created 0600 on first use).
             try ensureDataDirectory()
             let protectedBase = try SQLiteCacheStore(
-                path: CacheModule.path(
-                    settings.protectedPath.map(JSONValue.string), default: "cache-protected.sqlite", in: self),
+                path: dataFile(settings.protectedPath.map(JSONValue.string), default: "cache-protected.sqlite"),
                 configuration: SQLiteCacheStore.Configuration(byteLimit: 64 << 20), logger: logger)
             let protected = try ProtectedCacheStore(
                 base: protectedBase,
                 keyProvider: FileKeyProvider(
-                    path: CacheModule.path(settings.keyFile.map(JSONValue.string), default: "cache.key", in: self)),
+                    path: dataFile(settings.keyFile.map(JSONValue.string), default: "cache.key")),
                 onError: DataCache.errorReporter(bus: bus))
             let cache = DataCache(
                 store: store, protectedStore: protected, clock: clock, bus: bus, tier: settings.selection.engine)

@@ -32,7 +32,7 @@ public struct StorageModule: SuiteModule {
                 .init(name: "sqlite", options: ["path"]) { options, context in
                     try context.ensureDataDirectory()
                     return try SQLiteStorageIndex(
-                        path: CacheModule.path(options["path"], default: "storage.sqlite", in: context),
+                        path: context.dataFile(options["path"], default: "storage.sqlite"),
                         logger: context.logger)
                 }
             ])
@@ -140,7 +140,7 @@ public struct StorageModule: SuiteModule {
         guard let settings = try? settings(context.configuration.section(configurationKey)) else {
             return ModuleStatus(engine: "?", health: "invalid configuration", isHealthy: false)
         }
-        let path = CacheModule.path(settings.selection.options["path"], default: "storage.sqlite", in: context)
+        let path = context.dataFile(settings.selection.options["path"], default: "storage.sqlite")
         var status = ModuleStatus(engine: settings.selection.engine, location: path)
         guard FileManager.default.fileExists(atPath: path) else {
             status.health = "ok (nothing indexed yet)"
@@ -166,7 +166,7 @@ extension StorageModule {
         guard settings.recordCaches, settings.selection.engine == "sqlite" else { return [] }
         try context.ensureDataDirectory()
         let index = try SQLiteStorageIndex(
-            path: CacheModule.path(settings.selection.options["path"], default: "storage.sqlite", in: context),
+            path: context.dataFile(settings.selection.options["path"], default: "storage.sqlite"),
             logger: context.logger)
         let recorder = StorageBusRecorder(bus: context.bus, index: index)
         recorder.start()

@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "AnalyticsPluginSupport", targets: ["AnalyticsPluginSupport"]),
         .library(name: "AnalyticsTestSupport", targets: ["AnalyticsTestSupport"]),
         .library(name: "StorageAccounting", targets: ["StorageAccounting"]),
+        .library(name: "WorkTracking", targets: ["WorkTracking"]),
         .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
@@ -95,6 +96,9 @@ let package = Package(
         .target(
             name: "StorageAccounting", dependencies: ["SuiteCore", grdb, logging], path: "Modules/StorageAccounting",
             exclude: ["README.md"]),
+        .target(
+            name: "WorkTracking", dependencies: ["Documents", "SuiteCore"], path: "Modules/WorkTracking",
+            exclude: ["README.md"]),
         // The in-memory engine for the tests of code that logs analytics.
         .target(name: "AnalyticsTestSupport", dependencies: ["Analytics"], path: "Modules/AnalyticsTestSupport"),
         .target(
@@ -107,7 +111,7 @@ let package = Package(
             name: "SuiteHost",
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
-                "Analytics", "AnalyticsPluginSupport", "StorageAccounting",
+                "Analytics", "AnalyticsPluginSupport", "StorageAccounting", "WorkTracking",
                 yams,
                 logging, serviceLifecycle, unixSignals,
             ],
@@ -198,6 +202,9 @@ let package = Package(
             name: "StorageAccountingTests", dependencies: ["StorageAccounting", "SuiteCore", "SuiteTestSupport", grdb],
             path: "Tests/StorageAccountingTests"),
         .testTarget(
+            name: "WorkTrackingTests", dependencies: ["WorkTracking", "Documents", "SuiteCore", "SuiteTestSupport"],
+            path: "Tests/WorkTrackingTests"),
+        .testTarget(
             name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport", "RedisTestSupport"],
             path: "Tests/EndToEndTests"),
         // The root README's Swift snippets, compiled as written (DocumentsTests checks they match the README).
@@ -218,7 +225,7 @@ let package = Package(
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
                 "CachePluginSupport", "RedisTestSupport", "SuiteTestSupport", "Analytics", grdb, argumentParser,
-                "StorageAccounting", asyncHTTPClient, compressNIO, logging,
+                "StorageAccounting", "WorkTracking", asyncHTTPClient, compressNIO, logging,
             ],
             path: "Tools/Benchmarks"
         ),

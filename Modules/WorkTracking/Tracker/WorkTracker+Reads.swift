@@ -1,0 +1,140 @@
+import Documents
+public import Foundation
+import SuiteCore
+
+extension WorkTracker {
+    /// The recorded days of a month, from the month cache: read from the store the first time, then only the days
+    /// another writer changed since.
+    public func monthDays(user uid: String, month: WorkMonth) async throws -> [WorkDate: WorkDay] {
+        let key = WorkMonthCache.Key(uid: uid, month: month)
+        if let cached = cache.lookup(key) {
+            guard !cached.stale.isEmpty else { return cached.days }
+            var fresh: [WorkDate: WorkDay?] = [:]
+            for date in cached.stale { fresh[date] = .some(try await day(user: uid, date: date)) }
+            cache.refresh(key, fresh)
+            return cache.lookup(key)?.days ?? [:]
+        }
+        let days = try await readDays(user: uid, from: month.first, through: month.last)
+        let map = Dictionary(days.map { ($0.workDate, $0) }, uniquingKeysWith: { a, _ in a })
+        cache.store(key, days: map)
+        return map
+    }
+
+    /// The recorded days from `from` through `through`, read from the store (one range query on `workDate`).
+    public func readDays(user uid: String, from: WorkDate, through: WorkDate) async throws -> [WorkDay] {
+        let collection = try checkedCollection(uid)
+        let snapshot = try await storage {
+            try await collection.query
+                .whereField("workDate", isGreaterThanOrEqualTo: .string(from.description))
+                .whereField("workDate", isLessThanOrEqualTo: .string(through.description))
+                .getDocuments()
+        }
+        return try snapshot.documents.compactMap { try decode(WorkDay.self, $0) }
+    }
+
+    /// The recorded days of a range, month by month through the cache.
+    public func days(user uid: String, from: WorkDate, through: WorkDate) async throws -> [WorkDay] {
+        guard from <= through else {
+            throw WorkError(.invalidInput, "the range \(from)…\(through) ends before it starts")
+        }
+        var result: [WorkDay] = []
+        var month = from.workMonth
+        while month <= through.workMonth {
+            let days = try await monthDays(user: uid, month: month)
+            result.append(contentsOf: days.values.filter { $0.workDate >= from && $0.workDate <= through })
+            month = month.next
+        }
+        return result.sorted { $0.workDate < $1.workDate }
+    }
+
+    /// Totals and a row per date over a range.
+    public func report(
+        user uid: String, from: WorkDate, through: WorkDate, splitAtMidnight: Bool = false
+    ) async throws -> WorkReport {
+        let settings = try await settings(user: uid)
+        // Splitting at midnight can carry the previous day's work into the range.
+        let days = try await days(user: uid, from: splitAtMidnight ? from.adding(days: -1) : from, through: through)
+        return WorkReport.build(
+            uid: uid, from: from, through: through, days: days, settings: settings, now: clock.now,
+            splitAtMidnight: splitAtMidnight)
+    }
+
+    /// The week containing `date` (today by default), starting on the user's first weekday.
+    public func week(user uid: String, containing date: WorkDate? = nil, splitAtMidnight: Bool = false) async throws
+        -> WorkReport
+    {
+        let settings = try await settings(user: uid)
+        let start = settings.weekStart(containing: date ?? WorkDate(clock.now, in: settings.zone))
+        return try await report(
+            user: uid, from: start, through: start.adding(days: 6), splitAtMidnight: splitAtMidnight)
+    }
+
+    /// A month (this month by default).
+    public func month(user uid: String, _ month: WorkMonth? = nil, splitAtMidnight: Bool = false) async throws
+        -> WorkReport
+    {
+        let settings = try await settings(user: uid)
+        let month = month ?? WorkDate(clock.now, in: settings.zone).workMonth
+        return try await report(user: uid, from: month.first, through: month.last, splitAtMidnight: splitAtMidnight)
+    }
+
+    /// Every user's totals for a month, from the month summaries (one document per user), by user id.
+    public func team(month: WorkMonth) async throws -> [WorkTeamRow] {
+        let now = clock.now
+        let summaries = try await storage {
+            // The team view's one query: month summaries of every user, through a collection-group index.
+            let index = IndexDefinition(
+                collectionID: "workMonths", scope: .collectionGroup, fields: [try .init("month")])
+            if try await !store.indexes().contains(index) { try await store.declareIndex(index) }
+            return try await store.collectionGroup("workMonths")
+                .whereField("month", isEqualTo: .string(month.description))
+                .getDocuments()
+        }
+        let decoded = try summaries.documents.compactMap { try decode(WorkMonthSummary.self, $0) }
+        let users = try await storage {
+            try await store.getDocuments(try decoded.map { try userReference($0.uid).path })
+        }
+        var settingsByUser: [String: WorkSettings] = [:]
+        for snapshot in users {
+            if let record = try decode(WorkUserRecord.self, snapshot), let settings = record.settings {
+                settingsByUser[snapshot.path.documentID] = settings
+            }
+        }
+        return decoded.map { summary in
+            let settings = settingsByUser[summary.uid] ?? defaults
+            let today = WorkDate(now, in: settings.zone)
+            var row = WorkTeamRow(
+                uid: summary.uid, workedSeconds: 0, breakSeconds: 0, plannedSeconds: 0, overtimeSeconds: 0,
+                daysWorked: 0)
+            for date in month.days {
+                if let day = summary.days[date.description] {
+                    let worked = day.worked(at: now)
+                    row.workedSeconds += worked
+                    row.breakSeconds += day.breaks(at: now)
+                    row.plannedSeconds += day.plannedSeconds
+                    if worked > 0 { row.daysWorked += 1 }
+                } else if date <= today {
+                    row.plannedSeconds += settings.plannedSeconds(on: date)
+                }
+            }
+            row.overtimeSeconds = row.workedSeconds - row.plannedSeconds
+            return row
+        }.sorted { $0.uid < $1.uid }
+    }
+
+    /// The history entries of the user's days since `date` (30 days ago by default), oldest first.
+    public func log(user uid: String, since date: WorkDate? = nil) async throws -> [(
+        date: WorkDate, entry: WorkHistoryEntry
+    )] {
+        let settings = try await settings(user: uid)
+        let today = WorkDate(clock.now, in: settings.zone)
+        let days = try await readDays(user: uid, from: date ?? today.adding(days: -30), through: today.adding(days: 1))
+        return days.flatMap { day in day.history.map { (day.workDate, $0) } }.sorted {
+            $0.entry.recordedAt < $1.entry.recordedAt
+        }
+    }
+
+    private func checkedCollection(_ uid: String) throws -> CollectionReference {
+        try userReference(uid).collection("workHistory")
+    }
+}

@@ -22,6 +22,7 @@ struct SuiteCommand: AsyncParsableCommand {
         version: SuiteContext.version,
         subcommands: [
             StatusCommand.self, DocsCommand.self, CacheCommand.self, AnalyticsCommand.self, StorageCommand.self,
+            WorkCommand.self,
             PluginsCommand.self,
             ConfigCommand.self,
             EventsCommand.self,

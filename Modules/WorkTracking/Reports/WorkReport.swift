@@ -30,6 +30,8 @@ public struct WorkReport: Sendable, Hashable, Codable {
 
     /// The user.
     public var uid: String
+    /// The zone times are shown in: the user's.
+    public var timeZone: String
     /// The first date.
     public var from: WorkDate
     /// The last date.
@@ -97,7 +99,7 @@ public struct WorkReport: Sendable, Hashable, Codable {
         let totalWorked = rows.reduce(0) { $0 + $1.workedSeconds }
         let totalPlanned = rows.reduce(0) { $0 + $1.plannedSeconds }
         return WorkReport(
-            uid: uid, from: from, through: through, workedSeconds: totalWorked,
+            uid: uid, timeZone: settings.timeZone, from: from, through: through, workedSeconds: totalWorked,
             breakSeconds: rows.reduce(0) { $0 + $1.breakSeconds }, plannedSeconds: totalPlanned,
             overtimeSeconds: totalWorked - totalPlanned, daysWorked: rows.filter { $0.workedSeconds > 0 }.count,
             days: rows)

@@ -1,0 +1,115 @@
+import Foundation
+public import SuiteCore
+public import WorkTracking
+
+/// The Work tracking module as the host sees it: the `work` section (the default user and their default settings).
+/// Days are documents of the Documents module, so its engine is the Documents engine.
+///
+/// ```yaml
+/// work:
+///   user: ana                       # who `suite work` acts for without --user ($USER by default)
+///   time-zone: Europe/Berlin        # the zone new days are recorded in (the machine's by default)
+///   first-weekday: monday
+///   planned-hours: {monday: 8, tuesday: 8, wednesday: 8, thursday: 8, friday: 6}
+/// ```
+public struct WorkModule: SuiteModule {
+    /// Creates the description.
+    public init() {}
+
+    public var name: String { "Work" }
+    public var configurationKey: String { "work" }
+
+    /// The section's settings.
+    public struct Settings: Sendable {
+        /// The user of commands without `--user`.
+        public var user: String
+        /// Settings of users who have none stored.
+        public var defaults: WorkSettings
+    }
+
+    public func validate(_ section: ConfigurationSection) throws { _ = try settings(section) }
+
+    /// Decodes and checks the `work` section.
+    public func settings(_ section: ConfigurationSection) throws -> Settings {
+        let object = try section.object()
+        try section.checkKeys(object, known: ["user", "time-zone", "first-weekday", "planned-hours"])
+        var user = ProcessInfo.processInfo.environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "me"
+        if let value = object["user"] {
+            guard let text = value.stringValue, !text.isEmpty, !text.contains("/") else {
+                throw section.error("work.user", "must be a user id (one path segment)", hint: "e.g. user: ana")
+            }
+            user = text
+        }
+        var zone = TimeZone.current.identifier
+        if let value = object["time-zone"] {
+            guard let text = value.stringValue, TimeZone(identifier: text) != nil else {
+                throw section.error(
+                    "work.time-zone", "must be an IANA time zone", hint: "e.g. Europe/Berlin, America/New_York, UTC")
+            }
+            zone = text
+        }
+        var firstWeekday = 2
+        if let value = object["first-weekday"] {
+            guard let text = value.stringValue, let day = WorkSettings.weekday(named: text) else {
+                throw section.error("work.first-weekday", "must be a weekday name", hint: "e.g. monday or sunday")
+            }
+            firstWeekday = day
+        }
+        var hours: [Double] = [0, 8, 8, 8, 8, 8, 0]
+        if let value = object["planned-hours"] {
+            let hint = "e.g. planned-hours: {monday: 8, friday: 6} (days left out keep 8 on weekdays, 0 on weekends)"
+            guard let map = value.objectValue else {
+                throw section.error("work.planned-hours", "must be a map of weekday to hours", hint: hint)
+            }
+            for (name, amount) in map {
+                guard let day = WorkSettings.weekday(named: name) else {
+                    throw section.error(
+                        "work.planned-hours.\(name)", "is not a weekday",
+                        hint: Suggestion.didYouMean(name, among: WorkSettings.weekdayNames, what: "weekdays"))
+                }
+                guard let number = Self.number(amount), (0...24).contains(number) else {
+                    throw section.error("work.planned-hours.\(name)", "must be a number of hours from 0 to 24")
+                }
+                hours[day - 1] = number
+            }
+        }
+        let defaults: WorkSettings
+        do { defaults = try WorkSettings(timeZone: zone, firstWeekday: firstWeekday, plannedHours: hours) } catch let
+            error as WorkError
+        {
+            throw section.error("work", error.message, hint: error.hint)
+        }
+        return Settings(user: user, defaults: defaults)
+    }
+
+    static func number(_ value: JSONValue) -> Double? {
+        switch value {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+
+    public func status(in context: SuiteContext) async -> ModuleStatus {
+        guard let settings = try? settings(context.configuration.section(configurationKey)) else {
+            return ModuleStatus(engine: "?", health: "invalid configuration", isHealthy: false)
+        }
+        return ModuleStatus(
+            engine: "documents", location: "workInfo/{uid}/workHistory",
+            details: [
+                .init("user", settings.user), .init("time zone", settings.defaults.timeZone),
+                .init("first weekday", WorkSettings.weekdayNames[settings.defaults.firstWeekday - 1]),
+            ])
+    }
+}
+
+extension SuiteContext {
+    /// The work tracker on the configured Documents store, made once per context; its history records `cli`.
+    public func workTracker() async throws -> WorkTracker {
+        let store = try await documentStore()
+        return try await resources.open("work") { [self] in
+            let settings = try WorkModule().settings(configuration.section("work"))
+            return (WorkTracker(store: store, defaults: settings.defaults, source: "cli"), {})
+        }
+    }
+}

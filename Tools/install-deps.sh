@@ -8,6 +8,7 @@ need=()
 [ -f /usr/include/hiredis/hiredis.h ] || need+=(libhiredis-dev)  # the RedisCache plugin is written on hiredis
 [ -x /usr/bin/redis-server ] || need+=(redis-server)  # its tests and benchmark start a throwaway server
 [ -x /usr/sbin/nginx ] || need+=(nginx-light)  # the Cache tests run a real HTTP server on loopback
+[ -x /usr/bin/timew ] || need+=(timewarrior)  # the work tests compare their totals with Timewarrior's
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)  # gzip for the analytics uploader (compress-nio links zlib)
 
 if [ ${#need[@]} -gt 0 ]; then

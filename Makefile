@@ -42,6 +42,7 @@ install: build ## Install suite into $(PREFIX)/bin and its plugins into $(PREFIX
 bench: deps ## Run the benchmarks (release build): ours beside a named peer, as ratios
 	$(SWIFT) build -c release --product suite-bench
 	$(SWIFT) build -c release --product analytics-receiver
+	$(SWIFT) build -c release --product suite
 	@for p in EventLog Misbehaving CounterPlugin RedisCache; do $(SWIFT) build -c release --product $$p || exit 1; done
 	$$($(SWIFT) build -c release --show-bin-path)/suite-bench $(BENCH_ARGS)
 

@@ -62,6 +62,7 @@ struct BenchGroup: Sendable {
         BenchGroup(name: "redis", run: { try await RedisCacheBenchmarks.run(scale: $0) }),
         BenchGroup(name: "analytics", run: { try await AnalyticsBenchmarks.run(scale: $0) }),
         BenchGroup(name: "storage", run: { try await StorageBenchmarks.run(scale: $0) }),
+        BenchGroup(name: "work", run: { try await WorkBenchmarks.run(scale: $0) }),
     ]
 }
 

@@ -212,7 +212,8 @@ public enum WorkInterop {
 
     // MARK: Helpers
 
-    static func timewarriorTime(_ date: Date) -> String {
+    /// `20261124T080000Z`: a time as Timewarrior writes it (UTC).
+    public static func timewarriorTime(_ date: Date) -> String {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let day = WorkDate(daysSinceEpoch: Int((Double(seconds) / 86_400).rounded(.down)))
         let clock = ((seconds % 86_400) + 86_400) % 86_400

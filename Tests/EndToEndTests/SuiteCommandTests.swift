@@ -196,8 +196,10 @@ extension RealBinary {
             let modules = status["modules"]?.arrayValue ?? []
             #expect(
                 modules.compactMap { $0["name"]?.stringValue } == [
-                    "Documents", "Cache", "Analytics", "Storage", "Observers",
+                    "Documents", "Cache", "Analytics", "Storage", "Work", "Observers",
                 ])
+            // Work tracking keeps its days in the Documents store.
+            #expect(modules.first { $0["name"] == "Work" }?["engine"] == "documents")
             let documents = modules.first
             // The docs command's bus events were recorded into the analytics queue, then delivered to the sqlite engine.
             let analytics = modules.first { $0["name"] == "Analytics" }

@@ -73,4 +73,20 @@ import WorkTracking
         }
         await fixture.close()
     }
+
+    @Test func aSummaryWrittenBySomethingElseIsAStorageErrorNamingIt() async throws {
+        let fixture = try await WorkFixture.make(now: "2026-11-30T20:00")
+        try await fixture.tracker.edit(
+            user: "ana", date: WorkDate("2026-11-02"),
+            WorkEdit(start: fixture.time("08:00", on: "2026-11-02"), end: fixture.time("12:00", on: "2026-11-02")))
+        try await fixture.store.document("workInfo/zed/workMonths/2026-11").setData(["month": "2026-11", "days": 3])
+        do {
+            _ = try await fixture.tracker.team(month: WorkMonth("2026-11"))
+            Issue.record("a malformed summary was read")
+        } catch let error as WorkError {
+            #expect(error.code == .storage)
+            #expect(error.message == "workInfo/zed/workMonths/2026-11 is not a work month summary")
+        }
+        await fixture.close()
+    }
 }

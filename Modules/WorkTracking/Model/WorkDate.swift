@@ -111,7 +111,13 @@ public struct WorkDate: Sendable, Hashable, Comparable, Codable, CustomStringCon
     }
 
     public var description: String {
-        String(format: "%04d-%02d-%02d", year, month, day)
+        // Built by hand: String(format:) costs microseconds on Linux, and reports format every date.
+        WorkDate.padded(year, 4) + "-" + WorkDate.padded(month, 2) + "-" + WorkDate.padded(day, 2)
+    }
+
+    static func padded(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
     public static func < (a: WorkDate, b: WorkDate) -> Bool { a.daysSinceEpoch < b.daysSinceEpoch }
@@ -185,7 +191,7 @@ public struct WorkMonth: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
     }
 
-    public var description: String { String(format: "%04d-%02d", year, month) }
+    public var description: String { WorkDate.padded(year, 4) + "-" + WorkDate.padded(month, 2) }
 
     public static func < (a: WorkMonth, b: WorkMonth) -> Bool { (a.year, a.month) < (b.year, b.month) }
 

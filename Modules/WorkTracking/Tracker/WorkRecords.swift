@@ -1,3 +1,4 @@
+import Documents
 public import Foundation
 
 /// The user's document, `workInfo/{uid}`: settings, the open day and the undo stack.
@@ -40,6 +41,19 @@ public struct WorkDaySummary: Sendable, Hashable, Codable {
     /// Planned seconds.
     public var plannedSeconds: Int
 
+    init(
+        status: WorkStatus, start: Date?, end: Date?, closedBreakSeconds: Int, closedUntrackedSeconds: Int,
+        openBreakStart: Date?, plannedSeconds: Int
+    ) {
+        self.status = status
+        self.start = start
+        self.end = end
+        self.closedBreakSeconds = closedBreakSeconds
+        self.closedUntrackedSeconds = closedUntrackedSeconds
+        self.openBreakStart = openBreakStart
+        self.plannedSeconds = plannedSeconds
+    }
+
     init(_ day: WorkDay) {
         status = day.status
         start = day.actualStart
@@ -74,4 +88,51 @@ struct WorkMonthSummary: Sendable, Hashable, Codable {
     var uid: String
     var month: WorkMonth
     var days: [String: WorkDaySummary]
+}
+
+extension WorkMonthSummary {
+    /// Reads a summary document's fields directly; nil when the document does not exist, a storage error naming the
+    /// path when it is not a month summary.
+    init?(snapshot: DocumentSnapshot) throws {
+        guard let data = snapshot.data else { return nil }
+        guard case .string(let uid)? = data["uid"], case .string(let monthText)? = data["month"],
+            let month = try? WorkMonth(monthText), case .map(let days)? = data["days"]
+        else { throw WorkMonthSummary.corrupt(snapshot.path.description) }
+        var decoded: [String: WorkDaySummary] = [:]
+        decoded.reserveCapacity(days.count)
+        for (date, value) in days {
+            guard let day = WorkDaySummary(value) else { throw WorkMonthSummary.corrupt(snapshot.path.description) }
+            decoded[date] = day
+        }
+        self.init(uid: uid, month: month, days: decoded)
+    }
+
+    static func corrupt(_ path: String) -> WorkError {
+        WorkError(
+            .storage, "\(path) is not a work month summary",
+            hint: "it was written by something else; fix or delete it with `suite docs`")
+    }
+}
+
+extension WorkDaySummary {
+    /// Reads one day of a summary document.
+    init?(_ value: DocumentValue) {
+        guard case .map(let fields) = value, case .string(let status)? = fields["status"],
+            let parsed = WorkStatus(rawValue: status)
+        else { return nil }
+        func seconds(_ key: String) -> Int? {
+            if case .int(let value)? = fields[key] { return Int(value) }
+            return nil
+        }
+        func time(_ key: String) -> Date? {
+            if case .timestamp(let value)? = fields[key] { return value.date }
+            return nil
+        }
+        guard let closedBreaks = seconds("closedBreakSeconds"), let closedUntracked = seconds("closedUntrackedSeconds"),
+            let planned = seconds("plannedSeconds")
+        else { return nil }
+        self.init(
+            status: parsed, start: time("start"), end: time("end"), closedBreakSeconds: closedBreaks,
+            closedUntrackedSeconds: closedUntracked, openBreakStart: time("openBreakStart"), plannedSeconds: planned)
+    }
 }

@@ -90,24 +90,32 @@ extension WorkTracker {
                 .whereField("month", isEqualTo: .string(month.description))
                 .getDocuments()
         }
-        let decoded = try summaries.documents.compactMap { try decode(WorkMonthSummary.self, $0) }
+        // Decoded by hand (a few fields of small maps), not through DocumentDecoder: the team view reads a document
+        // per user, and the user documents' undo stacks are skipped instead of decoded.
+        let decoded = try summaries.documents.compactMap { try WorkMonthSummary(snapshot: $0) }
         let users = try await storage {
             try await store.getDocuments(try decoded.map { try userReference($0.uid).path })
         }
         var settingsByUser: [String: WorkSettings] = [:]
         for snapshot in users {
-            if let record = try decode(WorkUserRecord.self, snapshot), let settings = record.settings {
-                settingsByUser[snapshot.path.documentID] = settings
+            guard let value = snapshot.data?["settings"] else { continue }
+            do {
+                settingsByUser[snapshot.path.documentID] = try DocumentDecoder().decode(
+                    WorkSettings.self, fromValue: value, path: snapshot.path)
+            } catch {
+                throw WorkError(
+                    .storage, "\(snapshot.path) has settings that do not decode: \(error)", underlying: error)
             }
         }
+        let dates = month.days.map { ($0, $0.description) }
         return decoded.map { summary in
             let settings = settingsByUser[summary.uid] ?? defaults
             let today = WorkDate(now, in: settings.zone)
             var row = WorkTeamRow(
                 uid: summary.uid, workedSeconds: 0, breakSeconds: 0, plannedSeconds: 0, overtimeSeconds: 0,
                 daysWorked: 0)
-            for date in month.days {
-                if let day = summary.days[date.description] {
+            for (date, key) in dates {
+                if let day = summary.days[key] {
                     let worked = day.worked(at: now)
                     row.workedSeconds += worked
                     row.breakSeconds += day.breaks(at: now)

@@ -21,6 +21,7 @@ struct AnalyticsCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Log: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "log",
             abstract: "Log one event, e.g. `suite analytics log login_failed reason=wrong_password`.",
             discussion: """
                 The event is checked at once (name: letters, digits and _, starting with a letter, at most 40; at \
@@ -64,6 +65,7 @@ struct AnalyticsCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Flush: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "flush",
             abstract: "Deliver every due event in the queue now, and say what happened.")
         @OptionGroup var globals: GlobalOptions
 
@@ -94,6 +96,7 @@ struct AnalyticsCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Queue: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "queue",
             abstract: "The delivery queue: pending, in flight, retrying, and failed events with their reasons.")
         @OptionGroup var globals: GlobalOptions
         var runsServices: Bool { false }
@@ -129,6 +132,7 @@ struct AnalyticsCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Report: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "report",
             abstract: "Counts from the sqlite engine, by event, day or parameter, as a bar chart.",
             discussion: "Example: suite analytics report --by param --param reason --since 7d")
 
@@ -184,6 +188,7 @@ struct AnalyticsCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Cost: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "cost",
             abstract: "Document reads, writes and deletes per collection, and what they would cost.",
             discussion: """
                 From the documents.cost events recorded on the bus. Prices are per 100,000 operations \
@@ -247,6 +252,7 @@ struct AnalyticsCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Tail: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "tail",
             abstract: "The latest recorded events, one line each; --follow keeps printing new ones.")
 
         @Option(name: [.customShort("n"), .long], help: "How many of the latest events to show first.") var lines: Int =

@@ -21,6 +21,7 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Get: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "get",
             abstract: "GET a URL through the cache: the body on stdout, the cache status on stderr.",
             discussion: """
                 Example: suite cache get 'https://api.example.com/users?page=1' --policy cache-first --max-age 600. \
@@ -110,6 +111,7 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Stats: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "stats",
             abstract: "Hit ratio (every command so far), entries and bytes per tier.")
         @OptionGroup var globals: GlobalOptions
 
@@ -161,6 +163,7 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Inspect: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "inspect",
             abstract: "Show what is stored for a URL (or a plain key): freshness, headers, size; nothing is fetched.")
 
         @Argument(help: "A URL, or with --key a cache key as `suite cache ls` shows it.") var url: String
@@ -212,6 +215,7 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Purge: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "purge",
             abstract: "Remove entries: by URL prefix, by tag, the expired ones, or all (exactly one of them).")
 
         @Option(help: ArgumentHelp("Entries whose URL starts with this (normalised).", valueName: "url-prefix"))
@@ -250,6 +254,7 @@ struct CacheCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Secret: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "secret",
             abstract: "Keep secrets in the protected tier (AES-GCM, key file with mode 0600).",
             subcommands: [SetSecret.self, GetSecret.self, RemoveSecret.self])
     }

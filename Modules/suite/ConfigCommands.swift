@@ -10,6 +10,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
     struct Show: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Print every configuration value and where it came from (default, file, env or flag).")
 
         @OptionGroup var globals: GlobalOptions

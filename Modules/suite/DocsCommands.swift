@@ -23,6 +23,7 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Set: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Replace a document (or merge into it with --merge); prints the result.",
             discussion: """
                 Example: suite docs set users/u1 '{"name":"Ana","points":10}'. A large document comes from a file \
@@ -55,6 +56,7 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Update: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "update",
             abstract: "Update fields of an existing document, with transforms; fails if it does not exist.",
             discussion: """
                 Keys of the JSON are field paths (address.city). Example: suite docs update users/u1 \
@@ -111,7 +113,8 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
     }
 
     struct Get: SuiteSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Print a document.")
+        static let configuration = CommandConfiguration(
+            commandName: "get", abstract: "Print a document.")
 
         @Argument(help: "The document path.") var path: String
         @Option(help: "Only these comma-separated field paths (a field mask).") var fields: String?
@@ -135,6 +138,7 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Delete: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete a document (deleting a missing one is not an error).")
 
         @Argument(help: "The document path.") var path: String
@@ -154,6 +158,7 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Add: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a document with a generated id to a collection; prints it.")
 
         @Argument(help: "The collection path, e.g. pointTransactions.") var collection: String
@@ -171,6 +176,7 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Batch: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "batch",
             abstract: "Apply a JSON array of writes atomically; prints the resulting documents.",
             discussion: """
                 Each write: {"op": "set|update|delete|add", "path": …, "data": {…}, "merge": bool, \
@@ -337,6 +343,7 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Stats: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "stats",
             abstract: "Show billed reads, writes and deletes per collection and per operation (Firestore's billing).")
 
         @Flag(help: "Set the counters back to zero.") var reset = false

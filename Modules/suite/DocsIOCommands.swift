@@ -7,6 +7,7 @@ import SuiteHost
 extension DocsCommand {
     struct Import: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Import documents from a JSON Lines file ({\"id\":…,\"data\":{…}} per line), streaming.",
             discussion: """
                 Documents are set (replaced) in atomic chunks of --chunk-size (5,000 by default); the import as a \
@@ -112,6 +113,7 @@ extension DocsCommand {
 
     struct Export: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Export a collection as JSON Lines ({\"id\":…,\"data\":{…}} per line), in id order.")
 
         @Argument(help: "The collection path.") var collection: String
@@ -159,6 +161,7 @@ extension DocsCommand {
 
     struct Watch: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "watch",
             abstract: "Print each change to a document or a query as a JSON line, as writes land (any process).",
             discussion: """
                 A document path prints its snapshot after each change. A collection prints one line per change: \
@@ -206,6 +209,7 @@ extension DocsCommand {
 
     struct Index: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "index",
             abstract: "Declare, list, drop, verify and rebuild indexes (single-field indexes are automatic).",
             subcommands: [IndexAdd.self, IndexList.self, IndexDrop.self, IndexVerify.self, IndexRebuild.self])
     }

@@ -14,6 +14,7 @@ struct EventsCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Emit: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "emit",
             abstract: "Publish one event, deliver it to the configured observers, flush them and exit.",
             discussion: "Example: suite events emit demo.hello --payload '{\"n\":1}'")
 

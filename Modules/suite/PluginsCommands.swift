@@ -12,6 +12,7 @@ struct PluginsCommand: AsyncParsableCommand {
 
     struct List: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List configured plugins, their engines, and load errors.",
             discussion: "Exits 1 when a configured plugin failed to load.")
 
@@ -34,6 +35,7 @@ struct PluginsCommand: AsyncParsableCommand {
 
     struct Inspect: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "inspect",
             abstract: "Load one plugin and print its descriptor.",
             discussion: """
                 A name X is looked up as libX.so in the configuration's plugin-path, then SUITE_PLUGIN_PATH, then the \

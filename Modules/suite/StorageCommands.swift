@@ -23,6 +23,7 @@ struct StorageCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Scan: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "scan",
             abstract: "Index a directory (or every configured root), with a progress bar on stderr.",
             discussion: """
                 Layout rules map paths to service, group and content: `chats/{groupId}/{contentId}.{ext}`, with \
@@ -91,6 +92,7 @@ struct StorageCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Report: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "report",
             abstract: "Total, categories and the largest groups, as tables with bars.")
         @Option(name: .shortAndLong, help: "How many groups to show.") var groups = 10
         @OptionGroup var globals: GlobalOptions
@@ -125,7 +127,8 @@ struct StorageCommand: AsyncParsableCommand, ModuleCommand {
     }
 
     struct Groups: SuiteSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Every group, largest first (or by count, name).")
+        static let configuration = CommandConfiguration(
+            commandName: "groups", abstract: "Every group, largest first (or by count, name).")
         @Option(help: ArgumentHelp("size, count or name.", valueName: "order")) var sort = "size"
         @Option(help: ArgumentHelp("Only this service.", valueName: "name")) var service: String?
         @Option(help: "Show at most this many groups.") var limit: Int?
@@ -157,6 +160,7 @@ struct StorageCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Group: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "group",
             abstract: "One group: its size per category and its largest items.")
         @Argument(help: "The group id, as `suite storage groups` shows it.") var id: String
         @Option(help: ArgumentHelp("Only in this service.", valueName: "name")) var service: String?
@@ -199,7 +203,8 @@ struct StorageCommand: AsyncParsableCommand, ModuleCommand {
     }
 
     struct Top: SuiteSubcommand {
-        static let configuration = CommandConfiguration(abstract: "The largest items.")
+        static let configuration = CommandConfiguration(
+            commandName: "top", abstract: "The largest items.")
         @Option(name: .shortAndLong, help: "How many.") var number = 20
         @Option(help: ArgumentHelp("Only this category.", valueName: "category")) var category: String?
         @OptionGroup var globals: GlobalOptions

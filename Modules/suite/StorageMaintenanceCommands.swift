@@ -7,6 +7,7 @@ import SuiteHost
 extension StorageCommand {
     struct Reconcile: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "reconcile",
             abstract: "Compare the index with the disk: missing files, files not indexed, size drift; --fix repairs.",
             discussion: """
                 The cheap mode compares directory modification times and rescans the directories that changed; it \
@@ -79,6 +80,7 @@ extension StorageCommand {
 
     struct Clean: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "clean",
             abstract: "Delete by category, group, item or age. A dry run unless --yes.",
             discussion: """
                 Shows what would be freed (hard links counted: a file is freed only when all its links go). With \
@@ -202,6 +204,7 @@ extension StorageCommand {
 
     struct Watch: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "watch",
             abstract: "Redraw the largest groups as the index changes (until Ctrl-C); --json prints each change.")
         @Option(name: .shortAndLong, help: "How many groups to show.") var number = 15
         @Option(help: ArgumentHelp("How often to look, in seconds.", valueName: "seconds")) var interval = 1.0

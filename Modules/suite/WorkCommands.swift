@@ -37,31 +37,36 @@ struct WorkCommand: AsyncParsableCommand, ModuleCommand {
     enum Transition {
         struct Start: TransitionCommand {
             static let action = WorkAction.start
-            static let configuration = CommandConfiguration(abstract: "Start the day (prepare → working).")
+            static let configuration = CommandConfiguration(
+                commandName: "start", abstract: "Start the day (prepare → working).")
             @OptionGroup var options: TransitionOptions
             @OptionGroup var globals: GlobalOptions
         }
         struct Break: TransitionCommand {
             static let action = WorkAction.pause
-            static let configuration = CommandConfiguration(abstract: "Take a break (working → break).")
+            static let configuration = CommandConfiguration(
+                commandName: "break", abstract: "Take a break (working → break).")
             @OptionGroup var options: TransitionOptions
             @OptionGroup var globals: GlobalOptions
         }
         struct Resume: TransitionCommand {
             static let action = WorkAction.resume
-            static let configuration = CommandConfiguration(abstract: "Back to work (break → working).")
+            static let configuration = CommandConfiguration(
+                commandName: "resume", abstract: "Back to work (break → working).")
             @OptionGroup var options: TransitionOptions
             @OptionGroup var globals: GlobalOptions
         }
         struct End: TransitionCommand {
             static let action = WorkAction.end
-            static let configuration = CommandConfiguration(abstract: "End the day (working or break → ended).")
+            static let configuration = CommandConfiguration(
+                commandName: "end", abstract: "End the day (working or break → ended).")
             @OptionGroup var options: TransitionOptions
             @OptionGroup var globals: GlobalOptions
         }
         struct Reopen: TransitionCommand {
             static let action = WorkAction.reopen
             static let configuration = CommandConfiguration(
+                commandName: "reopen",
                 abstract: "Reopen an ended day (ended → working); the time since its end becomes a break.")
             @OptionGroup var options: TransitionOptions
             @OptionGroup var globals: GlobalOptions
@@ -77,7 +82,8 @@ struct WorkCommand: AsyncParsableCommand, ModuleCommand {
     }
 
     struct Status: SuiteSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Where the day stands: status, worked and breaks.")
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Where the day stands: status, worked and breaks.")
         @OptionGroup var user: UserOption
         @OptionGroup var globals: GlobalOptions
         var runsServices: Bool { false }
@@ -129,7 +135,8 @@ struct WorkCommand: AsyncParsableCommand, ModuleCommand {
     }
 
     struct Today: SuiteSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Today's day (or --date's) as a report.")
+        static let configuration = CommandConfiguration(
+            commandName: "today", abstract: "Today's day (or --date's) as a report.")
         @Option(help: ArgumentHelp("The date.", valueName: "yyyy-MM-dd")) var date: String?
         @OptionGroup var options: ReportOptions
         @OptionGroup var globals: GlobalOptions
@@ -148,6 +155,7 @@ struct WorkCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Week: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "week",
             abstract: "The week containing today (or --date), from the user's first weekday, with a bar per day.")
         @Option(help: ArgumentHelp("A date in the week.", valueName: "yyyy-MM-dd")) var date: String?
         @OptionGroup var options: ReportOptions
@@ -165,6 +173,7 @@ struct WorkCommand: AsyncParsableCommand, ModuleCommand {
 
     struct Month: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "month",
             abstract: "A month (this one, or --month), as a table with bars or as a calendar.")
         @Option(help: ArgumentHelp("The month.", valueName: "yyyy-MM")) var month: String?
         @Flag(help: "Show the month as a calendar.") var calendar = false
@@ -188,7 +197,8 @@ struct WorkCommand: AsyncParsableCommand, ModuleCommand {
     }
 
     struct Range: SuiteSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Any range of dates, e.g. a year.")
+        static let configuration = CommandConfiguration(
+            commandName: "range", abstract: "Any range of dates, e.g. a year.")
         @Option(help: ArgumentHelp("The first date.", valueName: "yyyy-MM-dd")) var from: String
         @Option(help: ArgumentHelp("The last date.", valueName: "yyyy-MM-dd")) var to: String
         @OptionGroup var options: ReportOptions
@@ -206,7 +216,8 @@ struct WorkCommand: AsyncParsableCommand, ModuleCommand {
     }
 
     struct Team: SuiteSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Every user's totals for a month, side by side.")
+        static let configuration = CommandConfiguration(
+            commandName: "team", abstract: "Every user's totals for a month, side by side.")
         @Option(help: ArgumentHelp("The month (default: this one).", valueName: "yyyy-MM")) var month: String?
         @OptionGroup var globals: GlobalOptions
         var runsServices: Bool { false }

@@ -7,6 +7,7 @@ import WorkTracking
 extension WorkCommand {
     struct Edit: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract: "Correct a day's times and breaks (validated; recorded in its history; `undo` takes it back).",
             discussion: """
                 Times are HH:MM on the edited date or ISO 8601 (an end past midnight needs its date). --break \
@@ -66,7 +67,8 @@ extension WorkCommand {
     }
 
     struct Undo: SuiteSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Take back the last transition or edit.")
+        static let configuration = CommandConfiguration(
+            commandName: "undo", abstract: "Take back the last transition or edit.")
         @OptionGroup var user: UserOption
         @OptionGroup var globals: GlobalOptions
 
@@ -89,7 +91,8 @@ extension WorkCommand {
     }
 
     struct Log: SuiteSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Every change recorded since a date (30 days).")
+        static let configuration = CommandConfiguration(
+            commandName: "log", abstract: "Every change recorded since a date (30 days).")
         @Option(help: ArgumentHelp("The first date.", valueName: "yyyy-MM-dd")) var since: String?
         @OptionGroup var user: UserOption
         @OptionGroup var globals: GlobalOptions
@@ -126,6 +129,7 @@ extension WorkCommand {
 
     struct Export: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write days as CSV, JSON or Timewarrior's export format (stdout, or --output FILE).")
         @Option(help: ArgumentHelp("csv, json or timewarrior.", valueName: "format")) var format = "csv"
         @Option(help: ArgumentHelp("The first date (default: a year ago).", valueName: "yyyy-MM-dd")) var from: String?
@@ -162,6 +166,7 @@ extension WorkCommand {
 
     struct Import: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Read Timewarrior's `timew export`, Watson's frames file, or Suite's JSON export.",
             discussion: """
                 Intervals become days (a day is the date an interval starts on, in your zone); intervals tagged \
@@ -210,6 +215,7 @@ extension WorkCommand {
 
     struct Settings: SuiteSubcommand {
         static let configuration = CommandConfiguration(
+            commandName: "settings",
             abstract: "Show or change the user's settings: time zone, first weekday, planned hours.",
             discussion: "Example: suite work settings --time-zone Europe/Berlin --first-weekday monday --planned fri=6")
         @Option(help: ArgumentHelp("An IANA zone.", valueName: "zone")) var timeZone: String?

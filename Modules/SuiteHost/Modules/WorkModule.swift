@@ -23,8 +23,20 @@ public struct WorkModule: SuiteModule {
     public struct Settings: Sendable {
         /// The user of commands without `--user`.
         public var user: String
-        /// Settings of users who have none stored.
-        public var defaults: WorkSettings
+        /// The configured zone; nil for the machine's.
+        var timeZone: String?
+        var firstWeekday: Int
+        var plannedHours: [Double]
+
+        /// Settings of users who have none stored. The machine's zone is looked up only here: loading ICU's zone data
+        /// costs every command a millisecond, and most never need it.
+        public var defaults: WorkSettings {
+            get throws {
+                try WorkSettings(
+                    timeZone: timeZone ?? TimeZone.current.identifier, firstWeekday: firstWeekday,
+                    plannedHours: plannedHours)
+            }
+        }
     }
 
     public func validate(_ section: ConfigurationSection) throws { _ = try settings(section) }
@@ -40,7 +52,7 @@ public struct WorkModule: SuiteModule {
             }
             user = text
         }
-        var zone = TimeZone.current.identifier
+        var zone: String?
         if let value = object["time-zone"] {
             guard let text = value.stringValue, TimeZone(identifier: text) != nil else {
                 throw section.error(
@@ -73,13 +85,7 @@ public struct WorkModule: SuiteModule {
                 hours[day - 1] = number
             }
         }
-        let defaults: WorkSettings
-        do { defaults = try WorkSettings(timeZone: zone, firstWeekday: firstWeekday, plannedHours: hours) } catch let
-            error as WorkError
-        {
-            throw section.error("work", error.message, hint: error.hint)
-        }
-        return Settings(user: user, defaults: defaults)
+        return Settings(user: user, timeZone: zone, firstWeekday: firstWeekday, plannedHours: hours)
     }
 
     static func number(_ value: JSONValue) -> Double? {
@@ -97,8 +103,8 @@ public struct WorkModule: SuiteModule {
         return ModuleStatus(
             engine: "documents", location: "workInfo/{uid}/workHistory",
             details: [
-                .init("user", settings.user), .init("time zone", settings.defaults.timeZone),
-                .init("first weekday", WorkSettings.weekdayNames[settings.defaults.firstWeekday - 1]),
+                .init("user", settings.user), .init("time zone", settings.timeZone ?? TimeZone.current.identifier),
+                .init("first weekday", WorkSettings.weekdayNames[settings.firstWeekday - 1]),
             ])
     }
 }
@@ -109,7 +115,7 @@ extension SuiteContext {
         let store = try await documentStore()
         return try await resources.open("work") { [self] in
             let settings = try WorkModule().settings(configuration.section("work"))
-            return (WorkTracker(store: store, defaults: settings.defaults, source: "cli"), {})
+            return (WorkTracker(store: store, defaults: try settings.defaults, source: "cli"), {})
         }
     }
 }

@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "AnalyticsTestSupport", targets: ["AnalyticsTestSupport"]),
         .library(name: "StorageAccounting", targets: ["StorageAccounting"]),
         .library(name: "WorkTracking", targets: ["WorkTracking"]),
+        .library(name: "SuiteServer", targets: ["SuiteServer"]),
         .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
@@ -99,6 +100,9 @@ let package = Package(
         .target(
             name: "WorkTracking", dependencies: ["Documents", "SuiteCore"], path: "Modules/WorkTracking",
             exclude: ["README.md"]),
+        .target(
+            name: "SuiteServer", dependencies: ["Documents", "SuiteCore", hummingbird, grdb, crypto, logging],
+            path: "Modules/SuiteServer", exclude: ["README.md"]),
         // The in-memory engine for the tests of code that logs analytics.
         .target(name: "AnalyticsTestSupport", dependencies: ["Analytics"], path: "Modules/AnalyticsTestSupport"),
         .target(
@@ -111,7 +115,7 @@ let package = Package(
             name: "SuiteHost",
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
-                "Analytics", "AnalyticsPluginSupport", "StorageAccounting", "WorkTracking",
+                "Analytics", "AnalyticsPluginSupport", "StorageAccounting", "WorkTracking", "SuiteServer",
                 yams,
                 logging, serviceLifecycle, unixSignals,
             ],

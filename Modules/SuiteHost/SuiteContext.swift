@@ -94,7 +94,12 @@ public final class SuiteContext: Sendable {
     ///
     /// The command's error, if any, is rethrown after the shutdown; a failure while shutting down is rethrown when
     /// the command itself succeeded.
-    public func run(withServices: Bool = true, _ body: @escaping @Sendable () async throws -> Void) async throws {
+    ///
+    /// A command that shuts down by itself on the group's graceful shutdown (`serve`: in-flight requests finish
+    /// first) passes `cancelOnShutdown: false`; it is then not cancelled, and the engines close after it returns.
+    public func run(
+        withServices: Bool = true, cancelOnShutdown: Bool = true, _ body: @escaping @Sendable () async throws -> Void
+    ) async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if withServices {
             for module in modules {
@@ -112,7 +117,8 @@ public final class SuiteContext: Sendable {
                 failureTerminationBehavior: .gracefullyShutdownGroup))
         services.append(
             .init(
-                service: CommandService(body: body), successTerminationBehavior: .gracefullyShutdownGroup,
+                service: CommandService(body: body, cancelOnShutdown: cancelOnShutdown),
+                successTerminationBehavior: .gracefullyShutdownGroup,
                 failureTerminationBehavior: .gracefullyShutdownGroup))
         var quiet = logger
         if quiet.logLevel > .debug { quiet.logLevel = .error }
@@ -126,8 +132,10 @@ public final class SuiteContext: Sendable {
 /// The command body as a service: it ends the group when it returns; a graceful shutdown cancels it.
 struct CommandService: Service {
     let body: @Sendable () async throws -> Void
+    let cancelOnShutdown: Bool
 
     func run() async throws {
+        guard cancelOnShutdown else { return try await body() }
         do {
             try await cancelWhenGracefulShutdown {
                 try await body()

@@ -36,6 +36,8 @@ protocol SuiteSubcommand: AsyncParsableCommand, Sendable {
     /// Whether the subcommand runs the modules' background services (observers on the bus, …); commands that only
     /// report (`status`, `config show`, `plugins list`) do not, so a broken plugin cannot stop them.
     var runsServices: Bool { get }
+    /// Whether a graceful shutdown (SIGINT, SIGTERM) cancels the command; `serve` shuts down by itself instead.
+    var cancelsOnShutdown: Bool { get }
     func run(_ context: SuiteContext) async throws
 }
 
@@ -47,6 +49,7 @@ protocol ModuleCommand {
 
 extension SuiteSubcommand {
     var runsServices: Bool { true }
+    var cancelsOnShutdown: Bool { true }
 
     mutating func run() async throws {
         do {
@@ -62,7 +65,9 @@ extension SuiteSubcommand {
             // The context runs the modules' services (observers get every bus event the command causes), then shuts
             // them down and closes every engine the command opened, also on SIGINT/SIGTERM.
             let command = self
-            try await context.run(withServices: runsServices) { try await command.run(context) }
+            try await context.run(withServices: runsServices, cancelOnShutdown: cancelsOnShutdown) {
+                try await command.run(context)
+            }
         } catch let error as DocumentsError {
             let text = DocsErrorText.cli(error)
             Output.error(text.message, hint: text.hint, json: globals.json)

@@ -1,0 +1,157 @@
+import Crypto
+public import Foundation
+import GRDB
+import SuiteCore
+
+/// The accounts `suite serve` knows: user ids with bearer tokens, stored hashed (SHA-256) in an SQLite file of their
+/// own. A token is shown once, when it is issued.
+///
+/// ```swift
+/// let accounts = try ServerAccounts(path: "server.sqlite")
+/// let token = try await accounts.add("ana")           // "suite_…", print it once
+/// let who = try await accounts.authenticate(token)     // Account(uid: "ana", isAdmin: false)
+/// ```
+public final class ServerAccounts: Sendable {
+    /// A user as the server sees a request's caller.
+    public struct Account: Sendable, Hashable, Codable {
+        /// The user id rules bind `{uid}` to.
+        public var uid: String
+        /// Whether the user may read and write everything.
+        public var isAdmin: Bool
+    }
+
+    /// A user in `list()`.
+    public struct Entry: Sendable, Hashable, Codable {
+        /// The user id.
+        public var uid: String
+        /// Whether the user is an admin.
+        public var isAdmin: Bool
+        /// When the user was added.
+        public var created: Date
+        /// Tokens that still work.
+        public var tokens: Int
+    }
+
+    private let pool: DatabasePool
+
+    /// Opens (or creates) the accounts file.
+    public init(path: String) throws {
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            pool = try DatabasePool(path: path, configuration: configuration)
+            var migrator = DatabaseMigrator()
+            migrator.registerMigration("v1") { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE users (uid TEXT PRIMARY KEY, admin INTEGER NOT NULL, created REAL NOT NULL);
+                        CREATE TABLE tokens (
+                            hash TEXT PRIMARY KEY, uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+                            created REAL NOT NULL);
+                        CREATE INDEX tokens_uid ON tokens(uid);
+                        """)
+            }
+            try migrator.migrate(pool)
+        } catch {
+            throw ServerError(
+                .unavailable, "cannot open the accounts file \(path): \(error)",
+                hint: "check that the data directory is writable")
+        }
+    }
+
+    /// Adds a user and returns its first token. Throws when the user exists (unless `newToken`: then a further
+    /// token is issued for it).
+    public func add(_ uid: String, admin: Bool = false, newTokenIfExists: Bool = false) async throws -> String {
+        try Self.check(uid)
+        let token = Self.newToken()
+        let hash = Self.hash(token)
+        let now = Date().timeIntervalSince1970
+        try await pool.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE uid = ?", arguments: [uid]) == true {
+                guard newTokenIfExists else {
+                    throw ServerError(
+                        .invalidRequest, "user \(uid) already exists",
+                        hint: "issue another token with `suite users token \(uid)`, or revoke it first")
+                }
+            } else {
+                try db.execute(sql: "INSERT INTO users VALUES (?, ?, ?)", arguments: [uid, admin, now])
+            }
+            try db.execute(sql: "INSERT INTO tokens VALUES (?, ?, ?)", arguments: [hash, uid, now])
+        }
+        return token
+    }
+
+    /// Issues another token for an existing user.
+    public func issueToken(for uid: String) async throws -> String {
+        let exists = try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE uid = ?", arguments: [uid]) == true
+        }
+        guard exists else {
+            throw ServerError(.notFound, "no user \(uid)", hint: "add it with `suite users add \(uid)`")
+        }
+        return try await add(uid, newTokenIfExists: true)
+    }
+
+    /// The account a token belongs to, or nil.
+    public func authenticate(_ token: String) async throws -> Account? {
+        let hash = Self.hash(token)
+        return try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT u.uid, u.admin FROM tokens t JOIN users u ON u.uid = t.uid WHERE t.hash = ?",
+                arguments: [hash]
+            ).map { Account(uid: $0[0], isAdmin: $0[1]) }
+        }
+    }
+
+    /// Every user, by id.
+    public func list() async throws -> [Entry] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT u.uid, u.admin, u.created, (SELECT count(*) FROM tokens t WHERE t.uid = u.uid)
+                    FROM users u ORDER BY u.uid
+                    """
+            ).map { Entry(uid: $0[0], isAdmin: $0[1], created: Date(timeIntervalSince1970: $0[2]), tokens: $0[3]) }
+        }
+    }
+
+    /// Removes a user and every token of it; its documents stay.
+    public func revoke(_ uid: String) async throws {
+        let removed = try await pool.write { db in
+            try db.execute(sql: "DELETE FROM tokens WHERE uid = ?", arguments: [uid])
+            try db.execute(sql: "DELETE FROM users WHERE uid = ?", arguments: [uid])
+            return db.changesCount
+        }
+        guard removed > 0 else {
+            throw ServerError(.notFound, "no user \(uid)", hint: "`suite users list` shows the users")
+        }
+    }
+
+    /// Closes the file.
+    public func close() throws { try pool.close() }
+
+    static func check(_ uid: String) throws {
+        let allowed = uid.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == "."
+        }
+        guard !uid.isEmpty, uid.count <= 128, allowed, uid != ".", uid != ".." else {
+            throw ServerError(
+                .invalidRequest, "'\(uid)' is not a user id",
+                hint: "use letters, digits, '-', '_' and '.', e.g. ana or team-lead")
+        }
+    }
+
+    static func newToken() -> String {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
+        let text = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return "suite_" + text
+    }
+
+    static func hash(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

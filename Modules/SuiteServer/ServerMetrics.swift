@@ -1,0 +1,81 @@
+import Synchronization
+
+/// What `/metrics` shows, in Prometheus' text format: requests by route and status, their latencies (a histogram),
+/// documents read and written.
+public final class ServerMetrics: Sendable {
+    struct Key: Hashable {
+        var method: String
+        var route: String
+        var status: Int
+    }
+
+    struct State {
+        var requests: [Key: Int] = [:]
+        var buckets: [String: [Int]] = [:]
+        var sums: [String: Double] = [:]
+        var counts: [String: Int] = [:]
+        var documentsRead = 0
+        var documentsWritten = 0
+    }
+
+    static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+    private let state = Mutex(State())
+
+    /// Creates empty metrics.
+    public init() {}
+
+    func record(method: String, route: String, status: Int, seconds: Double) {
+        state.withLock { state in
+            state.requests[Key(method: method, route: route, status: status), default: 0] += 1
+            var buckets = state.buckets[route] ?? [Int](repeating: 0, count: Self.bounds.count)
+            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { buckets[index] += 1 }
+            state.buckets[route] = buckets
+            state.sums[route, default: 0] += seconds
+            state.counts[route, default: 0] += 1
+        }
+    }
+
+    func documents(read: Int = 0, written: Int = 0) {
+        state.withLock {
+            $0.documentsRead += read
+            $0.documentsWritten += written
+        }
+    }
+
+    /// The metrics as Prometheus text.
+    public func render() -> String {
+        let state = state.withLock { $0 }
+        var lines = [
+            "# HELP suite_http_requests_total HTTP requests answered, by method, route and status.",
+            "# TYPE suite_http_requests_total counter",
+        ]
+        for (key, count) in state.requests.sorted(by: {
+            ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
+        }) {
+            lines.append(
+                "suite_http_requests_total{method=\"\(key.method)\",route=\"\(key.route)\",status=\"\(key.status)\"} \(count)"
+            )
+        }
+        lines.append("# HELP suite_http_request_duration_seconds Time to answer a request, by route.")
+        lines.append("# TYPE suite_http_request_duration_seconds histogram")
+        for route in state.buckets.keys.sorted() {
+            let buckets = state.buckets[route] ?? []
+            for (index, bound) in Self.bounds.enumerated() {
+                lines.append(
+                    "suite_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(buckets[index])")
+            }
+            let count = state.counts[route] ?? 0
+            lines.append("suite_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(count)")
+            lines.append("suite_http_request_duration_seconds_sum{route=\"\(route)\"} \(state.sums[route] ?? 0)")
+            lines.append("suite_http_request_duration_seconds_count{route=\"\(route)\"} \(count)")
+        }
+        lines.append("# HELP suite_documents_read_total Documents read through the API.")
+        lines.append("# TYPE suite_documents_read_total counter")
+        lines.append("suite_documents_read_total \(state.documentsRead)")
+        lines.append(
+            "# HELP suite_documents_written_total Documents written (set, updated or deleted) through the API.")
+        lines.append("# TYPE suite_documents_written_total counter")
+        lines.append("suite_documents_written_total \(state.documentsWritten)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,235 @@
+public import Documents
+import Foundation
+public import Hummingbird
+public import Logging
+import NIOCore
+import SuiteCore
+
+/// The HTTP server behind `suite serve`: the Documents API as JSON over HTTP (docs/api.md, `/openapi.json`), bearer
+/// tokens from ``ServerAccounts``, ``AccessRules`` on every path, `/healthz` and `/metrics`.
+///
+/// ```swift
+/// let server = SuiteServer(store: store, accounts: try ServerAccounts(path: "server.sqlite"), rules: .standard)
+/// try await server.run { port in print("listening on \(port)") }   // until the task's graceful shutdown
+/// ```
+public struct SuiteServer: Sendable {
+    /// Where and how the server listens.
+    public struct Configuration: Sendable {
+        /// The address to bind (loopback by default).
+        public var host: String
+        /// The port; 0 picks a free one.
+        public var port: Int
+        /// The largest request body accepted; larger ones get 413.
+        public var maximumBodyBytes: Int
+
+        /// Creates a configuration.
+        public init(host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 1 << 20) {
+            self.host = host
+            self.port = port
+            self.maximumBodyBytes = maximumBodyBytes
+        }
+    }
+
+    /// The store documents are served from.
+    public let store: DocumentStore
+    /// Who may call.
+    public let accounts: ServerAccounts
+    /// What each caller may read and write.
+    public let rules: AccessRules
+    /// Counters behind `/metrics`.
+    public let metrics: ServerMetrics
+    /// Address, port, limits.
+    public let configuration: Configuration
+    let logger: Logger
+
+    /// Creates a server.
+    public init(
+        store: DocumentStore, accounts: ServerAccounts, rules: AccessRules = .standard,
+        configuration: Configuration = Configuration(), metrics: ServerMetrics = ServerMetrics(),
+        logger: Logger = Logger(label: "suite.server")
+    ) {
+        self.store = store
+        self.accounts = accounts
+        self.rules = rules
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Serves until the surrounding service group shuts down gracefully (in-flight requests finish) or the task is
+    /// cancelled. `onRunning` gets the bound port once the server listens.
+    public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let app = Application(
+            router: router(),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "suite"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        do {
+            try await app.run()
+        } catch let error as IOError {
+            throw ServerError(
+                .unavailable, "cannot listen on \(configuration.host):\(configuration.port): \(error)",
+                hint: "the port may be in use; pick another with --port", underlying: error)
+        }
+    }
+
+    /// The routes.
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("/healthz") { request, context in
+            try await handle("/healthz", request) { _ in (200, .object(["status": .string("ok")])) }
+        }
+        router.get("/metrics") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4"
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
+        }
+        router.get("/openapi.json") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
+        router.get("/v1/docs/**") { request, context in
+            try await handle("/v1/docs", request, context) { account, path, _ in try await get(account, path) }
+        }
+        router.put("/v1/docs/**") { request, context in
+            try await handle("/v1/docs", request, context) { account, path, body in
+                try await write(account, path, op: "set", body: body)
+            }
+        }
+        router.patch("/v1/docs/**") { request, context in
+            try await handle("/v1/docs", request, context) { account, path, body in
+                try await write(account, path, op: "update", body: body)
+            }
+        }
+        router.delete("/v1/docs/**") { request, context in
+            try await handle("/v1/docs", request, context) { account, path, body in
+                try await write(account, path, op: "delete", body: body)
+            }
+        }
+        router.post("/v1/query") { request, context in
+            try await handle("/v1/query", request) { request in
+                let (account, body) = try await authenticated(request)
+                return try await query(account, body ?? .object([:]))
+            }
+        }
+        router.post("/v1/commit") { request, context in
+            try await handle("/v1/commit", request) { request in
+                let (account, body) = try await authenticated(request)
+                return try await commit(account, body ?? .null)
+            }
+        }
+        return router
+    }
+
+    // MARK: Plumbing
+
+    /// Answers a route: the body's JSON and status, or the error's; records metrics.
+    func handle(
+        _ route: String, _ request: Request, _ body: (Request) async throws -> (Int, JSONValue)
+    ) async throws -> Response {
+        let start = ContinuousClock.now
+        var status = 500
+        var json: JSONValue
+        do {
+            (status, json) = try await body(request)
+        } catch {
+            let failure = Self.serverError(error)
+            if failure.code == .internalError { logger.error("\(request.method) \(request.uri.path): \(error)") }
+            status = failure.code.status
+            json = failure.json
+        }
+        let elapsed = start.duration(to: .now)
+        metrics.record(
+            method: request.method.rawValue, route: route, status: status,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(
+            status: .init(code: status), headers: headers,
+            body: .init(byteBuffer: ByteBuffer(string: json.jsonString + "\n")))
+    }
+
+    /// A document route: the caller, the document path from the URL, the body's JSON.
+    func handle(
+        _ route: String, _ request: Request, _ context: BasicRequestContext,
+        _ body: (ServerAccounts.Account, String, JSONValue?) async throws -> (Int, JSONValue)
+    ) async throws -> Response {
+        try await handle(route, request) { request in
+            let (account, json) = try await authenticated(request)
+            let path = context.parameters.getCatchAll().joined(separator: "/")
+            guard !path.isEmpty else {
+                throw ServerError(.invalidRequest, "no document path", hint: "e.g. /v1/docs/users/ana")
+            }
+            return try await body(account, path, json)
+        }
+    }
+
+    /// The caller (from `Authorization: Bearer …`) and the body as JSON (nil when empty).
+    func authenticated(_ request: Request) async throws -> (ServerAccounts.Account, JSONValue?) {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            throw ServerError(
+                .unauthenticated, "no bearer token",
+                hint: "send Authorization: Bearer TOKEN (issue one with `suite users add UID`)")
+        }
+        let token = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+        guard let account = try await accounts.authenticate(token) else {
+            throw ServerError(.unauthenticated, "the token is not valid", hint: "it may have been revoked")
+        }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > configuration.maximumBodyBytes {
+            throw tooLarge()
+        }
+        var request = request
+        let buffer: ByteBuffer
+        do { buffer = try await request.collectBody(upTo: configuration.maximumBodyBytes) } catch let error
+            as HTTPError where error.status == .contentTooLarge
+        {
+            throw tooLarge()
+        }
+        guard buffer.readableBytes > 0 else { return (account, nil) }
+        do {
+            return (account, try JSONValue(parsing: String(decoding: buffer.readableBytesView, as: UTF8.self)))
+        } catch let error as SuiteError {
+            throw ServerError(.invalidRequest, "the body is not valid JSON: \(error.message)", hint: error.hint)
+        }
+    }
+
+    func tooLarge() -> ServerError {
+        ServerError(
+            .tooLarge, "the body is over \(configuration.maximumBodyBytes) bytes",
+            hint: "split the writes into several commits")
+    }
+
+    func require(_ account: ServerAccounts.Account, write: Bool, _ path: String) throws {
+        guard rules.allows(account, write: write, path: path) else {
+            throw ServerError(
+                .forbidden, "\(account.uid) may not \(write ? "write" : "read") \(path)",
+                hint: "the rules allow users their own users/{uid}/** and workInfo/{uid}/**")
+        }
+    }
+
+    /// Maps any error to what the caller sees.
+    static func serverError(_ error: any Error) -> ServerError {
+        switch error {
+        case let error as ServerError: return error
+        case let error as DocumentsError:
+            let code: ServerError.Code =
+                switch error.code {
+                case .invalidPath, .invalidField, .invalidValue, .invalidQuery, .missingIndex, .limitExceeded:
+                    .invalidRequest
+                case .notFound: .notFound
+                case .preconditionFailed, .transactionAborted: .conflict
+                case .storage, .corrupted: .unavailable
+                default: .internalError
+                }
+            return ServerError(code, error.message, hint: error.hint, underlying: error)
+        case let error as SuiteError:
+            return ServerError(.invalidRequest, error.message, hint: error.hint, underlying: error)
+        default:
+            return ServerError(.internalError, "\(error)", underlying: error)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import ArgumentParser
+import Foundation
+import SuiteCore
+import SuiteHost
+import SuiteServer
+
+/// `suite serve`: the Documents API over HTTP on the embedded default (or the configured engine).
+struct ServeCommand: SuiteSubcommand, ModuleCommand {
+    static var module: any SuiteModule { ServerModule() }
+
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the documents over HTTP (JSON API, bearer tokens, rules) until SIGINT or SIGTERM.",
+        discussion: """
+            The API is in docs/api.md and at /openapi.json; /healthz and /metrics (Prometheus) need no token. Add \
+            users with `suite users add UID` (prints a token once). A user reads and writes users/{uid}/** and \
+            workInfo/{uid}/** unless server.rules say otherwise. SIGINT/SIGTERM finish the requests in flight, then \
+            close the store.
+            """)
+
+    @Option(help: ArgumentHelp("The address to bind (default 127.0.0.1).", valueName: "address")) var host: String?
+    @Option(help: ArgumentHelp("The port (default 8080; 0 picks a free one).", valueName: "port")) var port: Int?
+    @Option(
+        help: ArgumentHelp(
+            "Issue a fresh token for this user (created if missing) and print it with a curl line to try.",
+            valueName: "uid"))
+    var devUser: String?
+    @OptionGroup var globals: GlobalOptions
+    var runsServices: Bool { true }
+    var cancelsOnShutdown: Bool { false }
+
+    func validate() throws {
+        if let port, !(0...65_535).contains(port) {
+            throw ValidationError("--port must be from 0 to 65535, not \(port)")
+        }
+    }
+
+    func run(_ context: SuiteContext) async throws {
+        var settings = try ServerModule().settings(
+            context.configuration.section("server"), configurationFile: context.configuration.file)
+        if let host { settings.configuration.host = host }
+        if let port { settings.configuration.port = port }
+        let accounts = try await context.serverAccounts()
+        let store = try await context.documentStore()
+        let token: String? =
+            if let devUser { try await accounts.add(devUser, newTokenIfExists: true) } else { nil }
+        let server = SuiteServer(
+            store: store, accounts: accounts, rules: settings.rules, configuration: settings.configuration,
+            logger: context.logger)
+        let host = settings.configuration.host
+        let json = globals.json
+        try await server.run { port in
+            let url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
+            if json {
+                var object: [String: JSONValue] = ["url": .string(url), "port": .int(Int64(port))]
+                if let token, let devUser { object["user"] = .string(devUser); object["token"] = .string(token) }
+                Output.print(JSONValue.object(object).jsonString)
+            } else {
+                Output.print("suite serve: listening on \(url) (API: \(url)/openapi.json; stop with Ctrl-C)")
+                if let token, let devUser {
+                    Output.print("token for \(devUser): \(token)")
+                    Output.print(
+                        "try: curl -s -X PUT -H 'Authorization: Bearer \(token)' -d '{\"data\":{\"points\":10}}' "
+                            + "\(url)/v1/docs/users/\(devUser)")
+                }
+            }
+            Output.flush()
+        }
+        if !json { Output.print("suite serve: stopped") }
+    }
+}
+
+/// `suite users …`: the accounts of `suite serve`.
+struct UsersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "Add, list and revoke the users of `suite serve` (bearer tokens, stored hashed).",
+        subcommands: [Add.self, List.self, Token.self, Revoke.self])
+
+    struct Add: SuiteSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Add a user and print its token (shown once).")
+        @Argument(help: "The user id (letters, digits, '-', '_', '.').") var uid: String
+        @Flag(help: "The user may read and write everything.") var admin = false
+        @OptionGroup var globals: GlobalOptions
+        var runsServices: Bool { false }
+
+        func run(_ context: SuiteContext) async throws {
+            let token = try await context.serverAccounts().add(uid, admin: admin)
+            if globals.json {
+                Output.print(JSONValue.object(["uid": .string(uid), "token": .string(token)]).jsonString)
+            } else {
+                Output.print("added \(uid)\(admin ? " (admin)" : ""); its token (shown once): \(token)")
+            }
+        }
+    }
+
+    struct Token: SuiteSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "token", abstract: "Issue another token for a user (the others keep working).")
+        @Argument(help: "The user id.") var uid: String
+        @OptionGroup var globals: GlobalOptions
+        var runsServices: Bool { false }
+
+        func run(_ context: SuiteContext) async throws {
+            let token = try await context.serverAccounts().issueToken(for: uid)
+            if globals.json {
+                Output.print(JSONValue.object(["uid": .string(uid), "token": .string(token)]).jsonString)
+            } else {
+                Output.print("new token for \(uid) (shown once): \(token)")
+            }
+        }
+    }
+
+    struct List: SuiteSubcommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Every user.")
+        @OptionGroup var globals: GlobalOptions
+        var runsServices: Bool { false }
+
+        func run(_ context: SuiteContext) async throws {
+            let users = try await context.serverAccounts().list()
+            if globals.json {
+                Output.json(
+                    .array(
+                        users.map {
+                            .object([
+                                "uid": .string($0.uid), "admin": .bool($0.isAdmin), "tokens": .int(Int64($0.tokens)),
+                                "created": .string(ISO8601DateFormatter().string(from: $0.created)),
+                            ])
+                        }))
+                return
+            }
+            guard !users.isEmpty else {
+                Output.print("no users yet: add one with `suite users add UID`")
+                return
+            }
+            var table = TextTable(["USER", "ADMIN", "TOKENS", "CREATED"])
+            for user in users {
+                table.append([
+                    user.uid, user.isAdmin ? "yes" : "", "\(user.tokens)",
+                    ISO8601DateFormatter().string(from: user.created),
+                ])
+            }
+            Output.print(table.render())
+        }
+    }
+
+    struct Revoke: SuiteSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revoke", abstract: "Remove a user and all its tokens (its documents stay).")
+        @Argument(help: "The user id.") var uid: String
+        @OptionGroup var globals: GlobalOptions
+        var runsServices: Bool { false }
+
+        func run(_ context: SuiteContext) async throws {
+            try await context.serverAccounts().revoke(uid)
+            if globals.json {
+                Output.print(JSONValue.object(["revoked": .string(uid)]).jsonString)
+            } else {
+                Output.print("revoked \(uid)")
+            }
+        }
+    }
+}

@@ -25,13 +25,12 @@ plugins: deps ## Build the runtime plugins (.so) that suite loads
 test: build lint ## Everything CI runs: build, plugins, lint, all tests
 	SUITE_BIN_DIR=$(BIN_DIR) $(SWIFT) test --disable-xctest
 
-run: build ## Build everything, then show `suite status` on the embedded defaults
+run: build ## Build everything, then serve the documents on http://127.0.0.1:8080 (embedded default; Ctrl-C stops)
 	@$(BIN_DIR)/suite status
 	@echo
-	@echo "Next: ./suite docs set users/u1 '{\"name\":\"Ana\",\"points\":10}'   (./suite runs the built binary)"
-	@echo "      ./suite docs query users --where 'points >= 10'    ./suite --help"
-	@echo "      ./suite cache get URL   (twice: a miss, then a hit)    ./suite cache stats"
-	@echo "      make install PREFIX=~/.local   puts suite in ~/.local/bin and its plugins in ~/.local/lib/suite"
+	@echo "Starting suite serve with a fresh token for user 'local' (./suite --help lists every command; make install"
+	@echo "puts suite in ~/.local/bin). Other terminal: ./suite docs get users/local   ./suite work start   ./suite users list"
+	@$(BIN_DIR)/suite serve --dev-user local $(SERVE_ARGS)
 
 install: build ## Install suite into $(PREFIX)/bin and its plugins into $(PREFIX)/lib/suite (PREFIX=~/.local)
 	@mkdir -p $(PREFIX)/bin $(PREFIX)/lib/suite

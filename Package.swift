@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "StorageAccounting", targets: ["StorageAccounting"]),
         .library(name: "WorkTracking", targets: ["WorkTracking"]),
         .library(name: "SuiteServer", targets: ["SuiteServer"]),
+        .library(name: "Sync", targets: ["Sync"]),
         .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
@@ -101,7 +102,10 @@ let package = Package(
             name: "WorkTracking", dependencies: ["Documents", "SuiteCore"], path: "Modules/WorkTracking",
             exclude: ["README.md"]),
         .target(
-            name: "SuiteServer", dependencies: ["Documents", "SuiteCore", hummingbird, grdb, crypto, logging],
+            name: "Sync", dependencies: ["Documents", "SuiteCore", asyncHTTPClient, logging], path: "Modules/Sync",
+            exclude: ["README.md"]),
+        .target(
+            name: "SuiteServer", dependencies: ["Documents", "Sync", "SuiteCore", hummingbird, grdb, crypto, logging],
             path: "Modules/SuiteServer", exclude: ["README.md"]),
         // The in-memory engine for the tests of code that logs analytics.
         .target(name: "AnalyticsTestSupport", dependencies: ["Analytics"], path: "Modules/AnalyticsTestSupport"),
@@ -115,7 +119,7 @@ let package = Package(
             name: "SuiteHost",
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
-                "Analytics", "AnalyticsPluginSupport", "StorageAccounting", "WorkTracking", "SuiteServer",
+                "Analytics", "AnalyticsPluginSupport", "StorageAccounting", "WorkTracking", "SuiteServer", "Sync",
                 yams,
                 logging, serviceLifecycle, unixSignals,
             ],
@@ -205,6 +209,9 @@ let package = Package(
         .testTarget(
             name: "StorageAccountingTests", dependencies: ["StorageAccounting", "SuiteCore", "SuiteTestSupport", grdb],
             path: "Tests/StorageAccountingTests"),
+        .testTarget(
+            name: "SyncTests", dependencies: ["Sync", "Documents", "SuiteCore", "SuiteTestSupport"],
+            path: "Tests/SyncTests"),
         .testTarget(
             name: "WorkTrackingTests", dependencies: ["WorkTracking", "Documents", "SuiteCore", "SuiteTestSupport"],
             path: "Tests/WorkTrackingTests"),

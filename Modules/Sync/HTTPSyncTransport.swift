@@ -1,0 +1,99 @@
+public import AsyncHTTPClient
+public import Foundation
+import NIOCore
+import NIOHTTP1
+public import SuiteCore
+
+/// Sync with `suite serve` over HTTP: `POST /v1/sync/push`, `GET /v1/sync/changes`, `GET /v1/docs/{path}`, with a
+/// bearer token. A refused connection or a timeout is ``SyncError/Code/offline`` (the outbox keeps the writes).
+public final class HTTPSyncTransport: SyncTransport {
+    /// The server, e.g. `http://127.0.0.1:8080`.
+    public let baseURL: String
+    private let token: String
+    private let client: HTTPClient
+    private let timeout: Duration
+
+    /// A transport on a client of its own; call ``shutdown()`` when done.
+    public init(baseURL: String, token: String, timeout: Duration = .seconds(40)) throws {
+        guard let url = URL(string: baseURL), let scheme = url.scheme, ["http", "https"].contains(scheme),
+            url.host != nil
+        else {
+            throw SyncError(.invalidInput, "'\(baseURL)' is not an http(s) URL", hint: "e.g. http://127.0.0.1:8080")
+        }
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.token = token
+        self.timeout = timeout
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .seconds(3)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Closes the client's connections.
+    public func shutdown() async throws { try await client.shutdown() }
+
+    public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+        try await call("POST", "/v1/sync/push", body: try JSONEncoder().encode(request), as: SyncPushResponse.self)
+    }
+
+    public func changes(since: Int64, wait: Duration, limit: Int) async throws -> SyncChangesResponse {
+        let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
+        return try await call(
+            "GET", "/v1/sync/changes?since=\(since)&wait=\(seconds)&limit=\(limit)", body: nil,
+            as: SyncChangesResponse.self)
+    }
+
+    public func document(_ path: String) async throws -> JSONValue? {
+        let encoded = path.split(separator: "/").map {
+            $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? String($0)
+        }.joined(separator: "/")
+        do {
+            let json = try await call("GET", "/v1/docs/" + encoded, body: nil, as: JSONValue.self)
+            return json["data"].flatMap { $0 == .null ? nil : $0 }
+        } catch let error as SyncError where error.message.hasPrefix("404") {
+            return nil
+        }
+    }
+
+    private func call<T: Decodable>(_ method: String, _ path: String, body: Data?, as type: T.Type) async throws -> T {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = .init(rawValue: method)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: [UInt8](body)))
+        }
+        let response: HTTPClientResponse
+        var bytes: ByteBuffer
+        do {
+            response = try await client.execute(request, timeout: TimeAmount(timeout))
+            bytes = try await response.body.collect(upTo: 64 << 20)
+        } catch {
+            throw SyncError(
+                .offline, "cannot reach \(baseURL): \(error)", hint: "the writes stay in the outbox until it answers",
+                underlying: error)
+        }
+        let data = Data(bytes.readableBytesView)
+        bytes.clear()
+        switch response.status.code {
+        case 200..<300:
+            do { return try JSONDecoder().decode(T.self, from: data) } catch {
+                throw SyncError(.protocolError, "\(method) \(path): the answer does not decode: \(error)")
+            }
+        case 401, 403:
+            throw SyncError(
+                .unauthorized, "\(response.status.code) from \(baseURL): \(Self.message(data))",
+                hint: "check the token (suite users token UID on the server)")
+        case 410:
+            throw SyncError(.resyncRequired, Self.message(data), hint: "start the replica over")
+        case 502, 503, 504:
+            throw SyncError(.offline, "\(response.status.code) from \(baseURL): \(Self.message(data))")
+        default:
+            throw SyncError(.protocolError, "\(response.status.code) \(method) \(path): \(Self.message(data))")
+        }
+    }
+
+    private static func message(_ data: Data) -> String {
+        let json = try? JSONValue(parsing: String(decoding: data, as: UTF8.self))
+        return json?["error"]?["message"]?.stringValue ?? String(decoding: data.prefix(200), as: UTF8.self)
+    }
+}

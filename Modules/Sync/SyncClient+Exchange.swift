@@ -1,0 +1,129 @@
+import Documents
+import Foundation
+import SuiteCore
+import Synchronization
+
+/// A mutation in the outbox: its document there and what it writes.
+struct PendingMutation: Sendable {
+    var outboxPath: String
+    var mutation: SyncMutation
+}
+
+extension SyncClient {
+    /// The outbox in order (the oldest first).
+    func pendingMutations(limit: Int?) async throws -> [PendingMutation] {
+        try await local {
+            var query = try store.collection(Self.outboxPath).query.order(by: "order")
+            if let limit { query = query.limit(limit) }
+            return try await query.getDocuments().documents.map { snapshot in
+                guard let id = try snapshot.get("id", as: String.self),
+                    let text = try snapshot.get("writes", as: String.self),
+                    let writes = try JSONValue(parsing: text).arrayValue
+                else {
+                    throw SyncError(
+                        .storage, "\(snapshot.path) is not an outbox entry", hint: "delete it with suite docs")
+                }
+                return PendingMutation(outboxPath: snapshot.path.string, mutation: SyncMutation(id: id, writes: writes))
+            }
+        }
+    }
+
+    /// Sends the outbox until it is empty. Applied and duplicate mutations leave the outbox; a rejected one leaves it
+    /// too, its documents are set back to the server's version (with the writes still pending re-applied) and a
+    /// `sync.conflict` event says why. Returns the mutations the server acknowledged.
+    @discardableResult
+    public func push() async throws -> Int {
+        await gate.lock()
+        defer { gate.unlock() }
+        var acknowledged = 0
+        while true {
+            let batch = try await pendingMutations(limit: Self.pushBatch)
+            guard !batch.isEmpty else { break }
+            let response = try await transport.push(
+                SyncPushRequest(client: clientID, mutations: batch.map(\.mutation)))
+            guard response.results.map(\.id) == batch.map(\.mutation.id) else {
+                throw SyncError(.protocolError, "the server answered a push with other mutations than were sent")
+            }
+            var writes: [JSONValue] = batch.map { .object(["op": "delete", "path": .string($0.outboxPath)]) }
+            var conflicts: [SyncConflictEvent.Payload] = []
+            var restore: Set<String> = []
+            for (entry, result) in zip(batch, response.results) {
+                if result.status == .rejected {
+                    let paths = entry.mutation.writes.compactMap { $0["path"]?.stringValue }
+                    restore.formUnion(paths)
+                    conflicts.append(
+                        .init(mutation: entry.mutation.id, paths: paths, reason: result.message ?? "rejected"))
+                } else {
+                    acknowledged += 1
+                }
+            }
+            if !restore.isEmpty {
+                var server: [String: JSONValue?] = [:]
+                for path in restore.sorted() { server[path] = .some(try await transport.document(path)) }
+                let sent = Set(batch.map(\.outboxPath))
+                let remaining = try await pendingMutations(limit: nil).filter { !sent.contains($0.outboxPath) }
+                writes += Self.rebased(server: server, pending: remaining)
+            }
+            _ = try await local { try await store.batch(json: .array(writes)).commit() }
+            state.withLock { $0.pending = max(0, $0.pending - batch.count) }
+            for conflict in conflicts { events?.publish(SyncConflictEvent(payload: conflict)) }
+        }
+        return acknowledged
+    }
+
+    /// Follows the change feed from the checkpoint: each page's documents are written locally with the writes still
+    /// pending on them re-applied, and the new checkpoint, in one local commit. Returns the changes applied.
+    @discardableResult
+    public func pull(wait: Duration = .zero) async throws -> Int {
+        await gate.lock()
+        defer { gate.unlock() }
+        var pulled = 0
+        while true {
+            let checkpoint = status.checkpoint
+            let page = try await transport.changes(since: checkpoint, wait: pulled == 0 ? wait : .zero, limit: 200)
+            guard page.sequence > checkpoint || !page.changes.isEmpty else { break }
+            var server: [String: JSONValue?] = [:]
+            for change in page.changes { server[change.path] = .some(change.data) }
+            let pending = try await pendingMutations(limit: nil)
+            var writes = Self.rebased(server: server, pending: pending)
+            writes.append(
+                .object([
+                    "op": "update", "path": .string(Self.statePath),
+                    "data": .object(["checkpoint": .int(page.sequence)]),
+                ]))
+            _ = try await local { try await store.batch(json: .array(writes)).commit() }
+            state.withLock { $0.checkpoint = page.sequence }
+            pulled += page.changes.count
+            if !page.more { break }
+        }
+        return pulled
+    }
+
+    /// The server's documents (`nil`: deleted), then the pending writes on those paths again, in order, without their
+    /// preconditions (the server checks them); an update of a document that does not exist then is left out (the
+    /// server will reject it, and the rejection restores the document).
+    static func rebased(server: [String: JSONValue?], pending: [PendingMutation]) -> [JSONValue] {
+        var writes: [JSONValue] = []
+        var exists: [String: Bool] = [:]
+        for (path, data) in server.sorted(by: { $0.key < $1.key }) {
+            if let data {
+                writes.append(.object(["op": "set", "path": .string(path), "data": data]))
+            } else {
+                writes.append(.object(["op": "delete", "path": .string(path)]))
+            }
+            exists[path] = data != nil
+        }
+        for entry in pending {
+            for write in entry.mutation.writes {
+                guard var object = write.objectValue, let path = object["path"]?.stringValue, let known = exists[path]
+                else { continue }
+                let op = object["op"]?.stringValue ?? ""
+                if op == "update", !known { continue }
+                object["precondition"] = nil
+                writes.append(.object(object))
+                exists[path] = op != "delete"
+            }
+        }
+        return writes
+    }
+}

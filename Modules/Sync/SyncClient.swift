@@ -1,0 +1,161 @@
+public import Documents
+import Foundation
+public import SuiteCore
+import Synchronization
+
+/// A local Documents store as an offline-first replica of `suite serve`.
+///
+/// ``write(_:)`` applies writes to the local store at once and, in the same local commit, records them in a persisted
+/// outbox as one mutation with a unique id. ``push()`` sends the outbox (the server applies each mutation once, by id;
+/// transforms stay transforms, so offline increments add up); ``pull()`` follows the server's change feed from a
+/// persisted checkpoint and writes the server's documents locally, re-applying the writes still pending on top
+/// (server-authoritative rebase). The outbox and the checkpoint live in the replica's own store (`_sync/state` and
+/// its `outbox`), so both survive a crash with the data they describe.
+///
+/// ```swift
+/// let replica = DocumentStore(engine: try SQLiteDocumentEngine(path: "replica.sqlite"), bus: bus)
+/// let sync = try await SyncClient(
+///     store: replica, transport: try HTTPSyncTransport(baseURL: "http://127.0.0.1:8080", token: token))
+/// try await sync.write([["op": "update", "path": "users/ana", "transforms": ["points": ["increment": 1]]]])
+/// try await sync.sync()   // push, then pull; offline: throws SyncError(.offline) and keeps the outbox
+/// ```
+public final class SyncClient: Sendable {
+    /// The replica.
+    public let store: DocumentStore
+    /// How the server is reached.
+    public let transport: any SyncTransport
+    /// This replica's id, made once and kept in its store.
+    public let clientID: String
+    let events: EventPublisher?
+    let gate = AsyncGate()
+    let lastOrder = Mutex<Int64>(0)
+    let state = Mutex(SyncStatus(pending: 0, checkpoint: 0, lastSync: nil, lastError: nil, offline: false))
+    /// Mutations pushed per request.
+    public static let pushBatch = 100
+
+    static let statePath = "_sync/state"
+    static let outboxPath = "_sync/state/outbox"
+
+    /// Opens the replica's sync state (creating its client id the first time).
+    public init(store: DocumentStore, transport: any SyncTransport) async throws {
+        self.store = store
+        self.transport = transport
+        events = store.bus?.publisher(source: "sync")
+        let reference = try store.document(Self.statePath)
+        let snapshot = try await reference.getDocument()
+        if let id = try snapshot.get("client", as: String.self) {
+            clientID = id
+        } else {
+            let id = "c" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            try await reference.setData(["client": .string(id), "checkpoint": 0], merge: true)
+            clientID = id
+        }
+        let checkpoint = try snapshot.get("checkpoint", as: Int64.self) ?? 0
+        let pending = try await pendingMutations(limit: nil).count
+        state.withLock {
+            $0.checkpoint = checkpoint
+            $0.pending = pending
+        }
+    }
+
+    /// The replica's status as of the last operation.
+    public var status: SyncStatus { state.withLock { $0 } }
+
+    // MARK: Local writes
+
+    /// Applies `writes` (the JSON of a commit: `{"op": "set" | "update" | "delete", "path", "data", "merge",
+    /// "transforms", "precondition": {"exists": …}}`) to the replica at once and queues them as one mutation.
+    /// `add` becomes `set` on a new id (the same id on the server). Returns the documents as written locally.
+    @discardableResult
+    public func write(_ writes: [JSONValue]) async throws -> [DocumentSnapshot] {
+        guard !writes.isEmpty else { throw SyncError(.invalidInput, "nothing to write") }
+        var prepared: [JSONValue] = []
+        for (index, write) in writes.enumerated() {
+            guard var object = write.objectValue, let op = object["op"]?.stringValue,
+                let path = object["path"]?.stringValue
+            else {
+                throw SyncError(.invalidInput, "write #\(index + 1) needs an op and a path")
+            }
+            guard !path.hasPrefix(SyncHost.reservedRoot + "/") else {
+                throw SyncError(.invalidInput, "\(path) is reserved for sync's own state")
+            }
+            if object["precondition"]?["version"] != nil {
+                throw SyncError(
+                    .invalidInput, "write #\(index + 1): version preconditions do not carry across replicas",
+                    hint: "use {\"exists\": true|false}, or a transaction on the server")
+            }
+            if op == "add" {
+                object["op"] = "set"
+                object["path"] = .string(path + "/" + AutoID.generate())
+            }
+            prepared.append(.object(object))
+        }
+        let id = "m" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let outbox: JSONValue = .object([
+            "op": "set", "path": .string("\(Self.outboxPath)/\(id)"),
+            "data": .object([
+                "id": .string(id), "order": .int(nextOrder()), "writes": .string(JSONValue.array(prepared).jsonString),
+            ]),
+        ])
+        let snapshots = try await local { try await store.batch(json: .array(prepared + [outbox])).commit() }
+        state.withLock { $0.pending += 1 }
+        return Array(snapshots.dropLast())
+    }
+
+    /// The paths the outbox still has writes for (the documents whose local state the server has not acknowledged:
+    /// Firestore's `hasPendingWrites`).
+    public func pendingPaths() async throws -> Set<String> {
+        Set(
+            try await pendingMutations(limit: nil).flatMap { $0.mutation.writes.compactMap { $0["path"]?.stringValue } }
+        )
+    }
+
+    /// Whether the document at `path` has writes the server has not acknowledged.
+    public func hasPendingWrites(_ path: String) async throws -> Bool { try await pendingPaths().contains(path) }
+
+    // MARK: Sync
+
+    /// Pushes the whole outbox, then pulls every change; publishes `sync.status`. Offline, throws
+    /// ``SyncError/Code/offline`` and keeps everything for the next attempt.
+    @discardableResult
+    public func sync(wait: Duration = .zero) async throws -> (pushed: Int, pulled: Int) {
+        do {
+            let pushed = try await push()
+            let pulled = try await pull(wait: wait)
+            state.withLock {
+                $0.lastSync = Date()
+                $0.lastError = nil
+                $0.offline = false
+            }
+            publishStatus()
+            return (pushed, pulled)
+        } catch {
+            state.withLock {
+                $0.lastError = (error as? any SuiteDescribedError)?.message ?? "\(error)"
+                $0.offline = (error as? SyncError)?.code == .offline
+            }
+            publishStatus()
+            throw error
+        }
+    }
+
+    func publishStatus() { events?.publish(SyncStatusEvent(payload: status)) }
+
+    /// Runs store work, turning its errors into ``SyncError``.
+    func local<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as SyncError { throw error } catch {
+            throw SyncError(
+                .storage, "the replica's store failed: \((error as? any SuiteDescribedError)?.message ?? "\(error)")",
+                hint: (error as? any SuiteDescribedError)?.hint, underlying: error)
+        }
+    }
+
+    /// A strictly increasing order for outbox entries (microseconds, bumped past the last one).
+    func nextOrder() -> Int64 {
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        return lastOrder.withLock { last in
+            last = max(now, last + 1)
+            return last
+        }
+    }
+}

@@ -1,0 +1,45 @@
+public import Foundation
+public import SuiteCore
+
+/// `sync.status`: after every sync attempt — what is pending, when the last sync succeeded, the last error.
+public struct SyncStatusEvent: BusEvent {
+    public var name: String { "sync.status" }
+    public var payload: SyncStatus
+
+    /// Creates the event.
+    public init(payload: SyncStatus) { self.payload = payload }
+}
+
+/// Where a replica stands.
+public struct SyncStatus: Sendable, Hashable, Codable {
+    /// Mutations in the outbox, not yet acknowledged by the server.
+    public var pending: Int
+    /// The server's sequence this replica has pulled through.
+    public var checkpoint: Int64
+    /// When a sync last succeeded.
+    public var lastSync: Date?
+    /// The last failure's message, nil after a success.
+    public var lastError: String?
+    /// Whether the last attempt could not reach the server.
+    public var offline: Bool
+}
+
+/// `sync.conflict`: a local write was overridden — the server rejected the mutation (a rule, a failed precondition,
+/// a bad value), so the replica now holds the server's version of its documents.
+public struct SyncConflictEvent: BusEvent {
+    public var name: String { "sync.conflict" }
+    public var payload: Payload
+
+    /// What was overridden.
+    public struct Payload: Codable, Sendable, Hashable {
+        /// The mutation's id.
+        public var mutation: String
+        /// The documents it wrote.
+        public var paths: [String]
+        /// Why the server refused it.
+        public var reason: String
+    }
+
+    /// Creates the event.
+    public init(payload: Payload) { self.payload = payload }
+}

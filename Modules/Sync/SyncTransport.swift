@@ -1,0 +1,51 @@
+import Documents
+public import SuiteCore
+import Synchronization
+
+/// How a replica reaches the server: push mutations, read the change feed, read one document. Built in:
+/// ``HTTPSyncTransport`` (to `suite serve`) and ``InProcessSyncTransport`` (a ``SyncHost`` in the same process, for
+/// tests, with an off switch).
+public protocol SyncTransport: Sendable {
+    /// Sends mutations; throws ``SyncError/Code/offline`` when the server cannot be reached.
+    func push(_ request: SyncPushRequest) async throws -> SyncPushResponse
+    /// The changes after `since` (about `limit` records at most), waiting up to `wait` for one.
+    func changes(since: Int64, wait: Duration, limit: Int) async throws -> SyncChangesResponse
+    /// One document's data as the server has it (tagged JSON), nil when it does not exist.
+    func document(_ path: String) async throws -> JSONValue?
+}
+
+/// A ``SyncHost`` in the same process: what tests use to take a replica offline and back.
+public final class InProcessSyncTransport: SyncTransport {
+    /// The server side.
+    public let host: SyncHost
+    private let online = Atomic<Bool>(true)
+
+    /// Creates a transport to `host`.
+    public init(host: SyncHost) { self.host = host }
+
+    /// Whether the server is reachable; while false, every call throws ``SyncError/Code/offline``.
+    public var isOnline: Bool {
+        get { online.load(ordering: .relaxed) }
+        set { online.store(newValue, ordering: .relaxed) }
+    }
+
+    private func check() throws {
+        guard isOnline else { throw SyncError(.offline, "the server is unreachable (in-process transport is offline)") }
+    }
+
+    public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+        try check()
+        return try await host.push(request) { _ in }
+    }
+
+    public func changes(since: Int64, wait: Duration, limit: Int) async throws -> SyncChangesResponse {
+        try check()
+        return try await host.changes(since: since, limit: limit, wait: wait) { _ in true }
+    }
+
+    public func document(_ path: String) async throws -> JSONValue? {
+        try check()
+        let snapshot = try await host.store.document(path).getDocument()
+        return snapshot.json["data"].flatMap { $0 == .null ? nil : $0 }
+    }
+}

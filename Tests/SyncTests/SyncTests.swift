@@ -1,0 +1,165 @@
+import Documents
+import Foundation
+import SuiteCore
+import SuiteTestSupport
+import Sync
+import Synchronization
+import Testing
+
+/// Replicas syncing with a server store through the in-process transport (real SQLite files on both sides).
+@Suite struct SyncTests {
+    struct World {
+        let server: DocumentStore
+        let host: SyncHost
+        let directory: URL
+
+        init() throws {
+            directory = try TestSupport.makeTemporaryDirectory("sync")
+            server = DocumentStore(
+                engine: try SQLiteDocumentEngine(path: directory.appendingPathComponent("server.sqlite").path))
+            host = SyncHost(store: server)
+        }
+
+        /// A replica on a file of its own (reopened when the name repeats), with its transport.
+        func replica(_ name: String, bus: EventBus? = nil) async throws -> (SyncClient, InProcessSyncTransport) {
+            let store = DocumentStore(
+                engine: try SQLiteDocumentEngine(path: directory.appendingPathComponent("\(name).sqlite").path),
+                bus: bus)
+            let transport = InProcessSyncTransport(host: host)
+            return (try await SyncClient(store: store, transport: transport), transport)
+        }
+
+        func data(_ store: DocumentStore, _ path: String) async throws -> DocumentData? {
+            try await store.document(path).getDocument().data
+        }
+    }
+
+    static func update(_ path: String, _ transforms: JSONValue = .object([:]), data: JSONValue? = nil) -> JSONValue {
+        var object: [String: JSONValue] = ["op": "update", "path": .string(path)]
+        if case .object(let fields) = transforms, !fields.isEmpty { object["transforms"] = transforms }
+        if let data { object["data"] = data }
+        return .object(object)
+    }
+
+    @Test func twoOfflineReplicasConvergeWithIncrementsSummedAndFieldsMerged() async throws {
+        let world = try World()
+        _ = try await world.server.document("users/ana").setData(["points": 0, "name": "Ana"])
+        _ = try await world.server.document("users/gone").setData(["x": 1])
+        let (a, linkA) = try await world.replica("a")
+        let (b, linkB) = try await world.replica("b")
+        try await a.sync()
+        try await b.sync()
+        #expect(try await world.data(a.store, "users/ana")?["points"] == .int(0))
+
+        linkA.isOnline = false
+        linkB.isOnline = false
+        for _ in 0..<5 {
+            try await a.write([Self.update("users/ana", ["points": ["increment": 1]])])
+            try await b.write([Self.update("users/ana", ["points": ["increment": 1]])])
+        }
+        try await a.write([Self.update("users/ana", data: ["city": "Lyon"])])
+        try await b.write([Self.update("users/ana", data: ["team": "blue"])])
+        try await a.write([.object(["op": "set", "path": "users/ana/notes/n1", "data": ["text": "from a"]])])
+        try await b.write([.object(["op": "delete", "path": "users/gone"])])
+        // Local writes show at once, and are pending.
+        #expect(try await world.data(a.store, "users/ana")?["points"] == .int(5))
+        #expect(try await a.hasPendingWrites("users/ana"))
+        await #expect(throws: SyncError.self) { try await a.sync() }
+        #expect(a.status.offline && a.status.pending == 7)
+
+        linkA.isOnline = true
+        linkB.isOnline = true
+        try await a.sync()
+        try await b.sync()
+        try await a.sync()
+        let server = try #require(try await world.data(world.server, "users/ana"))
+        #expect(server["points"] == .int(10))
+        #expect(server["city"] == "Lyon" && server["team"] == "blue" && server["name"] == "Ana")
+        for replica in [a, b] {
+            #expect(try await world.data(replica.store, "users/ana") == server)
+            #expect(try await world.data(replica.store, "users/ana/notes/n1")?["text"] == "from a")
+            #expect(try await world.data(replica.store, "users/gone") == nil)
+            #expect(try await replica.pendingPaths().isEmpty && replica.status.pending == 0)
+        }
+        #expect(try await world.data(world.server, "users/gone") == nil)
+    }
+
+    @Test func aRetriedPushIsAppliedOnce() async throws {
+        let world = try World()
+        _ = try await world.server.document("counters/c").setData(["n": 0])
+        let mutation = SyncMutation(id: "m1", writes: [Self.update("counters/c", ["n": ["increment": 1]])])
+        let first = try await world.host.push(SyncPushRequest(client: "c1", mutations: [mutation])) { _ in }
+        let again = try await world.host.push(SyncPushRequest(client: "c1", mutations: [mutation])) { _ in }
+        #expect(first.results.map(\.status) == [.applied])
+        #expect(again.results.map(\.status) == [.duplicate])
+        #expect(again.results.first?.sequence == first.results.first?.sequence)
+        #expect(try await world.data(world.server, "counters/c")?["n"] == .int(1))
+        // Another client may use the same mutation id.
+        let other = try await world.host.push(SyncPushRequest(client: "c2", mutations: [mutation])) { _ in }
+        #expect(other.results.map(\.status) == [.applied])
+        // The markers never reach the change feed.
+        let feed = try await world.host.changes(since: 0) { _ in true }
+        #expect(feed.changes.allSatisfy { !$0.path.hasPrefix("_sync/") })
+    }
+
+    @Test func aRejectedWriteRestoresTheServersVersionAndSaysSo() async throws {
+        let world = try World()
+        let bus = EventBus()
+        let conflicts = Mutex<[SyncConflictEvent.Payload]>([])
+        let subscription = bus.subscribe(to: SyncConflictEvent.self) { event in
+            conflicts.withLock { $0.append(event.payload) }
+        }
+        let (a, link) = try await world.replica("a", bus: bus)
+        link.isOnline = false
+        // Offline, the replica creates a document the server gets first from someone else.
+        try await a.write([
+            .object(["op": "set", "path": "users/ana", "data": ["by": "a"], "precondition": ["exists": false]])
+        ])
+        _ = try await world.server.document("users/ana").setData(["by": "server"])
+        link.isOnline = true
+        try await a.sync()
+        #expect(try await world.data(a.store, "users/ana")?["by"] == "server")
+        #expect(conflicts.withLock { $0.first?.paths } == ["users/ana"])
+        #expect(a.status.pending == 0)
+        subscription.cancel()
+    }
+
+    @Test func theOutboxAndCheckpointSurviveAReopenAndPendingWritesAreRebased() async throws {
+        let world = try World()
+        _ = try await world.server.document("users/ana").setData(["points": 1])
+        do {
+            let (a, link) = try await world.replica("a")
+            try await a.sync()
+            link.isOnline = false
+            try await a.write([Self.update("users/ana", ["points": ["increment": 10]])])
+            await a.store.close()
+        }
+        // Meanwhile the server moves on.
+        _ = try await world.server.document("users/ana").updateData(["points": .increment(100)])
+        let (again, _) = try await world.replica("a")
+        #expect(again.status.pending == 1)
+        // A pull first: the server's 101, with the pending +10 on top.
+        try await again.pull()
+        #expect(try await world.data(again.store, "users/ana")?["points"] == .int(111))
+        try await again.push()
+        try await again.pull()
+        #expect(try await world.data(world.server, "users/ana")?["points"] == .int(111))
+        #expect(try await world.data(again.store, "users/ana")?["points"] == .int(111))
+    }
+
+    @Test func badWritesAreRefusedBeforeAnythingIsQueued() async throws {
+        let world = try World()
+        let (a, _) = try await world.replica("a")
+        for bad: [JSONValue] in [
+            [],
+            [.object(["op": "set"])],
+            [.object(["op": "set", "path": "_sync/state", "data": ["x": 1]])],
+            [.object(["op": "update", "path": "users/a", "data": ["x": 1], "precondition": ["version": 3]])],
+            [.object(["op": "sett", "path": "users/a", "data": ["x": 1]])],
+        ] {
+            await #expect(throws: (any Error).self) { try await a.write(bad) }
+        }
+        let paths = try await a.pendingPaths()
+        #expect(a.status.pending == 0 && paths.isEmpty)
+    }
+}

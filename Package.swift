@@ -216,7 +216,8 @@ let package = Package(
             name: "WorkTrackingTests", dependencies: ["WorkTracking", "Documents", "SuiteCore", "SuiteTestSupport"],
             path: "Tests/WorkTrackingTests"),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["SuiteCore", "SuiteTestSupport", "RedisTestSupport"],
+            name: "EndToEndTests",
+            dependencies: ["SuiteCore", "SuiteTestSupport", "RedisTestSupport", "Sync", "Documents"],
             path: "Tests/EndToEndTests"),
         // The root README's Swift snippets, compiled as written (DocumentsTests checks they match the README).
         .testTarget(

@@ -23,6 +23,8 @@ public struct ServerError: SuiteDescribedError {
         public static let notFound = Code("notFound", 404)
         /// A precondition failed: the document changed or exists (409).
         public static let conflict = Code("conflict", 409)
+        /// The change log no longer reaches back to the checkpoint asked for (410): the replica must start over.
+        public static let gone = Code("gone", 410)
         /// The body is over the limit (413).
         public static let tooLarge = Code("tooLarge", 413)
         /// The store or a file cannot be used (503).

@@ -4,6 +4,7 @@ public import Hummingbird
 public import Logging
 import NIOCore
 import SuiteCore
+public import Sync
 
 /// The HTTP server behind `suite serve`: the Documents API as JSON over HTTP (docs/api.md, `/openapi.json`), bearer
 /// tokens from ``ServerAccounts``, ``AccessRules`` on every path, `/healthz` and `/metrics`.
@@ -43,6 +44,9 @@ public struct SuiteServer: Sendable {
     let logger: Logger
 
     /// Creates a server.
+    /// The sync side of the store: pushes applied once per mutation id, the change feed.
+    public var sync: SyncHost { SyncHost(store: store) }
+
     public init(
         store: DocumentStore, accounts: ServerAccounts, rules: AccessRules = .standard,
         configuration: Configuration = Configuration(), metrics: ServerMetrics = ServerMetrics(),
@@ -114,6 +118,18 @@ public struct SuiteServer: Sendable {
             try await handle("/v1/query", request) { request in
                 let (account, body) = try await authenticated(request)
                 return try await query(account, body ?? .object([:]))
+            }
+        }
+        router.post("/v1/sync/push") { request, context in
+            try await handle("/v1/sync/push", request) { request in
+                let (account, body) = try await authenticated(request)
+                return try await push(account, body ?? .null)
+            }
+        }
+        router.get("/v1/sync/changes") { request, context in
+            try await handle("/v1/sync/changes", request) { request in
+                let (account, _) = try await authenticated(request)
+                return try await changes(account, request.uri.queryParameters)
             }
         }
         router.post("/v1/commit") { request, context in
@@ -223,6 +239,14 @@ public struct SuiteServer: Sendable {
                 case .notFound: .notFound
                 case .preconditionFailed, .transactionAborted: .conflict
                 case .storage, .corrupted: .unavailable
+                default: .internalError
+                }
+            return ServerError(code, error.message, hint: error.hint, underlying: error)
+        case let error as SyncError:
+            let code: ServerError.Code =
+                switch error.code {
+                case .invalidInput: .invalidRequest
+                case .resyncRequired: .gone
                 default: .internalError
                 }
             return ServerError(code, error.message, hint: error.hint, underlying: error)

@@ -3,6 +3,7 @@ public import Foundation
 import NIOCore
 import NIOHTTP1
 public import SuiteCore
+import Synchronization
 
 /// Sync with `suite serve` over HTTP: `POST /v1/sync/push`, `GET /v1/sync/changes`, `GET /v1/docs/{path}`, with a
 /// bearer token. A refused connection or a timeout is ``SyncError/Code/offline`` (the outbox keeps the writes).
@@ -28,8 +29,18 @@ public final class HTTPSyncTransport: SyncTransport {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    /// Closes the client's connections.
-    public func shutdown() async throws { try await client.shutdown() }
+    private let isShutDown = Atomic<Bool>(false)
+
+    /// Closes the client's connections (a transport dropped without it closes them too).
+    public func shutdown() async throws {
+        guard !isShutDown.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        try await client.shutdown()
+    }
+
+    deinit {
+        // AsyncHTTPClient traps when a client is released still running.
+        if !isShutDown.exchange(true, ordering: .sequentiallyConsistent) { client.shutdown { _ in } }
+    }
 
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
         try await call("POST", "/v1/sync/push", body: try JSONEncoder().encode(request), as: SyncPushResponse.self)
@@ -49,7 +60,8 @@ public final class HTTPSyncTransport: SyncTransport {
         do {
             let json = try await call("GET", "/v1/docs/" + encoded, body: nil, as: JSONValue.self)
             return json["data"].flatMap { $0 == .null ? nil : $0 }
-        } catch let error as SyncError where error.message.hasPrefix("404") {
+        } catch let error as SyncError where error.message.hasPrefix("404") || error.message.hasPrefix("403") {
+            // Missing, or not readable by this user: either way the replica must not hold it.
             return nil
         }
     }

@@ -10,7 +10,7 @@ public protocol SyncTransport: Sendable {
     func push(_ request: SyncPushRequest) async throws -> SyncPushResponse
     /// The changes after `since` (about `limit` records at most), waiting up to `wait` for one.
     func changes(since: Int64, wait: Duration, limit: Int) async throws -> SyncChangesResponse
-    /// One document's data as the server has it (tagged JSON), nil when it does not exist.
+    /// One document's data as the server has it (tagged JSON); nil when it does not exist or the caller may not read it.
     func document(_ path: String) async throws -> JSONValue?
 }
 

@@ -1,0 +1,41 @@
+import Documents
+import Foundation
+import Hummingbird
+import SuiteCore
+import Sync
+
+extension SuiteServer {
+    /// `POST /v1/sync/push`: `{"client", "mutations": [{"id", "writes": [...]}]}`; each mutation is applied once,
+    /// atomically, if the rules let the caller write every path it touches; otherwise it is rejected with the reason.
+    func push(_ account: ServerAccounts.Account, _ body: JSONValue) async throws -> (Int, JSONValue) {
+        let request: SyncPushRequest
+        do { request = try JSONDecoder().decode(SyncPushRequest.self, from: Data(body.jsonString.utf8)) } catch {
+            throw ServerError(
+                .invalidRequest, "the body is not a push: expected {\"client\", \"mutations\": [{\"id\", \"writes\"}]}")
+        }
+        let response = try await sync.push(request) { path in try require(account, write: true, path) }
+        metrics.documents(written: response.results.filter { $0.status == .applied }.count)
+        return (200, try JSONValue(parsing: String(decoding: try JSONEncoder().encode(response), as: UTF8.self)))
+    }
+
+    /// `GET /v1/sync/changes?since=N&wait=SECONDS&limit=N`: the changes after `since` the caller may read, waiting up
+    /// to `wait` seconds (at most 30) for one.
+    func changes(_ account: ServerAccounts.Account, _ query: Parameters) async throws -> (Int, JSONValue) {
+        func number(_ name: String, default value: Double, range: ClosedRange<Double>) throws -> Double {
+            guard let text = query.get(name) else { return value }
+            guard let number = Double(text), range.contains(number) else {
+                throw ServerError(
+                    .invalidRequest, "\(name) must be a number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+        let since = Int64(try number("since", default: 0, range: 0...9e15))
+        let wait = try number("wait", default: 0, range: 0...30)
+        let limit = Int(try number("limit", default: 500, range: 1...1_000))
+        let response = try await sync.changes(since: since, limit: limit, wait: .milliseconds(Int(wait * 1000))) {
+            rules.allows(account, write: false, path: $0)
+        }
+        metrics.documents(read: response.changes.count)
+        return (200, try JSONValue(parsing: String(decoding: try JSONEncoder().encode(response), as: UTF8.self)))
+    }
+}

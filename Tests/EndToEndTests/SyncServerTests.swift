@@ -1,0 +1,142 @@
+import Documents
+import Foundation
+import SuiteCore
+import SuiteTestSupport
+import Sync
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension RealBinary {
+    /// Replicas syncing through a real `suite serve` process over HTTP, with the server stopped and restarted.
+    @Suite("sync through suite serve (real binary)")
+    struct SyncServerTests {
+        final class Server {
+            let suite: SuiteRunner
+            var process: RunningSuite?
+            var port = 0
+
+            init() throws { suite = SuiteRunner(directory: try TestSupport.makeTemporaryDirectory("suite-sync")) }
+
+            func token(_ uid: String, admin: Bool = false) throws -> String {
+                let result = try suite.run(["users", "add", uid, "--json"] + (admin ? ["--admin"] : []))
+                return (try? JSONValue(parsing: result.stdout))?["token"]?.stringValue ?? ""
+            }
+
+            func start() {
+                guard let process = try? suite.start(["serve", "--port", "\(port)", "--json"]) else { return }
+                self.process = process
+                let line = process.readLine() ?? ""
+                port = Int((try? JSONValue(parsing: line))?["port"]?.intValue ?? 0)
+            }
+
+            func stop() -> Int32? {
+                process?.send(SIGTERM)
+                defer { process = nil }
+                return process?.wait()
+            }
+
+            var url: String { "http://127.0.0.1:\(port)" }
+        }
+
+        static func replica(_ server: Server, _ name: String, token: String, bus: EventBus? = nil) async throws
+            -> SyncClient
+        {
+            let path = server.suite.directory.appendingPathComponent("\(name).sqlite").path
+            let store = DocumentStore(engine: try SQLiteDocumentEngine(path: path), bus: bus)
+            return try await SyncClient(
+                store: store, transport: try HTTPSyncTransport(baseURL: server.url, token: token))
+        }
+
+        static func increment(_ path: String) -> JSONValue {
+            .object(["op": "update", "path": .string(path), "transforms": ["points": ["increment": 1]]])
+        }
+
+        @Test func offlineReplicasConvergeThroughARestartedServer() async throws {
+            let server = try Server()
+            let token = try server.token("ana")
+            server.start()
+            #expect(server.port > 0)
+            let a = try await Self.replica(server, "a", token: token)
+            let b = try await Self.replica(server, "b", token: token)
+            try await a.write([.object(["op": "set", "path": "users/ana", "data": ["points": 0, "name": "Ana"]])])
+            try await a.write([.object(["op": "set", "path": "users/ana/notes/old", "data": ["x": 1]])])
+            try await a.sync()
+            try await b.sync()
+            #expect(try await b.store.document("users/ana").getDocument().data?["name"] == "Ana")
+
+            #expect(server.stop() == 0)
+            for _ in 0..<5 {
+                try await a.write([Self.increment("users/ana")])
+                try await b.write([Self.increment("users/ana")])
+            }
+            try await a.write([.object(["op": "update", "path": "users/ana", "data": ["city": "Lyon"]])])
+            try await b.write([.object(["op": "update", "path": "users/ana", "data": ["team": "blue"]])])
+            try await a.write([.object(["op": "set", "path": "users/ana/notes/new", "data": ["by": "a"]])])
+            try await b.write([.object(["op": "delete", "path": "users/ana/notes/old"])])
+            do {
+                try await a.sync()
+                Issue.record("a sync succeeded with the server stopped")
+            } catch let error as SyncError {
+                #expect(error.code == .offline)
+            }
+            #expect(a.status.offline && a.status.pending == 7)
+
+            server.start()
+            try await a.sync()
+            try await b.sync()
+            try await a.sync()
+            let ana = try await a.store.document("users/ana").getDocument().data
+            #expect(ana?["points"] == .int(10) && ana?["city"] == "Lyon" && ana?["team"] == "blue")
+            for replica in [a, b] {
+                #expect(try await replica.store.document("users/ana").getDocument().data == ana)
+                #expect(try await replica.store.document("users/ana/notes/new").getDocument().exists)
+                #expect(!(try await replica.store.document("users/ana/notes/old").getDocument().exists))
+                #expect(replica.status.pending == 0)
+            }
+            // A fresh replica reads the server's state from the change feed.
+            let c = try await Self.replica(server, "c", token: token)
+            try await c.sync()
+            #expect(try await c.store.document("users/ana").getDocument().data == ana)
+            #expect(server.stop() == 0)
+        }
+
+        @Test func theRulesApplyToPushesAndTheFeed() async throws {
+            let server = try Server()
+            let ana = try server.token("ana")
+            let root = try server.token("root", admin: true)
+            server.start()
+            let bus = EventBus()
+            let conflicts = RecordedPaths()
+            let subscription = bus.subscribe(to: SyncConflictEvent.self) { conflicts.add($0.payload.paths) }
+            let admin = try await Self.replica(server, "root", token: root)
+            try await admin.write([.object(["op": "set", "path": "users/bob", "data": ["secret": 1]])])
+            try await admin.sync()
+            let mine = try await Self.replica(server, "ana", token: ana, bus: bus)
+            try await mine.write([.object(["op": "set", "path": "users/bob/notes/x", "data": ["y": 1]])])
+            try await mine.write([.object(["op": "set", "path": "users/ana", "data": ["ok": true]])])
+            try await mine.sync()
+            // The forbidden write was rejected and undone locally; the allowed one went through; bob's stays unseen.
+            #expect(conflicts.all == [["users/bob/notes/x"]])
+            #expect(!(try await mine.store.document("users/bob/notes/x").getDocument().exists))
+            #expect(!(try await mine.store.document("users/bob").getDocument().exists))
+            #expect(try await mine.store.document("users/ana").getDocument().data?["ok"] == true)
+            try await admin.sync()
+            #expect(try await admin.store.document("users/ana").getDocument().data?["ok"] == true)
+            #expect(server.stop() == 0)
+            subscription.cancel()
+        }
+    }
+}
+
+/// Paths collected from bus handlers.
+final class RecordedPaths: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [[String]] = []
+    func add(_ paths: [String]) { lock.withLock { items.append(paths) } }
+    var all: [[String]] { lock.withLock { items } }
+}

@@ -64,8 +64,10 @@ extension SyncClient {
                 let remaining = try await pendingMutations(limit: nil).filter { !sent.contains($0.outboxPath) }
                 writes += Self.rebased(server: server, pending: remaining)
             }
-            _ = try await local { try await store.batch(json: .array(writes)).commit() }
-            state.withLock { $0.pending = max(0, $0.pending - batch.count) }
+            _ = try await local {
+                try await CommitRecording.withoutRecording { try await store.batch(json: .array(writes)).commit() }
+            }
+            shared.state.withLock { $0.pending = max(0, $0.pending - batch.count) }
             for conflict in conflicts { events?.publish(SyncConflictEvent(payload: conflict)) }
         }
         return acknowledged
@@ -91,8 +93,10 @@ extension SyncClient {
                     "op": "update", "path": .string(Self.statePath),
                     "data": .object(["checkpoint": .int(page.sequence)]),
                 ]))
-            _ = try await local { try await store.batch(json: .array(writes)).commit() }
-            state.withLock { $0.checkpoint = page.sequence }
+            _ = try await local {
+                try await CommitRecording.withoutRecording { try await store.batch(json: .array(writes)).commit() }
+            }
+            shared.state.withLock { $0.checkpoint = page.sequence }
             pulled += page.changes.count
             if !page.more { break }
         }

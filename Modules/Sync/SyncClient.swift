@@ -28,10 +28,12 @@ public final class SyncClient: Sendable {
     public let clientID: String
     let events: EventPublisher?
     let gate = AsyncGate()
-    let lastOrder = Mutex<Int64>(0)
-    let state = Mutex(SyncStatus(pending: 0, checkpoint: 0, lastSync: nil, lastError: nil, offline: false))
+    let shared = SyncShared()
     /// Mutations pushed per request.
     public static let pushBatch = 100
+
+    /// Closes the replica's part: the store stops recording commits into the outbox.
+    public func detach() { store.setCommitRecorder(nil) }
 
     static let statePath = "_sync/state"
     static let outboxPath = "_sync/state/outbox"
@@ -47,59 +49,53 @@ public final class SyncClient: Sendable {
             clientID = id
         } else {
             let id = "c" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            try await reference.setData(["client": .string(id), "checkpoint": 0], merge: true)
+            try await CommitRecording.withoutRecording {
+                try await reference.setData(["client": .string(id), "checkpoint": 0], merge: true)
+            }
             clientID = id
         }
+        store.setCommitRecorder(OutboxRecorder(shared: shared))
         let checkpoint = try snapshot.get("checkpoint", as: Int64.self) ?? 0
         let pending = try await pendingMutations(limit: nil).count
-        state.withLock {
+        shared.state.withLock {
             $0.checkpoint = checkpoint
             $0.pending = pending
         }
     }
 
     /// The replica's status as of the last operation.
-    public var status: SyncStatus { state.withLock { $0 } }
+    public var status: SyncStatus { shared.state.withLock { $0 } }
 
     // MARK: Local writes
 
-    /// Applies `writes` (the JSON of a commit: `{"op": "set" | "update" | "delete", "path", "data", "merge",
-    /// "transforms", "precondition": {"exists": …}}`) to the replica at once and queues them as one mutation.
-    /// `add` becomes `set` on a new id (the same id on the server). Returns the documents as written locally.
+    /// Applies `writes` (the JSON of a commit: `{"op": "set" | "update" | "delete" | "add", "path", "data",
+    /// "merge", "transforms", "precondition"}`) to the replica at once; the replica's recorder queues them as one
+    /// mutation in the same commit. Any other commit of the store (`store.document(…).setData(…)`, a batch, a
+    /// transaction, Work tracking's changes) is queued the same way. Returns the documents as written locally.
     @discardableResult
     public func write(_ writes: [JSONValue]) async throws -> [DocumentSnapshot] {
         guard !writes.isEmpty else { throw SyncError(.invalidInput, "nothing to write") }
-        var prepared: [JSONValue] = []
         for (index, write) in writes.enumerated() {
-            guard var object = write.objectValue, let op = object["op"]?.stringValue,
-                let path = object["path"]?.stringValue
-            else {
+            guard let path = write["path"]?.stringValue else {
                 throw SyncError(.invalidInput, "write #\(index + 1) needs an op and a path")
             }
             guard !path.hasPrefix(SyncHost.reservedRoot + "/") else {
                 throw SyncError(.invalidInput, "\(path) is reserved for sync's own state")
             }
-            if object["precondition"]?["version"] != nil {
-                throw SyncError(
-                    .invalidInput, "write #\(index + 1): version preconditions do not carry across replicas",
-                    hint: "use {\"exists\": true|false}, or a transaction on the server")
-            }
-            if op == "add" {
-                object["op"] = "set"
-                object["path"] = .string(path + "/" + AutoID.generate())
-            }
-            prepared.append(.object(object))
         }
-        let id = "m" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let outbox: JSONValue = .object([
-            "op": "set", "path": .string("\(Self.outboxPath)/\(id)"),
-            "data": .object([
-                "id": .string(id), "order": .int(nextOrder()), "writes": .string(JSONValue.array(prepared).jsonString),
-            ]),
-        ])
-        let snapshots = try await local { try await store.batch(json: .array(prepared + [outbox])).commit() }
-        state.withLock { $0.pending += 1 }
-        return Array(snapshots.dropLast())
+        do {
+            return try await local { try await store.batch(json: .array(writes)).commit() }
+        } catch {
+            // The recorder counted a mutation whose commit then failed: count the outbox again.
+            try? await refreshPending()
+            throw error
+        }
+    }
+
+    /// Counts the outbox again (the recorder's count is an estimate between syncs).
+    func refreshPending() async throws {
+        let count = try await pendingMutations(limit: nil).count
+        shared.state.withLock { $0.pending = count }
     }
 
     /// The paths the outbox still has writes for (the documents whose local state the server has not acknowledged:
@@ -120,9 +116,10 @@ public final class SyncClient: Sendable {
     @discardableResult
     public func sync(wait: Duration = .zero) async throws -> (pushed: Int, pulled: Int) {
         do {
+            try await refreshPending()
             let pushed = try await push()
             let pulled = try await pull(wait: wait)
-            state.withLock {
+            shared.state.withLock {
                 $0.lastSync = Date()
                 $0.lastError = nil
                 $0.offline = false
@@ -130,7 +127,7 @@ public final class SyncClient: Sendable {
             publishStatus()
             return (pushed, pulled)
         } catch {
-            state.withLock {
+            shared.state.withLock {
                 $0.lastError = (error as? any SuiteDescribedError)?.message ?? "\(error)"
                 $0.offline = (error as? SyncError)?.code == .offline
             }
@@ -149,13 +146,10 @@ public final class SyncClient: Sendable {
                 hint: (error as? any SuiteDescribedError)?.hint, underlying: error)
         }
     }
+}
 
-    /// A strictly increasing order for outbox entries (microseconds, bumped past the last one).
-    func nextOrder() -> Int64 {
-        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
-        return lastOrder.withLock { last in
-            last = max(now, last + 1)
-            return last
-        }
-    }
+/// The state a replica shares with its store's recorder.
+final class SyncShared: Sendable {
+    let state = Mutex(SyncStatus(pending: 0, checkpoint: 0, lastSync: nil, lastError: nil, offline: false))
+    let lastOrder = Mutex<Int64>(0)
 }

@@ -162,4 +162,36 @@ import Testing
         let paths = try await a.pendingPaths()
         #expect(a.status.pending == 0 && paths.isEmpty)
     }
+
+    @Test func everyCommitOfTheReplicaIsQueuedWithItsTransformsAndTransactionsGoByServerOrder() async throws {
+        let world = try World()
+        _ = try await world.server.document("users/ana").setData(["points": 1, "tags": ["a"], "old": true])
+        let (a, link) = try await world.replica("a")
+        try await a.sync()
+        link.isOnline = false
+        let ana = try a.store.document("users/ana")
+        // Writes through the Documents API, not through `write`: single writes, nested transforms, a transaction.
+        _ = try await ana.updateData([
+            "points": .increment(2), "tags": .arrayUnion(["b"]), "old": .delete, "seen": .serverTimestamp,
+        ])
+        _ = try await a.store.document("users/ana/stats/today").setData(
+            ["counts": .map(["visits": .increment(1), "label": "today"])], merge: true)
+        try await a.store.runTransaction { tx in
+            let points = try await tx.getDocument(ana).get("points", as: Int64.self) ?? 0
+            try tx.updateData(["double": .value(.int(points * 2))], forDocument: ana)
+        }
+        #expect(a.status.pending == 3)
+        // Meanwhile the server changes the document: the transaction's read version no longer matches there.
+        _ = try await world.server.document("users/ana").updateData(["points": .increment(10)])
+        link.isOnline = true
+        try await a.sync()
+        let server = try #require(try await world.data(world.server, "users/ana"))
+        #expect(server["points"] == .int(13))
+        #expect(server["tags"] == .array(["a", "b"]) && server["old"] == nil && server["seen"] != nil)
+        #expect(server["double"] == .int(6))  // computed locally, applied in the server's order
+        let stats = try await world.data(world.server, "users/ana/stats/today")
+        #expect(stats?["counts"] == .map(["visits": .int(1), "label": "today"]))
+        #expect(try await world.data(a.store, "users/ana") == server)
+        #expect(a.status.pending == 0)
+    }
 }

@@ -107,13 +107,17 @@ extension DocumentStore {
     ) async throws -> [DocumentSnapshot] {
         try limits.validateBatchSize(writes.count)
         guard !writes.isEmpty else { return [] }
+        let recorded = try recorded(writes)
         let declared = try await indexes()
         let attempts = retry ? max(1, options.writeRetries) : 1
         var attempt = 0
         while true {
             attempt += 1
             do {
-                return try await commitOnce(writes, kind: kind, known: known, checks: checks, declared: declared)
+                let snapshots = try await commitOnce(
+                    recorded, kind: kind, known: known, checks: checks, declared: declared)
+                // The recorder's own writes are not the caller's results.
+                return recorded.count == writes.count ? snapshots : Array(snapshots.prefix(writes.count))
             } catch let conflict as RetryableConflict {
                 guard retry else { throw conflict }
                 if attempt >= attempts { throw conflict.final }

@@ -69,6 +69,7 @@ public final class DocumentStore: Sendable {
         var lastCostFlush: ContinuousClock.Instant
         var flushScheduled = false
         var closed = false
+        var recorder: (any CommitRecorder)?
     }
 
     let state: Mutex<State>

@@ -106,6 +106,12 @@ public final class WriteBatch: Sendable {
         return try await store.commit(pending, kind: "batch")
     }
 
+    /// The writes so far (or the first error), for a recorder's extra writes.
+    func pendingWrites() throws -> [PendingWrite] {
+        if let error = firstError.withLock({ $0 }) { throw error }
+        return writes.withLock { $0 }
+    }
+
     private func add(_ write: PendingWrite) -> WriteBatch {
         writes.withLock { $0.append(write) }
         return self

@@ -30,6 +30,8 @@ public final class SuiteContext: Sendable {
     public let plugins: PluginHost
     /// The engines and stores this context opened, closed at shutdown.
     public let resources: ContextResources
+    /// The replica the Documents store became, when `sync.remote` is set.
+    public let replica = ReplicaSlot()
 
     /// Builds a context from an already loaded configuration.
     public init(

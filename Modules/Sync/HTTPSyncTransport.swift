@@ -26,6 +26,8 @@ public final class HTTPSyncTransport: SyncTransport {
         self.timeout = timeout
         var configuration = HTTPClient.Configuration()
         configuration.timeout.connect = .seconds(3)
+        // A refused connection is offline now, not after the connect timeout of retries.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -80,8 +82,12 @@ public final class HTTPSyncTransport: SyncTransport {
             response = try await client.execute(request, timeout: TimeAmount(timeout))
             bytes = try await response.body.collect(upTo: 64 << 20)
         } catch {
+            let text = "\(error)"
+            let reason =
+                text.contains("Connection refused")
+                ? "connection refused" : text.lowercased().contains("timeout") ? "timed out" : text
             throw SyncError(
-                .offline, "cannot reach \(baseURL): \(error)", hint: "the writes stay in the outbox until it answers",
+                .offline, "cannot reach \(baseURL) (\(reason))", hint: "the writes stay in the outbox until it answers",
                 underlying: error)
         }
         let data = Data(bytes.readableBytesView)

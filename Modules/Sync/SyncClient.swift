@@ -56,10 +56,16 @@ public final class SyncClient: Sendable {
         }
         store.setCommitRecorder(OutboxRecorder(shared: shared))
         let checkpoint = try snapshot.get("checkpoint", as: Int64.self) ?? 0
+        let lastSync = try snapshot.get("lastSync", as: Timestamp.self)?.date
+        let lastError = try snapshot.get("lastError", as: String.self)
+        let offline = try snapshot.get("offline", as: Bool.self) ?? false
         let pending = try await pendingMutations(limit: nil).count
         shared.state.withLock {
             $0.checkpoint = checkpoint
             $0.pending = pending
+            $0.lastSync = lastSync
+            $0.lastError = lastError
+            $0.offline = offline
         }
     }
 
@@ -124,6 +130,7 @@ public final class SyncClient: Sendable {
                 $0.lastError = nil
                 $0.offline = false
             }
+            try? await persistStatus()
             publishStatus()
             return (pushed, pulled)
         } catch {
@@ -131,8 +138,22 @@ public final class SyncClient: Sendable {
                 $0.lastError = (error as? any SuiteDescribedError)?.message ?? "\(error)"
                 $0.offline = (error as? SyncError)?.code == .offline
             }
+            try? await persistStatus()
             publishStatus()
             throw error
+        }
+    }
+
+    /// Keeps the last sync's time and error in `_sync/state`, for `suite sync status` in a later process.
+    func persistStatus() async throws {
+        let current = status
+        var fields: [String: FieldValue] = [
+            "lastError": current.lastError.map { .value(.string($0)) } ?? .delete,
+            "offline": .value(.bool(current.offline)),
+        ]
+        if let date = current.lastSync { fields["lastSync"] = .value(.timestamp(Timestamp(date))) }
+        try await CommitRecording.withoutRecording {
+            _ = try await store.document(Self.statePath).updateData(fields)
         }
     }
 

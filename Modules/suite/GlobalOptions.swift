@@ -22,6 +22,32 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Print JSON for scripts instead of text for people.")
     var json = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Make the local store a replica of this `suite serve` (overrides sync.remote).", valueName: "url"))
+    var remote: String?
+
+    @Option(name: .long, help: ArgumentHelp("The bearer token for --remote (or SUITE_TOKEN).", valueName: "token"))
+    var token: String?
+
+    /// The configuration with `--remote` and `--token` in its `sync` section.
+    func applying(to configuration: SuiteConfiguration) -> SuiteConfiguration {
+        guard remote != nil || token != nil else { return configuration }
+        var configuration = configuration
+        var section = configuration.section("sync")
+        var object = section.value.objectValue ?? [:]
+        if let remote { object["remote"] = .string(remote) }
+        if let token {
+            object["token"] = .string(token)
+            object["token-file"] = nil
+        }
+        section.value = .object(object)
+        section.source = .flag("--remote")
+        configuration.sections["sync"] = section
+        return configuration
+    }
+
     func validate() throws {
         if let logLevel, !ConfigurationLoader.logLevels.contains(logLevel) {
             throw ValidationError(
@@ -55,8 +81,10 @@ extension SuiteSubcommand {
         do {
             let modules = SuiteCommand.modules
             let loader = ConfigurationLoader(modules: modules)
-            let configuration = try loader.load(
-                .init(configFile: globals.config, dataDirectory: globals.dataDir, logLevel: globals.logLevel))
+            let configuration = globals.applying(
+                to: try loader.load(
+                    .init(configFile: globals.config, dataDirectory: globals.dataDir, logLevel: globals.logLevel)))
+            try SyncModule().validate(configuration.section("sync"))
             let logger = HostLogging.bootstrap(level: configuration.logLevel)
             let context = SuiteContext(
                 configuration: configuration, modules: modules, logger: logger,

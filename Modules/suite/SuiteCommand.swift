@@ -22,7 +22,7 @@ struct SuiteCommand: AsyncParsableCommand {
         version: SuiteContext.version,
         subcommands: [
             StatusCommand.self, DocsCommand.self, CacheCommand.self, AnalyticsCommand.self, StorageCommand.self,
-            WorkCommand.self, ServeCommand.self, UsersCommand.self,
+            WorkCommand.self, ServeCommand.self, UsersCommand.self, SyncCommand.self,
             PluginsCommand.self,
             ConfigCommand.self,
             EventsCommand.self,

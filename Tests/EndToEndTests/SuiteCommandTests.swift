@@ -196,7 +196,7 @@ extension RealBinary {
             let modules = status["modules"]?.arrayValue ?? []
             #expect(
                 modules.compactMap { $0["name"]?.stringValue } == [
-                    "Documents", "Cache", "Analytics", "Storage", "Work", "Server", "Observers",
+                    "Documents", "Cache", "Analytics", "Storage", "Work", "Server", "Sync", "Observers",
                 ])
             // Work tracking keeps its days in the Documents store.
             #expect(modules.first { $0["name"] == "Work" }?["engine"] == "documents")

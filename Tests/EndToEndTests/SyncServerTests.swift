@@ -105,6 +105,50 @@ extension RealBinary {
             #expect(server.stop() == 0)
         }
 
+        /// The command line: `--remote` makes each client's store a replica; `docs` and `work` need no sync code.
+        @Test func cliClientsWorkOfflineAndConverge() throws {
+            let server = try Server()
+            let token = try server.token("ana")
+            server.start()
+            let remote = ["--remote", server.url, "--token", token]
+            func client(_ name: String, _ arguments: [String]) throws -> CommandResult {
+                let directory = server.suite.directory.appendingPathComponent(name).path
+                return try server.suite.run(["--data-dir", directory] + remote + arguments)
+            }
+            #expect(try client("one", ["docs", "set", "users/ana", #"{"points":0}"#]).status == 0)
+            let first = try client("two", ["docs", "get", "users/ana", "--json"])
+            #expect((try? JSONValue(parsing: first.stdout))?["data"]?["points"] == 0, "\(first.stdout) \(first.stderr)")
+            #expect(server.stop() == 0)
+
+            for name in ["one", "two"] {
+                for _ in 0..<3 {
+                    let result = try client(name, ["docs", "update", "users/ana", "--increment", "points=1"])
+                    #expect(result.status == 0, "\(result.stderr)")
+                    #expect(result.stderr.contains("wait in the outbox"), "\(result.stderr)")
+                }
+            }
+            #expect(try client("one", ["docs", "update", "users/ana", #"{"city":"Lyon"}"#]).status == 0)
+            #expect(try client("two", ["docs", "update", "users/ana", #"{"team":"blue"}"#]).status == 0)
+            let work = try client("one", ["work", "start", "--user", "ana", "--at", "00:01"])
+            #expect(work.status == 0, "\(work.stderr)")
+            let offline = try client("one", ["sync", "status", "--json"])
+            let status = try JSONValue(parsing: offline.stdout)
+            #expect(status["pending"]?.intValue == 5 && status["offline"] == true, "\(offline.stdout)")
+
+            server.start()
+            #expect(try client("one", ["sync", "now"]).status == 0)
+            #expect(try client("two", ["sync", "now"]).status == 0)
+            #expect(try client("one", ["sync", "now"]).status == 0)
+            for name in ["one", "two"] {
+                let ana = try JSONValue(parsing: try client(name, ["docs", "get", "users/ana", "--json"]).stdout)
+                #expect(ana["data"]?["points"] == 6 && ana["data"]?["city"] == "Lyon" && ana["data"]?["team"] == "blue")
+            }
+            // The work day started offline on one is on two, through the Documents API alone.
+            let day = try client("two", ["work", "status", "--user", "ana", "--json"])
+            #expect(day.stdout.contains(#""status" : "working""#), "\(day.stdout) \(day.stderr)")
+            #expect(server.stop() == 0)
+        }
+
         @Test func theRulesApplyToPushesAndTheFeed() async throws {
             let server = try Server()
             let ana = try server.token("ana")

@@ -263,7 +263,18 @@ extension SuiteContext {
                 await store.close()
                 throw error
             }
-            return (store, { await store.close() })
+            let finishReplica: (@Sendable () async -> Void)?
+            do { finishReplica = try await attachReplica(store) } catch {
+                await store.close()
+                throw error
+            }
+            return (
+                store,
+                {
+                    await finishReplica?()
+                    await store.close()
+                }
+            )
         }
     }
 }

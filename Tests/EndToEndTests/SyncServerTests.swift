@@ -149,6 +149,39 @@ extension RealBinary {
             #expect(server.stop() == 0)
         }
 
+        /// `suite sync now` killed with SIGKILL at random moments of its push, again and again: once a sync finally
+        /// completes, every mutation is applied exactly once.
+        @Test func killedPushesLoseNothingAndApplyNothingTwice() throws {
+            let server = try Server()
+            let token = try server.token("ana")
+            server.start()
+            let directory = server.suite.directory.appendingPathComponent("client").path
+            let offline = ["--data-dir", directory, "--remote", "http://127.0.0.1:1", "--token", token]
+            #expect(try server.suite.run(offline + ["docs", "set", "users/ana", #"{"n":0}"#]).status == 0)
+            let count = 40
+            for _ in 0..<count {
+                #expect(
+                    try server.suite.run(offline + ["docs", "update", "users/ana", "--increment", "n=1"]).status == 0)
+            }
+            let online = ["--data-dir", directory, "--remote", server.url, "--token", token]
+            var random = SplitMix64(seed: 11)
+            for _ in 0..<6 {
+                let process = try server.suite.start(online + ["sync", "now"])
+                usleep(UInt32(random.next() % 250_000))
+                process.send(SIGKILL)
+                process.wait()
+            }
+            let final = try server.suite.run(online + ["sync", "now", "--json"])
+            #expect(final.status == 0, "\(final.stderr)")
+            #expect(try JSONValue(parsing: final.stdout)["pending"] == 0)
+            let admin = try server.token("root", admin: true)
+            let check = ["--data-dir", server.suite.directory.appendingPathComponent("check").path]
+            let read = try server.suite.run(
+                check + ["--remote", server.url, "--token", admin, "docs", "get", "users/ana", "--json"])
+            #expect((try? JSONValue(parsing: read.stdout))?["data"]?["n"] == .int(Int64(count)), "\(read.stdout)")
+            #expect(server.stop() == 0)
+        }
+
         @Test func theRulesApplyToPushesAndTheFeed() async throws {
             let server = try Server()
             let ana = try server.token("ana")

@@ -237,7 +237,7 @@ let package = Package(
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
                 "CachePluginSupport", "RedisTestSupport", "SuiteTestSupport", "Analytics", grdb, argumentParser,
-                "StorageAccounting", "WorkTracking", asyncHTTPClient, compressNIO, logging,
+                "StorageAccounting", "WorkTracking", "Sync", asyncHTTPClient, compressNIO, logging,
             ],
             path: "Tools/Benchmarks"
         ),

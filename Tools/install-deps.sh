@@ -9,6 +9,7 @@ need=()
 [ -x /usr/bin/redis-server ] || need+=(redis-server)  # its tests and benchmark start a throwaway server
 [ -x /usr/sbin/nginx ] || need+=(nginx-light)  # the Cache tests run a real HTTP server on loopback
 [ -x /usr/bin/timew ] || need+=(timewarrior)  # the work tests compare their totals with Timewarrior's
+[ -x /usr/bin/wrk ] || need+=(wrk)  # suite-bench sync loads suite serve and a bare Hummingbird route with it
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)  # gzip for the analytics uploader (compress-nio links zlib)
 
 if [ ${#need[@]} -gt 0 ]; then

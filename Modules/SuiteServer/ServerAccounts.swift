@@ -2,6 +2,13 @@ import Crypto
 public import Foundation
 import GRDB
 import SuiteCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The accounts `suite serve` knows: user ids with bearer tokens, stored hashed (SHA-256) in an SQLite file of their
 /// own. A token is shown once, when it is issued.
@@ -33,9 +40,11 @@ public final class ServerAccounts: Sendable {
     }
 
     private let pool: DatabasePool
+    private let path: String
 
     /// Opens (or creates) the accounts file.
     public init(path: String) throws {
+        self.path = path
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
@@ -92,8 +101,47 @@ public final class ServerAccounts: Sendable {
         return try await add(uid, newTokenIfExists: true)
     }
 
-    /// The account a token belongs to, or nil.
+    /// The account a token belongs to, or nil. Answers from memory while the accounts file is unchanged (another
+    /// process's `suite users revoke` changes it, so a revocation counts at once).
     public func authenticate(_ token: String) async throws -> Account? {
+        let stamp = fileStamp()
+        if let hit = cache.withLock({ cache -> Account?? in
+            if cache.stamp != stamp {
+                cache.stamp = stamp
+                cache.accounts.removeAll()
+            }
+            return cache.accounts[token]
+        }) {
+            return hit
+        }
+        let account = try await lookUp(token)
+        cache.withLock { cache in
+            if cache.stamp == stamp, cache.accounts.count < 10_000 { cache.accounts[token] = .some(account) }
+        }
+        return account
+    }
+
+    private struct Cache {
+        var stamp: [Int64] = []
+        var accounts: [String: Account?] = [:]
+    }
+    private let cache = Mutex(Cache())
+
+    /// Size and modification time of the file and its write-ahead log.
+    private func fileStamp() -> [Int64] {
+        [path, path + "-wal"].flatMap { file -> [Int64] in
+            var info = stat()
+            guard stat(file, &info) == 0 else { return [-1, -1, -1] }
+            #if os(Linux)
+                let time = info.st_mtim
+            #else
+                let time = info.st_mtimespec
+            #endif
+            return [Int64(info.st_size), Int64(time.tv_sec), Int64(time.tv_nsec)]
+        }
+    }
+
+    private func lookUp(_ token: String) async throws -> Account? {
         let hash = Self.hash(token)
         return try await pool.read { db in
             try Row.fetchOne(
@@ -152,6 +200,13 @@ public final class ServerAccounts: Sendable {
     }
 
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in SHA256.hash(data: Data(token.utf8)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 }

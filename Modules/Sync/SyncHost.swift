@@ -26,49 +26,90 @@ public final class SyncHost: Sendable {
             throw SyncError(
                 .invalidInput, "'\(request.client)' is not a client id", hint: "letters, digits, - and _ (≤ 128)")
         }
-        var results: [SyncPushResponse.Result] = []
-        for mutation in request.mutations {
-            results.append(try await apply(mutation, client: request.client, authorize: authorize))
+        // Mutations that pass the checks are committed together, as many as fit in one commit; a group that fails
+        // (a duplicate, a failed precondition, a bad value) is retried one mutation at a time, so each mutation is
+        // still all or nothing on its own.
+        var results = [SyncPushResponse.Result?](repeating: nil, count: request.mutations.count)
+        var group: [Int] = []
+        var groupWrites = 0
+        func flush() async throws {
+            guard !group.isEmpty else { return }
+            defer {
+                group = []
+                groupWrites = 0
+            }
+            let writes = group.flatMap { index in
+                request.mutations[index].writes + [marker(request.client, request.mutations[index].id)]
+            }
+            do {
+                let sequence = try await store.batch(json: .array(writes)).commit().last?.version
+                for index in group {
+                    results[index] = .init(id: request.mutations[index].id, status: .applied, sequence: sequence)
+                }
+            } catch let error as DocumentsError where Self.isMutationFailure(error) {
+                for index in group {
+                    results[index] = try await apply(request.mutations[index], client: request.client)
+                }
+            }
         }
-        return SyncPushResponse(results: results)
+        for (index, mutation) in request.mutations.enumerated() {
+            if let reason = check(mutation, authorize: authorize) {
+                results[index] = .init(id: mutation.id, status: .rejected, message: reason)
+                continue
+            }
+            if groupWrites + mutation.writes.count + 1 > 400 { try await flush() }
+            group.append(index)
+            groupWrites += mutation.writes.count + 1
+        }
+        try await flush()
+        return SyncPushResponse(
+            results: results.enumerated().map { index, result in
+                result ?? .init(id: request.mutations[index].id, status: .rejected, message: "not applied")
+            })
     }
 
-    private func apply(
-        _ mutation: SyncMutation, client: String, authorize: (String) throws -> Void
-    ) async throws -> SyncPushResponse.Result {
-        func rejected(_ message: String) -> SyncPushResponse.Result {
-            SyncPushResponse.Result(id: mutation.id, status: .rejected, message: message)
-        }
-        guard SyncIdentifier.isValid(mutation.id) else { return rejected("'\(mutation.id)' is not a mutation id") }
-        guard !mutation.writes.isEmpty else { return rejected("a mutation needs at least one write") }
-        for write in mutation.writes {
-            guard let path = write["path"]?.stringValue else { return rejected("a write has no path") }
-            guard write["op"]?.stringValue != "add" else {
-                return rejected("sync writes name their document: use set with an id instead of add")
-            }
-            guard !path.hasPrefix(Self.reservedRoot + "/") else { return rejected("\(path) is reserved") }
-            do { try authorize(path) } catch {
-                return rejected((error as? any SuiteDescribedError)?.message ?? "\(error)")
-            }
-        }
-        let marker = "\(Self.reservedRoot)/\(client)/applied/\(mutation.id)"
-        let markerWrite: JSONValue = .object([
-            "op": "set", "path": .string(marker), "data": .object(["client": .string(client)]),
-            "precondition": .object(["exists": false]),
+    static func isMutationFailure(_ error: DocumentsError) -> Bool {
+        [.preconditionFailed, .notFound, .invalidPath, .invalidField, .invalidValue, .limitExceeded].contains(
+            error.code)
+    }
+
+    func marker(_ client: String, _ id: String) -> JSONValue {
+        .object([
+            "op": "set", "path": .string("\(Self.reservedRoot)/\(client)/applied/\(id)"),
+            "data": .object(["client": .string(client)]), "precondition": .object(["exists": false]),
         ])
+    }
+
+    /// Why a mutation is refused before any commit, or nil.
+    private func check(_ mutation: SyncMutation, authorize: (String) throws -> Void) -> String? {
+        guard SyncIdentifier.isValid(mutation.id) else { return "'\(mutation.id)' is not a mutation id" }
+        guard !mutation.writes.isEmpty else { return "a mutation needs at least one write" }
+        for write in mutation.writes {
+            guard let path = write["path"]?.stringValue else { return "a write has no path" }
+            guard write["op"]?.stringValue != "add" else {
+                return "sync writes name their document: use set with an id instead of add"
+            }
+            guard !path.hasPrefix(Self.reservedRoot + "/") else { return "\(path) is reserved" }
+            do { try authorize(path) } catch {
+                return (error as? any SuiteDescribedError)?.message ?? "\(error)"
+            }
+        }
+        return nil
+    }
+
+    /// One mutation alone: applied, a duplicate (its marker exists), or rejected with the store's reason.
+    private func apply(_ mutation: SyncMutation, client: String) async throws -> SyncPushResponse.Result {
+        let marker = "\(Self.reservedRoot)/\(client)/applied/\(mutation.id)"
         do {
-            let snapshots = try await store.batch(json: .array(mutation.writes + [markerWrite])).commit()
+            let snapshots = try await store.batch(json: .array(mutation.writes + [self.marker(client, mutation.id)]))
+                .commit()
             return SyncPushResponse.Result(id: mutation.id, status: .applied, sequence: snapshots.last?.version)
-        } catch let error as DocumentsError where error.code == .preconditionFailed || error.code == .notFound {
+        } catch let error as DocumentsError where Self.isMutationFailure(error) {
             let existing = try await store.document(marker).getDocument()
             if existing.exists {
                 return SyncPushResponse.Result(id: mutation.id, status: .duplicate, sequence: existing.version)
             }
-            return rejected(error.message)
-        } catch let error as DocumentsError
-            where [.invalidPath, .invalidField, .invalidValue, .limitExceeded].contains(error.code)
-        {
-            return rejected(error.message)
+            return SyncPushResponse.Result(id: mutation.id, status: .rejected, message: error.message)
         }
     }
 

@@ -194,4 +194,25 @@ import Testing
         #expect(try await world.data(a.store, "users/ana") == server)
         #expect(a.status.pending == 0)
     }
+
+    @Test func oneFailingMutationInAPushLeavesTheOthersApplied() async throws {
+        let world = try World()
+        _ = try await world.server.document("counters/c").setData(["n": 0])
+        let increment = Self.update("counters/c", ["n": ["increment": 1]])
+        let mutations = [
+            SyncMutation(id: "m1", writes: [increment]),
+            SyncMutation(
+                id: "m2",
+                writes: [
+                    increment,
+                    .object(["op": "set", "path": "counters/c", "data": [:], "precondition": ["exists": false]]),
+                ]),
+            SyncMutation(id: "m3", writes: [increment]),
+            SyncMutation(id: "m1", writes: [increment]),
+            SyncMutation(id: "m4", writes: [.object(["op": "set", "path": "_sync/x/y/z", "data": [:]])]),
+        ]
+        let response = try await world.host.push(SyncPushRequest(client: "c1", mutations: mutations)) { _ in }
+        #expect(response.results.map(\.status) == [.applied, .rejected, .applied, .duplicate, .rejected])
+        #expect(try await world.data(world.server, "counters/c")?["n"] == .int(2))
+    }
 }

@@ -6,6 +6,7 @@
 //   POST /control?mode=ok|500|503|429|408|401|hang[&reject=EVENT_NAME]  how the next batches are answered
 //   GET  /stats    {"requests":…,"received":…,"unique":…,"duplicates":…,"gzipped":…,"mode":…}
 //   GET  /events   the unique records, one JSON line each, in arrival order
+//   PUT  /static   sets the body GET /static answers with (JSON): the bare route `suite-bench sync` loads with wrk
 //
 // With `reject=NAME`, a batch holding an event of that name is answered 400 (so the sender must split it to isolate
 // the event), as a strict collector validating a schema would. `hang` never answers.
@@ -109,6 +110,18 @@ router.post("/control") { request, context -> Response in
         state.rejectName = reject
     }
     return Response(status: .ok)
+}
+let staticBody = Mutex(ByteBuffer(string: "{}"))
+router.put("/static") { request, _ -> Response in
+    var request = request
+    let body = try await request.collectBody(upTo: 1 << 20)
+    staticBody.withLock { $0 = body }
+    return Response(status: .ok)
+}
+router.get("/static") { _, _ -> Response in
+    var headers = HTTPFields()
+    headers[.contentType] = "application/json"
+    return Response(status: .ok, headers: headers, body: .init(byteBuffer: staticBody.withLock { $0 }))
 }
 router.get("/stats") { _, _ -> Response in
     Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: state.withLock { $0.statsJSON })))

@@ -63,6 +63,7 @@ struct BenchGroup: Sendable {
         BenchGroup(name: "analytics", run: { try await AnalyticsBenchmarks.run(scale: $0) }),
         BenchGroup(name: "storage", run: { try await StorageBenchmarks.run(scale: $0) }),
         BenchGroup(name: "work", run: { try await WorkBenchmarks.run(scale: $0) }),
+        BenchGroup(name: "sync", run: { try await SyncBenchmarks.run(scale: $0) }),
     ]
 }
 

@@ -30,7 +30,7 @@ public final class SyncClient: Sendable {
     let gate = AsyncGate()
     let shared = SyncShared()
     /// Mutations pushed per request.
-    public static let pushBatch = 100
+    public static let pushBatch = 400
 
     /// Closes the replica's part: the store stops recording commits into the outbox.
     public func detach() { store.setCommitRecorder(nil) }

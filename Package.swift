@@ -210,7 +210,7 @@ let package = Package(
             name: "StorageAccountingTests", dependencies: ["StorageAccounting", "SuiteCore", "SuiteTestSupport", grdb],
             path: "Tests/StorageAccountingTests"),
         .testTarget(
-            name: "SyncTests", dependencies: ["Sync", "Documents", "SuiteCore", "SuiteTestSupport"],
+            name: "SyncTests", dependencies: ["Sync", "Documents", "SuiteCore", "SuiteTestSupport", "WorkTracking"],
             path: "Tests/SyncTests"),
         .testTarget(
             name: "WorkTrackingTests", dependencies: ["WorkTracking", "Documents", "SuiteCore", "SuiteTestSupport"],

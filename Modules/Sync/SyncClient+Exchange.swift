@@ -55,6 +55,18 @@ extension SyncClient {
                         .init(mutation: entry.mutation.id, paths: paths, reason: result.message ?? "rejected"))
                 } else {
                     acknowledged += 1
+                    if let sequence = result.sequence {
+                        for path in Set(entry.mutation.writes.compactMap({ $0["path"]?.stringValue })) {
+                            writes.append(
+                                .object([
+                                    "op": "set", "path": .string(Self.ackPath(path)),
+                                    "data": .object([
+                                        "path": .string(path), "sequence": .int(sequence),
+                                        "mutation": .string(entry.mutation.id),
+                                    ]),
+                                ]))
+                        }
+                    }
                 }
             }
             if !restore.isEmpty {
@@ -64,8 +76,13 @@ extension SyncClient {
                 let remaining = try await pendingMutations(limit: nil).filter { !sent.contains($0.outboxPath) }
                 writes += Self.rebased(server: server, pending: remaining)
             }
-            _ = try await local {
-                try await CommitRecording.withoutRecording { try await store.batch(json: .array(writes)).commit() }
+            // Outbox deletions, acknowledgements and restores, in commits within the batch limit: each write is
+            // idempotent, so a crash between two of them only means a retried push the server answers `duplicate`.
+            for start in stride(from: 0, to: writes.count, by: 450) {
+                let chunk = Array(writes[start..<min(start + 450, writes.count)])
+                _ = try await local {
+                    try await CommitRecording.withoutRecording { try await store.batch(json: .array(chunk)).commit() }
+                }
             }
             shared.state.withLock { $0.pending = max(0, $0.pending - batch.count) }
             for conflict in conflicts { events?.publish(SyncConflictEvent(payload: conflict)) }
@@ -87,7 +104,13 @@ extension SyncClient {
             var server: [String: JSONValue?] = [:]
             for change in page.changes { server[change.path] = .some(change.data) }
             let pending = try await pendingMutations(limit: nil)
+            let overridden = try await overriddenWrites(page, pending: pending)
             var writes = Self.rebased(server: server, pending: pending)
+            for conflict in overridden {
+                for path in conflict.paths {
+                    writes.append(.object(["op": "delete", "path": .string(Self.ackPath(path))]))
+                }
+            }
             writes.append(
                 .object([
                     "op": "update", "path": .string(Self.statePath),
@@ -97,10 +120,49 @@ extension SyncClient {
                 try await CommitRecording.withoutRecording { try await store.batch(json: .array(writes)).commit() }
             }
             shared.state.withLock { $0.checkpoint = page.sequence }
+            for conflict in overridden { events?.publish(SyncConflictEvent(payload: conflict)) }
             pulled += page.changes.count
             if !page.more { break }
         }
         return pulled
+    }
+
+    /// This replica's acknowledged writes that someone else's later write replaced on the server: the document as
+    /// the replica has it (ours) and as the server has it now (theirs). The replica keeps, per document, the server
+    /// sequence of its last acknowledged write (`_sync/state/acks`), so this works across processes. Documents with
+    /// writes still pending are left out (those writes go on top).
+    func overriddenWrites(_ page: SyncChangesResponse, pending: [PendingMutation]) async throws
+        -> [SyncConflictEvent.Payload]
+    {
+        let pendingPaths = Set(pending.flatMap { $0.mutation.writes.compactMap { $0["path"]?.stringValue } })
+        var latest: [String: SyncChange] = [:]
+        for change in page.changes { latest[change.path] = change }
+        guard !latest.isEmpty else { return [] }
+        let acks = try await local {
+            try await store.getDocuments(try latest.keys.sorted().map { try DocumentPath(Self.ackPath($0)) })
+        }
+        var conflicts: [SyncConflictEvent.Payload] = []
+        for ack in acks where ack.exists {
+            guard let path = try ack.get("path", as: String.self), let change = latest[path],
+                let sequence = try ack.get("sequence", as: Int64.self), change.sequence > sequence,
+                !pendingPaths.contains(path)
+            else { continue }
+            let local = try await local { try await store.document(path).getDocument().data }
+            let ours = local.map { DocumentJSON.json(from: $0) }
+            guard ours != change.data else { continue }
+            conflicts.append(
+                .init(
+                    mutation: try ack.get("mutation", as: String.self) ?? "", paths: [path],
+                    reason: "overridden by a later write on the server", ours: ours, theirs: change.data))
+        }
+        return conflicts
+    }
+
+    /// Where the replica keeps the server sequence of its last acknowledged write to `path`.
+    static func ackPath(_ path: String) -> String {
+        let id = Data(path.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return "\(statePath)/acks/\(id)"
     }
 
     /// The server's documents (`nil`: deleted), then the pending writes on those paths again, in order, without their

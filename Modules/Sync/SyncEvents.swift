@@ -25,7 +25,7 @@ public struct SyncStatus: Sendable, Hashable, Codable {
 }
 
 /// `sync.conflict`: a local write was overridden — the server rejected the mutation (a rule, a failed precondition,
-/// a bad value), so the replica now holds the server's version of its documents.
+/// a bad value), or another replica's later write replaced it — so the replica now holds the server's version.
 public struct SyncConflictEvent: BusEvent {
     public var name: String { "sync.conflict" }
     public var payload: Payload
@@ -36,8 +36,22 @@ public struct SyncConflictEvent: BusEvent {
         public var mutation: String
         /// The documents it wrote.
         public var paths: [String]
-        /// Why the server refused it.
+        /// Why it was overridden: the server's reason for a rejection, or a later write.
         public var reason: String
+        /// For a later write: the document as this replica had written it (tagged JSON; nil: deleted).
+        public var ours: JSONValue?
+        /// For a later write: the document as the server has it now.
+        public var theirs: JSONValue?
+
+        /// Creates a payload.
+        public init(mutation: String, paths: [String], reason: String, ours: JSONValue? = nil, theirs: JSONValue? = nil)
+        {
+            self.mutation = mutation
+            self.paths = paths
+            self.reason = reason
+            self.ours = ours
+            self.theirs = theirs
+        }
     }
 
     /// Creates the event.

@@ -47,3 +47,27 @@ public struct WorkDayChanged: BusEvent {
     /// Creates the event.
     public init(payload: Payload) { self.payload = payload }
 }
+
+/// `work.conflict`: a change of a day made on this device was replaced on the server by another device's later change
+/// (two devices offline, the server's order decides) — both transitions named (docs/events.md).
+public struct WorkConflict: BusEvent {
+    public var name: String { "work.conflict" }
+    public var payload: Payload
+
+    /// The day and both sides.
+    public struct Payload: Codable, Sendable, Hashable {
+        /// The user.
+        public var uid: String
+        /// The day (`yyyy-MM-dd`).
+        public var date: String
+        /// This device's last change of the day, which lost (nil when it had deleted the day).
+        public var ours: WorkHistoryEntry?
+        /// The change the server kept.
+        public var theirs: WorkHistoryEntry?
+        /// The day's status after the conflict (the server's).
+        public var status: String?
+    }
+
+    /// Creates the event.
+    public init(payload: Payload) { self.payload = payload }
+}

@@ -215,4 +215,31 @@ import Testing
         #expect(response.results.map(\.status) == [.applied, .rejected, .applied, .duplicate, .rejected])
         #expect(try await world.data(world.server, "counters/c")?["n"] == .int(2))
     }
+
+    @Test func aWriteReplacedByAnotherReplicasLaterWriteIsAConflictWithBothVersions() async throws {
+        let world = try World()
+        let bus = EventBus()
+        let conflicts = Mutex<[SyncConflictEvent.Payload]>([])
+        let subscription = bus.subscribe(to: SyncConflictEvent.self) { event in
+            conflicts.withLock { $0.append(event.payload) }
+        }
+        let (a, _) = try await world.replica("a", bus: bus)
+        let (b, _) = try await world.replica("b")
+        try await a.write([.object(["op": "set", "path": "days/d1", "data": ["status": "working", "by": "a"]])])
+        try await a.push()
+        try await b.write([.object(["op": "set", "path": "days/d1", "data": ["status": "break", "by": "b"]])])
+        try await b.sync()
+        // Reopened, as a later command would: the acknowledgement is kept in the replica's store.
+        await a.store.close()
+        let (again, _) = try await world.replica("a", bus: bus)
+        try await again.pull()
+        let conflict = try #require(conflicts.withLock { $0.first })
+        #expect(conflict.paths == ["days/d1"] && conflict.reason.contains("later write"))
+        #expect(conflict.ours?["by"] == "a" && conflict.theirs?["by"] == "b")
+        #expect(try await world.data(again.store, "days/d1")?["by"] == "b")
+        // The winner sees no conflict.
+        try await b.pull()
+        #expect(conflicts.withLock { $0.count } == 1)
+        subscription.cancel()
+    }
 }

@@ -32,6 +32,7 @@ public final class WorkTracker: Sendable {
     let clock: any WallClock
     let events: EventPublisher?
     private let subscription: Subscription?
+    private let conflicts: Subscription?
 
     /// Creates a tracker.
     /// - Parameters:
@@ -61,9 +62,37 @@ public final class WorkTracker: Sendable {
                         payload: .init(uid: uid, date: date.description, deleted: deleted.contains(path))))
             }
         }
+        conflicts = store.bus?.subscribe(named: "sync.conflict", as: SyncConflictPayload.self) { conflict, _ in
+            if let event = WorkTracker.workConflict(conflict) { events?.publish(event) }
+        }
     }
 
-    deinit { subscription?.cancel() }
+    deinit {
+        subscription?.cancel()
+        conflicts?.cancel()
+    }
+
+    /// What the Sync module's `sync.conflict` carries (read by name: Work tracking does not import Sync).
+    struct SyncConflictPayload: Decodable, Sendable {
+        var paths: [String]
+        var ours: JSONValue?
+        var theirs: JSONValue?
+    }
+
+    /// Turns a sync conflict on a day document into `work.conflict`, naming both sides' last changes.
+    static func workConflict(_ conflict: SyncConflictPayload) -> WorkConflict? {
+        guard let path = conflict.paths.first, let (uid, date) = dayKey(path) else { return nil }
+        func day(_ json: JSONValue?) -> WorkDay? {
+            guard let json, let data = try? DocumentJSON.data(from: json) else { return nil }
+            return try? DocumentDecoder().decode(WorkDay.self, from: data)
+        }
+        let ours = day(conflict.ours)
+        let theirs = day(conflict.theirs)
+        return WorkConflict(
+            payload: .init(
+                uid: uid, date: date.description, ours: ours?.history.last, theirs: theirs?.history.last,
+                status: theirs?.status.rawValue))
+    }
 
     // MARK: Paths
 

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// Changes to `group_totals` gathered during a write transaction and applied once at its end.
+/// Changes to `group_totals` and `link_corrections` gathered during a write transaction and applied once at its end.
 struct GroupTotalsDelta {
     struct Key: Hashable {
         var service: String
@@ -14,6 +14,7 @@ struct GroupTotalsDelta {
         var allocated: Int64 = 0
     }
     var values: [Key: Value] = [:]
+    var links = LinkChanges()
 
     mutating func add(service: String, groupId: String, category: Int, logical: Int64, allocated: Int64, sign: Int) {
         let key = Key(service: service, groupId: groupId, category: category)
@@ -22,8 +23,9 @@ struct GroupTotalsDelta {
         values[key, default: Value()].allocated += Int64(sign) * allocated
     }
 
-    /// Upserts every changed row and deletes those left without items.
+    /// Upserts every changed row and deletes those left without items; updates the hard-link corrections.
     func apply(_ db: Database) throws {
+        try links.apply(db)
         let upsert = try db.cachedStatement(
             sql: """
                 INSERT INTO group_totals (service, groupId, category, items, logical, allocated)
@@ -65,6 +67,15 @@ extension SQLiteStorageIndex {
         delta.add(
             service: item.serviceType, groupId: item.groupId, category: category, logical: item.sizeInBytes,
             allocated: item.allocatedBytes, sign: 1)
+        if item.linkCount > 1 {
+            delta.links.note(
+                device: item.device.map { Int64(bitPattern: $0) }, inode: item.inode.map { Int64(bitPattern: $0) },
+                linkCount: item.linkCount,
+                LinkEntry(
+                    service: item.serviceType, groupId: item.groupId, category: category, logical: item.sizeInBytes,
+                    allocated: item.allocatedBytes),
+                sign: 1)
+        }
     }
 
     /// Deletes the items matching `condition`, recording the change in `delta`; returns how many went.
@@ -72,12 +83,20 @@ extension SQLiteStorageIndex {
         _ db: Database, where condition: String, _ arguments: StatementArguments, delta: inout GroupTotalsDelta
     ) throws -> Int {
         let rows = try Row.fetchCursor(
-            db, sql: "DELETE FROM items WHERE \(condition) RETURNING service, groupId, category, logical, allocated",
+            db,
+            sql: """
+                DELETE FROM items WHERE \(condition)
+                RETURNING service, groupId, category, logical, allocated, dev, ino, nlink
+                """,
             arguments: arguments)
         var count = 0
         while let row = try rows.next() {
+            let entry = LinkEntry(
+                service: row[0], groupId: row[1], category: row[2], logical: row[3], allocated: row[4])
             delta.add(
-                service: row[0], groupId: row[1], category: row[2], logical: row[3], allocated: row[4], sign: -1)
+                service: entry.service, groupId: entry.groupId, category: entry.category, logical: entry.logical,
+                allocated: entry.allocated, sign: -1)
+            delta.links.note(device: row[5], inode: row[6], linkCount: row[7], entry, sign: -1)
             count += 1
         }
         return count

@@ -90,6 +90,8 @@ extension SQLiteStorageIndex {
         // v3: the hard-link corrections of the whole index, kept at write time, so totals and the group list read
         // no item rows at all.
         migrator.registerMigration("v3 link corrections") { db in try createLinkCorrections(db) }
+        // v4: the unique id index is a named index, so a first scan can build it at its end (SQLiteStorageIndex+Bulk).
+        migrator.registerMigration("v4 droppable item indexes") { db in try recreateItemsWithDroppableIndexes(db) }
         return migrator
     }()
 

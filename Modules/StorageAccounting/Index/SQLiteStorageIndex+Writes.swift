@@ -51,15 +51,18 @@ extension SQLiteStorageIndex {
         "id, service, groupId, contentId, contentSubId, contentType, category, logical, allocated, created, modified, "
         + "fileName, additionalData, root, path, unit, dev, ino, nlink"
 
-    /// Inserts `item` (replacing an item with its id) and records the change in `delta`.
-    static func insert(_ item: StorageItem, unit: [UInt8]?, into db: Database, delta: inout GroupTotalsDelta) throws {
+    /// Inserts `item` (replacing an item with its id) and records the change in `delta`. With `bulk` (a first scan
+    /// while the deferred indexes are missing, see ``ensureIndexes(_:)``), the id is known to be new.
+    static func insert(
+        _ item: StorageItem, unit: [UInt8]?, into db: Database, delta: inout GroupTotalsDelta, bulk: Bool = false
+    ) throws {
         let category = item.category.code
+        let values = "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         let statement = try ItemInsert(
             db,
-            sql: "INSERT INTO items (\(itemColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                + "ON CONFLICT (id) DO NOTHING")
+            sql: "INSERT INTO items (\(itemColumns)) \(values)" + (bulk ? "" : " ON CONFLICT (id) DO NOTHING"))
         try statement.run(item, category: category, unit: unit)
-        if db.changesCount == 0 {
+        if !bulk, db.changesCount == 0 {
             // Rare: the id is indexed already (recorded again, or scanned under another unit). Replace it.
             _ = try deleteItems(db, where: "id = ?", [item.id], delta: &delta)
             try statement.run(item, category: category, unit: unit)
@@ -129,6 +132,7 @@ extension SQLiteStorageIndex {
         for item in items { try item.validate() }
         guard !items.isEmpty else { return }
         try await write("record \(items.count) storage items") { db in
+            try Self.ensureIndexes(db)
             var delta = GroupTotalsDelta()
             for item in items { try Self.insert(item, unit: nil, into: db, delta: &delta) }
             try delta.apply(db)
@@ -139,6 +143,7 @@ extension SQLiteStorageIndex {
     public func remove(ids: [String]) async throws -> Int {
         guard !ids.isEmpty else { return 0 }
         return try await write("remove \(ids.count) storage items") { db in
+            try Self.ensureIndexes(db)
             var delta = GroupTotalsDelta()
             var removed = 0
             for id in ids { removed += try Self.deleteItems(db, where: "id = ?", [id], delta: &delta) }

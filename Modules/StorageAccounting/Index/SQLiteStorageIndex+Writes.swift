@@ -17,10 +17,13 @@ struct GroupTotalsDelta {
     var links = LinkChanges()
 
     mutating func add(service: String, groupId: String, category: Int, logical: Int64, allocated: Int64, sign: Int) {
-        let key = Key(service: service, groupId: groupId, category: category)
-        values[key, default: Value()].items += sign
-        values[key, default: Value()].logical += Int64(sign) * logical
-        values[key, default: Value()].allocated += Int64(sign) * allocated
+        func update(_ value: inout Value) {
+            value.items += sign
+            value.logical += Int64(sign) * logical
+            value.allocated += Int64(sign) * allocated
+        }
+        // One hash of the key per row.
+        update(&values[Key(service: service, groupId: groupId, category: category), default: Value()])
     }
 
     /// Upserts every changed row and deletes those left without items; updates the hard-link corrections.

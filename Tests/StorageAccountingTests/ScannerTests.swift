@@ -126,7 +126,7 @@ struct ScannerTests {
         for group in 0..<5 { for file in 0..<3 { try tree.file("chats/g\(group)/f\(file).jpg", size: 1000) } }
         let index = try makeIndex()
         let seen = Mutex<[(done: Int, groups: Int, files: Int)]>([])
-        _ = try await StorageScanner(index: index).scan(
+        _ = try await StorageScanner(index: index, budget: .everyUnit).scan(
             root: tree.root, options: StorageScanOptions(layout: [try LayoutRule("chats/{groupId}/**")])
         ) { progress in
             let groups = (try? await index.groups(.all, sort: .name, limit: nil).count) ?? -1
@@ -144,7 +144,7 @@ struct ScannerTests {
         let tree = try TestTree("resume")
         for group in 0..<12 { for file in 0..<20 { try tree.file("g\(group)/f\(file).txt", size: 500) } }
         let index = try makeIndex()
-        let scanner = StorageScanner(index: index)
+        let scanner = StorageScanner(index: index, budget: .everyUnit)
         let task = Task {
             try await scanner.scan(root: tree.root) { progress in
                 if progress.unitsDone >= 5 { withUnsafeCurrentTask { $0?.cancel() } }

@@ -29,10 +29,11 @@ struct Bench: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // `bus` includes the plugin-abi rows; `plugin-abi` runs them alone.
+        // `bus` includes the plugin-abi rows and `storage` the storage-tree rows; the subsets run them alone.
+        let subsets: Set<String> = ["plugin-abi", "storage-tree"]
         let selected =
             groups.isEmpty
-            ? BenchGroup.all.filter { $0.name != "plugin-abi" } : BenchGroup.all.filter { groups.contains($0.name) }
+            ? BenchGroup.all.filter { !subsets.contains($0.name) } : BenchGroup.all.filter { groups.contains($0.name) }
         var all: [BenchResult] = []
         for group in selected {
             if !json { FileHandle.standardError.write(Data("running \(group.name)…\n".utf8)) }
@@ -62,6 +63,7 @@ struct BenchGroup: Sendable {
         BenchGroup(name: "redis", run: { try await RedisCacheBenchmarks.run(scale: $0) }),
         BenchGroup(name: "analytics", run: { try await AnalyticsBenchmarks.run(scale: $0) }),
         BenchGroup(name: "storage", run: { try await StorageBenchmarks.run(scale: $0) }),
+        BenchGroup(name: "storage-tree", run: { try await StorageBenchmarks.run(scale: $0, synthetic: false) }),
         BenchGroup(name: "work", run: { try await WorkBenchmarks.run(scale: $0) }),
         BenchGroup(name: "sync", run: { try await SyncBenchmarks.run(scale: $0) }),
     ]

@@ -15,7 +15,7 @@ import SuiteCore
 /// list from the index beside `du -s`, the scan's peak RSS beside a limit scaled to the files, and an index of synthetic
 /// items: recording them in batches beside raw GRDB inserts of the same rows, and `report(topGroups:)` beside 50 ms.
 enum StorageBenchmarks {
-    static func run(scale: Double) async throws -> [BenchResult] {
+    static func run(scale: Double, synthetic: Bool = true) async throws -> [BenchResult] {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("suite-bench-storage-\(ProcessInfo.processInfo.processIdentifier)").path
         AnalyticsBenchmarks.removeDirectory(directory)
@@ -33,6 +33,7 @@ enum StorageBenchmarks {
             try await treeRows(tree: tree, directory: directory, files: files, groups: groups)
         }
         AnalyticsBenchmarks.removeDirectory(tree)
+        guard synthetic else { return results }
         results += try await AnalyticsBenchmarks.timed("synthetic index") {
             try await syntheticRows(scale: scale, directory: directory)
         }

@@ -21,13 +21,6 @@ struct LinkedRow {
     var allocated: Int64
 }
 
-/// An inode within one bucket (a group, a category, a service).
-struct InodeInBucket<Bucket: Hashable>: Hashable {
-    var device: Int64
-    var inode: Int64
-    var bucket: Bucket
-}
-
 /// Usage of a selection per group, category and service, and in total, each inode counted once per bucket.
 struct UsageAggregates {
     struct GroupKey: Hashable {
@@ -39,7 +32,7 @@ struct UsageAggregates {
     var categories: [Int: StorageUsage] = [:]
     var services: [String: StorageUsage] = [:]
 
-    init(rows: [UsageRow], linked: [LinkedRow]) {
+    init(rows: [UsageRow], corrections: LinkCorrections) {
         for row in rows {
             total = total + row.usage
             groups[GroupKey(service: row.service, groupId: row.groupId), default: StorageUsage()] =
@@ -49,36 +42,20 @@ struct UsageAggregates {
                 + row.usage
             services[row.service, default: StorageUsage()] = services[row.service, default: StorageUsage()] + row.usage
         }
-        // Each inode once per bucket: subtract every further link of an inode within the same bucket.
-        func duplicates<Key: Hashable>(_ key: (LinkedRow) -> Key) -> [Key: StorageUsage] {
-            var seen: Set<InodeInBucket<Key>> = []
-            var extra: [Key: StorageUsage] = [:]
-            for row in linked {
-                let bucket = key(row)
-                if !seen.insert(InodeInBucket(device: row.device, inode: row.inode, bucket: bucket)).inserted {
-                    extra[bucket, default: StorageUsage()] =
-                        extra[bucket, default: StorageUsage()]
-                        + StorageUsage(logicalBytes: row.logical, allocatedBytes: row.allocated)
-                }
-            }
-            return extra
-        }
-        func subtract(_ usage: StorageUsage, _ extra: StorageUsage) -> StorageUsage {
-            StorageUsage(
+        // Each inode once per bucket.
+        guard !corrections.values.isEmpty else { return }
+        func subtract(_ usage: StorageUsage, _ bucket: LinkBucket) -> StorageUsage {
+            let extra = corrections[bucket]
+            return StorageUsage(
                 items: usage.items, logicalBytes: usage.logicalBytes - extra.logicalBytes,
                 allocatedBytes: usage.allocatedBytes - extra.allocatedBytes)
         }
-        guard !linked.isEmpty else { return }
-        if let extra = duplicates({ _ in 0 })[0] { total = subtract(total, extra) }
-        for (key, extra) in duplicates({ GroupKey(service: $0.service, groupId: $0.groupId) }) {
-            if let usage = groups[key] { groups[key] = subtract(usage, extra) }
+        total = subtract(total, .total)
+        for (key, usage) in groups {
+            groups[key] = subtract(usage, LinkBucket(kind: .group, service: key.service, groupId: key.groupId))
         }
-        for (key, extra) in duplicates(\.category) {
-            if let usage = categories[key] { categories[key] = subtract(usage, extra) }
-        }
-        for (key, extra) in duplicates(\.service) {
-            if let usage = services[key] { services[key] = subtract(usage, extra) }
-        }
+        for (key, usage) in categories { categories[key] = subtract(usage, LinkBucket(kind: .category, category: key)) }
+        for (key, usage) in services { services[key] = subtract(usage, LinkBucket(kind: .service, service: key)) }
     }
 
     func sortedCategories() -> [StorageCategoryUsage] {
@@ -92,7 +69,12 @@ struct UsageAggregates {
     }
 
     func sortedGroups(_ sort: StorageGroupSort, limit: Int?) -> [StorageGroupUsage] {
-        let list = groups.map { StorageGroupUsage(service: $0.key.service, groupId: $0.key.groupId, usage: $0.value) }
+        Self.sorted(
+            groups.map { StorageGroupUsage(service: $0.key.service, groupId: $0.key.groupId, usage: $0.value) }, sort,
+            limit: limit)
+    }
+
+    static func sorted(_ list: [StorageGroupUsage], _ sort: StorageGroupSort, limit: Int?) -> [StorageGroupUsage] {
         let sorted: [StorageGroupUsage]
         switch sort {
         case .size:
@@ -184,8 +166,53 @@ extension SQLiteStorageIndex {
         }
     }
 
+    /// The hard-link corrections of the selection: stored for the whole index, else from its linked rows.
+    static func corrections(_ db: Database, _ filter: StorageFilter) throws -> LinkCorrections {
+        filter.isEmpty ? try LinkCorrections.stored(db) : LinkCorrections.of(rows: try linkedRows(db, filter))
+    }
+
+    /// Each group of the selection with its stored hard-link correction subtracted; only for filters on services and
+    /// groups.
+    static func storedGroups(_ db: Database, _ filter: StorageFilter) throws -> [StorageGroupUsage] {
+        var corrections: [UsageAggregates.GroupKey: (logical: Int64, allocated: Int64)] = [:]
+        let linked = try Row.fetchCursor(
+            db, sql: "SELECT service, groupId, logical, allocated FROM link_corrections WHERE bucket = 2")
+        while let row = try linked.next() {
+            corrections[UsageAggregates.GroupKey(service: row[0], groupId: row[1])] = (row[2], row[3])
+        }
+        // Rows come in primary-key order, so a group's categories are consecutive.
+        let (condition, arguments) = filter.condition()
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT service, groupId, items, logical, allocated FROM group_totals WHERE \(condition)
+                ORDER BY service, groupId
+                """, arguments: arguments)
+        var groups: [StorageGroupUsage] = []
+        func close() {
+            guard let last = groups.last, !corrections.isEmpty,
+                let extra = corrections[UsageAggregates.GroupKey(service: last.service, groupId: last.groupId)]
+            else { return }
+            groups[groups.count - 1].usage.logicalBytes -= extra.logical
+            groups[groups.count - 1].usage.allocatedBytes -= extra.allocated
+        }
+        while let row = try rows.next() {
+            let service: String = row[0]
+            let groupId: String = row[1]
+            let usage = StorageUsage(items: row[2], logicalBytes: row[3], allocatedBytes: row[4])
+            if let last = groups.last, last.groupId == groupId, last.service == service {
+                groups[groups.count - 1].usage = last.usage + usage
+            } else {
+                close()
+                groups.append(StorageGroupUsage(service: service, groupId: groupId, usage: usage))
+            }
+        }
+        close()
+        return groups
+    }
+
     static func aggregates(_ db: Database, _ filter: StorageFilter) throws -> UsageAggregates {
-        UsageAggregates(rows: try usageRows(db, filter), linked: try linkedRows(db, filter))
+        UsageAggregates(rows: try usageRows(db, filter), corrections: try corrections(db, filter))
     }
 
     public func usage(_ filter: StorageFilter) async throws -> StorageUsage {
@@ -203,7 +230,14 @@ extension SQLiteStorageIndex {
                     usage: StorageUsage(
                         items: row?[0] ?? 0, logicalBytes: row?[1] ?? 0, allocatedBytes: row?[2] ?? 0))
             ]
-            return UsageAggregates(rows: rows, linked: try Self.linkedRows(db, filter)).total
+            if filter.isEmpty {
+                var total = rows[0].usage
+                let extra = try LinkCorrections.storedTotal(db)
+                total.logicalBytes -= extra.logicalBytes
+                total.allocatedBytes -= extra.allocatedBytes
+                return total
+            }
+            return UsageAggregates(rows: rows, corrections: try Self.corrections(db, filter)).total
         }
     }
 
@@ -215,7 +249,12 @@ extension SQLiteStorageIndex {
         -> [StorageGroupUsage]
     {
         try await read("list storage groups") { db in
-            try Self.aggregates(db, filter).sortedGroups(sort, limit: limit)
+            // A group's bucket is the whole group when only services and groups are filtered: its stored correction
+            // applies, and SQLite sums the categories.
+            guard filter.isAggregatable, filter.categories.isEmpty else {
+                return try Self.aggregates(db, filter).sortedGroups(sort, limit: limit)
+            }
+            return UsageAggregates.sorted(try Self.storedGroups(db, filter), sort, limit: limit)
         }
     }
 

@@ -11,6 +11,18 @@ struct UnitOutcome: Sendable {
     var warnings: [StorageWarning] = []
 }
 
+/// When a scan commits: after the unit that brings the open transaction to `files` files or `duration` of walking.
+/// Larger transactions write each touched page of the table and its indexes once per commit instead of once per unit.
+struct CommitBudget: Sendable {
+    var files: Int
+    var duration: Duration
+
+    /// About ten commits a second at most: finished groups show within a tenth of a second.
+    static let scan = CommitBudget(files: 4_000, duration: .milliseconds(100))
+    /// One unit per transaction.
+    static let everyUnit = CommitBudget(files: 0, duration: .zero)
+}
+
 /// The stored state of a root's scan.
 struct ScanState: Sendable {
     var scanId: String
@@ -21,50 +33,74 @@ struct ScanState: Sendable {
 
 // The scan-side writes and reads: replacing a unit, the scan state, directory stamps.
 extension SQLiteStorageIndex {
-    /// Replaces the unit's items and directory stamps with what a walk of it finds now, in one transaction; marks
-    /// it done for `scanId` when given. A unit whose directory is gone ends up empty.
-    func commitUnit(
-        _ unit: ScanUnit, root: String, rootFD: Int32, mapper: ItemMapper, scanId: String?,
-        shouldStop: @escaping @Sendable () -> Bool
-    ) async throws -> UnitOutcome {
-        try await write("index \(unit.displayName) of \(root)") { db in
-            let key = Data(unit.key)
+    /// Replaces the items and directory stamps of a prefix of `units` with what a walk of them finds now, in one
+    /// transaction, and marks them done for `scanId` when given: units are walked until one brings the transaction to
+    /// `budget`. Returns one outcome per unit committed (at least one). A unit whose directory is gone ends up empty.
+    func commitUnits(
+        _ units: ArraySlice<ScanUnit>, root: String, rootFD: Int32, mapper: ItemMapper, scanId: String?,
+        budget: CommitBudget = .everyUnit, shouldStop: @escaping @Sendable () -> Bool
+    ) async throws -> [UnitOutcome] {
+        let name = units.first.map(\.displayName) ?? "nothing"
+        return try await write("index \(name) of \(root)") { db in
+            // Only a first scan's own units may load without the deferred indexes; anything else builds them.
+            if scanId == nil { try Self.ensureIndexes(db) }
+            let bulk = try Self.isBulkLoading(db)
+            let started = ContinuousClock.now
             var delta = GroupTotalsDelta()
-            _ = try Self.deleteItems(db, where: "root = ? AND unit = ?", [root, key], delta: &delta)
-            try db.execute(sql: "DELETE FROM directories WHERE root = ? AND unit = ?", arguments: [root, key])
-            var outcome = UnitOutcome()
-            let walker = FileWalker()
-            let stamp = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO directories (root, path, unit, mtime) VALUES (?, ?, ?, ?)")
-            try walker.walk(
-                rootFD: rootFD, start: unit.directory, recursive: unit.recursive, shouldStop: shouldStop,
-                onDirectory: { path, stat in
-                    outcome.directories += 1
-                    try stamp.execute(arguments: [root, Data(path), key, stat.modified])
-                },
-                onEntry: { path, stat in
-                    guard stat.kind == .regular else {
-                        outcome.otherEntries += 1
-                        return
-                    }
-                    let item = mapper.item(path: path, stat: stat, rootFD: rootFD)
-                    try Self.insert(item, unit: unit.key, into: db, delta: &delta)
-                    outcome.files += 1
-                    outcome.logicalBytes += stat.size
-                    outcome.allocatedBytes += stat.allocated
-                })
+            var outcomes: [UnitOutcome] = []
+            var files = 0
+            for unit in units {
+                let outcome = try Self.replaceUnit(
+                    unit, root: root, rootFD: rootFD, mapper: mapper, scanId: scanId, bulk: bulk, db: db,
+                    delta: &delta, shouldStop: shouldStop)
+                outcomes.append(outcome)
+                files += outcome.files
+                if files >= budget.files || ContinuousClock.now - started >= budget.duration { break }
+            }
             try delta.apply(db)
-            if let scanId {
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO scan_units (root, unit, scanId) VALUES (?, ?, ?)",
-                    arguments: [root, key, scanId])
-            }
-            // A unit that vanished is not worth a warning: it is simply empty now.
-            outcome.warnings = walker.warnings.filter {
-                !($0.path.bytes == unit.directory && $0.message.contains("No such file"))
-            }
-            return outcome
+            return outcomes
         }
+    }
+
+    /// One unit's part of ``commitUnits(_:root:rootFD:mapper:scanId:budget:shouldStop:)``.
+    private static func replaceUnit(
+        _ unit: ScanUnit, root: String, rootFD: Int32, mapper: ItemMapper, scanId: String?, bulk: Bool, db: Database,
+        delta: inout GroupTotalsDelta, shouldStop: @escaping @Sendable () -> Bool
+    ) throws -> UnitOutcome {
+        let key = Data(unit.key)
+        if !bulk { _ = try deleteItems(db, where: "root = ? AND unit = ?", [root, key], delta: &delta) }
+        try db.execute(sql: "DELETE FROM directories WHERE root = ? AND unit = ?", arguments: [root, key])
+        var outcome = UnitOutcome()
+        let walker = FileWalker()
+        let stamp = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO directories (root, path, unit, mtime) VALUES (?, ?, ?, ?)")
+        try walker.walk(
+            rootFD: rootFD, start: unit.directory, recursive: unit.recursive, shouldStop: shouldStop,
+            onDirectory: { path, stat in
+                outcome.directories += 1
+                try stamp.execute(arguments: [root, Data(path), key, stat.modified])
+            },
+            onEntry: { path, stat in
+                guard stat.kind == .regular else {
+                    outcome.otherEntries += 1
+                    return
+                }
+                let item = mapper.item(path: path, stat: stat, rootFD: rootFD)
+                try insert(item, unit: unit.key, into: db, delta: &delta, bulk: bulk)
+                outcome.files += 1
+                outcome.logicalBytes += stat.size
+                outcome.allocatedBytes += stat.allocated
+            })
+        if let scanId {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO scan_units (root, unit, scanId) VALUES (?, ?, ?)",
+                arguments: [root, key, scanId])
+        }
+        // A unit that vanished is not worth a warning: it is simply empty now.
+        outcome.warnings = walker.warnings.filter {
+            !($0.path.bytes == unit.directory && $0.message.contains("No such file"))
+        }
+        return outcome
     }
 
     /// The stored scan of `root`, if any.
@@ -93,6 +129,7 @@ extension SQLiteStorageIndex {
         stored.restart = false
         let text = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
         try await write("start a scan of \(root)") { db in
+            try Self.beginBulkLoadIfEmpty(db)
             try db.execute(sql: "DELETE FROM scan_units WHERE root = ?", arguments: [root])
             try db.execute(
                 sql: """
@@ -106,6 +143,7 @@ extension SQLiteStorageIndex {
     func finishScan(root: String, scanId: String, units: [ScanUnit]) async throws -> Int {
         let keep = Set(units.map(\.key))
         return try await write("finish the scan of \(root)") { db in
+            try Self.ensureIndexes(db)
             var delta = GroupTotalsDelta()
             var removed = 0
             let stale = try Data.fetchAll(

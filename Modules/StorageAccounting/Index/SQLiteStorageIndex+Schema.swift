@@ -7,7 +7,9 @@ import GRDB
 //   on (dev, ino) holding only rows with nlink > 1, which is all the hard-link arithmetic reads (since v2 it covers
 //   the columns that arithmetic needs: nlink, service, groupId, category, logical, allocated).
 // - `group_totals`: items and bytes per (service, groupId, category), kept by the write path in the same transaction
-//   (every link counted; answers subtract duplicates). Rows at zero items are deleted.
+//   (every link counted). Rows at zero items are deleted.
+// - `link_corrections` (v3): what each bucket (total, service, group, category) subtracts so an inode counts once in
+//   it, kept by the write path in the same transaction (SQLiteStorageIndex+Links.swift). Rows at zero are deleted.
 // - `scans`: per root, the current scan (id, service, layout, started, finished).
 // - `scan_units`: the units the current scan of a root has committed (what a resumed scan skips).
 // - `directories`: every directory a scan walked, with its modification time: the cheap reconciliation.
@@ -85,6 +87,11 @@ extension SQLiteStorageIndex {
                         WHERE nlink > 1;
                     """)
         }
+        // v3: the hard-link corrections of the whole index, kept at write time, so totals and the group list read
+        // no item rows at all.
+        migrator.registerMigration("v3 link corrections") { db in try createLinkCorrections(db) }
+        // v4: the unique id index is a named index, so a first scan can build it at its end (SQLiteStorageIndex+Bulk).
+        migrator.registerMigration("v4 droppable item indexes") { db in try recreateItemsWithDroppableIndexes(db) }
         return migrator
     }()
 
@@ -103,7 +110,9 @@ extension SQLiteStorageIndex {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             let tables = try String.fetchAll(
                 db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            let ours: Set<String> = ["items", "group_totals", "scans", "scan_units", "directories", "grdb_migrations"]
+            let ours: Set<String> = [
+                "items", "group_totals", "link_corrections", "scans", "scan_units", "directories", "grdb_migrations",
+            ]
             if let stranger = tables.first(where: { !ours.contains($0) }) {
                 throw StorageError(
                     .storage, "\(path) is not a storage index (it has a table '\(stranger)')",

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// Changes to `group_totals` gathered during a write transaction and applied once at its end.
+/// Changes to `group_totals` and `link_corrections` gathered during a write transaction and applied once at its end.
 struct GroupTotalsDelta {
     struct Key: Hashable {
         var service: String
@@ -14,16 +14,21 @@ struct GroupTotalsDelta {
         var allocated: Int64 = 0
     }
     var values: [Key: Value] = [:]
+    var links = LinkChanges()
 
     mutating func add(service: String, groupId: String, category: Int, logical: Int64, allocated: Int64, sign: Int) {
-        let key = Key(service: service, groupId: groupId, category: category)
-        values[key, default: Value()].items += sign
-        values[key, default: Value()].logical += Int64(sign) * logical
-        values[key, default: Value()].allocated += Int64(sign) * allocated
+        func update(_ value: inout Value) {
+            value.items += sign
+            value.logical += Int64(sign) * logical
+            value.allocated += Int64(sign) * allocated
+        }
+        // One hash of the key per row.
+        update(&values[Key(service: service, groupId: groupId, category: category), default: Value()])
     }
 
-    /// Upserts every changed row and deletes those left without items.
+    /// Upserts every changed row and deletes those left without items; updates the hard-link corrections.
     func apply(_ db: Database) throws {
+        try links.apply(db)
         let upsert = try db.cachedStatement(
             sql: """
                 INSERT INTO group_totals (service, groupId, category, items, logical, allocated)
@@ -49,15 +54,18 @@ extension SQLiteStorageIndex {
         "id, service, groupId, contentId, contentSubId, contentType, category, logical, allocated, created, modified, "
         + "fileName, additionalData, root, path, unit, dev, ino, nlink"
 
-    /// Inserts `item` (replacing an item with its id) and records the change in `delta`.
-    static func insert(_ item: StorageItem, unit: [UInt8]?, into db: Database, delta: inout GroupTotalsDelta) throws {
+    /// Inserts `item` (replacing an item with its id) and records the change in `delta`. With `bulk` (a first scan
+    /// while the deferred indexes are missing, see ``ensureIndexes(_:)``), the id is known to be new.
+    static func insert(
+        _ item: StorageItem, unit: [UInt8]?, into db: Database, delta: inout GroupTotalsDelta, bulk: Bool = false
+    ) throws {
         let category = item.category.code
+        let values = "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         let statement = try ItemInsert(
             db,
-            sql: "INSERT INTO items (\(itemColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                + "ON CONFLICT (id) DO NOTHING")
+            sql: "INSERT INTO items (\(itemColumns)) \(values)" + (bulk ? "" : " ON CONFLICT (id) DO NOTHING"))
         try statement.run(item, category: category, unit: unit)
-        if db.changesCount == 0 {
+        if !bulk, db.changesCount == 0 {
             // Rare: the id is indexed already (recorded again, or scanned under another unit). Replace it.
             _ = try deleteItems(db, where: "id = ?", [item.id], delta: &delta)
             try statement.run(item, category: category, unit: unit)
@@ -65,6 +73,15 @@ extension SQLiteStorageIndex {
         delta.add(
             service: item.serviceType, groupId: item.groupId, category: category, logical: item.sizeInBytes,
             allocated: item.allocatedBytes, sign: 1)
+        if item.linkCount > 1 {
+            delta.links.note(
+                device: item.device.map { Int64(bitPattern: $0) }, inode: item.inode.map { Int64(bitPattern: $0) },
+                linkCount: item.linkCount,
+                LinkEntry(
+                    service: item.serviceType, groupId: item.groupId, category: category, logical: item.sizeInBytes,
+                    allocated: item.allocatedBytes),
+                sign: 1)
+        }
     }
 
     /// Deletes the items matching `condition`, recording the change in `delta`; returns how many went.
@@ -72,12 +89,20 @@ extension SQLiteStorageIndex {
         _ db: Database, where condition: String, _ arguments: StatementArguments, delta: inout GroupTotalsDelta
     ) throws -> Int {
         let rows = try Row.fetchCursor(
-            db, sql: "DELETE FROM items WHERE \(condition) RETURNING service, groupId, category, logical, allocated",
+            db,
+            sql: """
+                DELETE FROM items WHERE \(condition)
+                RETURNING service, groupId, category, logical, allocated, dev, ino, nlink
+                """,
             arguments: arguments)
         var count = 0
         while let row = try rows.next() {
+            let entry = LinkEntry(
+                service: row[0], groupId: row[1], category: row[2], logical: row[3], allocated: row[4])
             delta.add(
-                service: row[0], groupId: row[1], category: row[2], logical: row[3], allocated: row[4], sign: -1)
+                service: entry.service, groupId: entry.groupId, category: entry.category, logical: entry.logical,
+                allocated: entry.allocated, sign: -1)
+            delta.links.note(device: row[5], inode: row[6], linkCount: row[7], entry, sign: -1)
             count += 1
         }
         return count
@@ -110,6 +135,7 @@ extension SQLiteStorageIndex {
         for item in items { try item.validate() }
         guard !items.isEmpty else { return }
         try await write("record \(items.count) storage items") { db in
+            try Self.ensureIndexes(db)
             var delta = GroupTotalsDelta()
             for item in items { try Self.insert(item, unit: nil, into: db, delta: &delta) }
             try delta.apply(db)
@@ -120,6 +146,7 @@ extension SQLiteStorageIndex {
     public func remove(ids: [String]) async throws -> Int {
         guard !ids.isEmpty else { return 0 }
         return try await write("remove \(ids.count) storage items") { db in
+            try Self.ensureIndexes(db)
             var delta = GroupTotalsDelta()
             var removed = 0
             for id in ids { removed += try Self.deleteItems(db, where: "id = ?", [id], delta: &delta) }

@@ -16,9 +16,10 @@ import Synchronization
 /// ## Speed
 ///
 /// Totals, categories, services and the group list read the maintained `group_totals` table (one row per service,
-/// group and category), not the items: their cost follows the number of groups, not of files. Hard links are the
-/// exception that is looked up: rows with `st_nlink > 1` sit in a partial index, and the answers subtract the
-/// duplicates among them. The largest items come from an index on the allocated size.
+/// group and category), not the items: their cost follows the number of groups, not of files. Hard links are counted
+/// once per bucket by subtracting the maintained `link_corrections`; the write path finds an inode's other links in a
+/// partial index of the rows with `st_nlink > 1`. The largest items come from an index on the allocated size; a first
+/// scan into an empty index builds the item indexes at its end.
 ///
 /// ## Durability
 ///

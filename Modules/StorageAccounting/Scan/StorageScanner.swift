@@ -34,12 +34,24 @@ public final class StorageScanner: Sendable {
     public let index: SQLiteStorageIndex
     private let events: EventPublisher?
     private let logger: Logger
+    let budget: CommitBudget
 
     /// A scanner writing into `index`, publishing `storage.scanned` on `bus` when given.
-    public init(index: SQLiteStorageIndex, bus: EventBus? = nil, logger: Logger = Logger(label: "suite.storage")) {
+    public convenience init(
+        index: SQLiteStorageIndex, bus: EventBus? = nil, logger: Logger = Logger(label: "suite.storage")
+    ) {
+        self.init(index: index, bus: bus, logger: logger, budget: .scan)
+    }
+
+    /// A scanner committing a scan's units in transactions of `budget`.
+    init(
+        index: SQLiteStorageIndex, bus: EventBus? = nil, logger: Logger = Logger(label: "suite.storage"),
+        budget: CommitBudget
+    ) {
         self.index = index
         self.events = bus?.publisher(source: "storage")
         self.logger = logger
+        self.budget = budget
     }
 
     /// Scans `root` into the index; see the type's documentation.
@@ -89,27 +101,33 @@ public final class StorageScanner: Sendable {
 
         let stop = StopFlag()
         let shouldStop: @Sendable () -> Bool = { stop.isSet }
-        for unit in units where !done.contains(unit.key) {
+        var pending = units.filter { !done.contains($0.key) }[...]
+        while let first = pending.first {
             if Task.isCancelled { throw Self.cancelled(rootPath) }
-            let outcome: UnitOutcome
+            let outcomes: [UnitOutcome]
             do {
-                outcome = try await withTaskCancellationHandler {
-                    try await index.commitUnit(
-                        unit, root: rootPath, rootFD: rootFD, mapper: mapper, scanId: scanId, shouldStop: shouldStop)
+                outcomes = try await withTaskCancellationHandler {
+                    try await index.commitUnits(
+                        pending, root: rootPath, rootFD: rootFD, mapper: mapper, scanId: scanId, budget: budget,
+                        shouldStop: shouldStop)
                 } onCancel: {
                     stop.set()
                 }
             } catch let error as StorageError where error.code == .cancelled {
                 throw Self.cancelled(rootPath)
             }
-            result.unitsWalked += 1
-            result.files += outcome.files
-            result.directories += outcome.directories
-            result.otherEntries += outcome.otherEntries
-            result.logicalBytes += outcome.logicalBytes
-            result.allocatedBytes += outcome.allocatedBytes
-            result.warnings += outcome.warnings
-            await report(unit.displayName)
+            let last = pending[pending.startIndex + max(0, outcomes.count - 1)]
+            pending = pending.dropFirst(max(1, outcomes.count))
+            for outcome in outcomes {
+                result.unitsWalked += 1
+                result.files += outcome.files
+                result.directories += outcome.directories
+                result.otherEntries += outcome.otherEntries
+                result.logicalBytes += outcome.logicalBytes
+                result.allocatedBytes += outcome.allocatedBytes
+                result.warnings += outcome.warnings
+            }
+            await report(outcomes.isEmpty ? first.displayName : last.displayName)
         }
         result.removedItems = try await index.finishScan(root: rootPath, scanId: scanId, units: units)
         result.durationSeconds = Self.seconds(ContinuousClock.now - started)
@@ -134,8 +152,11 @@ public final class StorageScanner: Sendable {
         let mapper = ItemMapper(root: root, options: options)
         var total = UnitOutcome()
         for unit in units.sorted() {
-            let outcome = try await index.commitUnit(
-                unit, root: root, rootFD: rootFD, mapper: mapper, scanId: nil, shouldStop: { false })
+            guard
+                let outcome = try await index.commitUnits(
+                    [unit], root: root, rootFD: rootFD, mapper: mapper, scanId: nil, shouldStop: { false }
+                ).first
+            else { continue }
             total.files += outcome.files
             total.directories += outcome.directories
             total.logicalBytes += outcome.logicalBytes

@@ -1,0 +1,189 @@
+/// A glob over path bytes: segments of literals, `*` and `{placeholder}` captures, and `**` for any number of
+/// segments. Matching walks byte offsets into the path (no slices, no per-segment arrays): it runs for every scanned
+/// file.
+struct GlobPattern: Sendable {
+    struct Token: Sendable {
+        enum Kind: Sendable { case literal, star, capture }
+        var kind: Kind
+        /// For a capture: its index in ``LayoutRule/placeholders``.
+        var name = 0
+        /// For a literal: its bytes in ``GlobPattern/literals``.
+        var literal = 0..<0
+    }
+    enum Segment: Sendable {
+        case anyDepth
+        /// The segment's tokens in ``GlobPattern/tokens``.
+        case tokens(Range<Int>)
+    }
+    let segments: [Segment]
+    let tokens: [Token]
+    let literals: [UInt8]
+    private static let ext = LayoutRule.placeholders.firstIndex(of: "ext") ?? -1
+    private static let groupId = LayoutRule.placeholders.firstIndex(of: "groupId") ?? -1
+
+    init(_ pattern: String) throws {
+        guard !pattern.isEmpty else {
+            throw StorageError(.invalidInput, "a layout rule is empty", hint: "e.g. chats/{groupId}/{contentId}.{ext}")
+        }
+        var segments: [Segment] = []
+        var tokens: [Token] = []
+        var literals: [UInt8] = []
+        for part in pattern.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "**" {
+                segments.append(.anyDepth)
+                continue
+            }
+            let first = tokens.count
+            var literalStart = literals.count
+            func endLiteral() {
+                if literals.count > literalStart {
+                    tokens.append(Token(kind: .literal, literal: literalStart..<literals.count))
+                }
+                literalStart = literals.count
+            }
+            var rest = Substring(part)
+            while let character = rest.first {
+                rest = rest.dropFirst()
+                switch character {
+                case "*":
+                    if rest.first == "*" {
+                        throw StorageError(
+                            .invalidInput, "'**' must be a whole segment in the layout rule '\(pattern)'",
+                            hint: "write a/**/b, not a**b")
+                    }
+                    endLiteral()
+                    tokens.append(Token(kind: .star))
+                case "{":
+                    guard let close = rest.firstIndex(of: "}") else {
+                        throw StorageError(.invalidInput, "unclosed '{' in the layout rule '\(pattern)'")
+                    }
+                    let name = String(rest[..<close])
+                    guard let index = LayoutRule.placeholders.firstIndex(of: name) else {
+                        throw StorageError(
+                            .invalidInput, "unknown placeholder {\(name)} in the layout rule '\(pattern)'",
+                            hint: "use {service}, {groupId}, {contentId}, {contentSubId} or {ext}")
+                    }
+                    endLiteral()
+                    tokens.append(Token(kind: .capture, name: index))
+                    rest = rest[rest.index(after: close)...]
+                default:
+                    literals.append(contentsOf: Array(String(character).utf8))
+                }
+            }
+            endLiteral()
+            segments.append(.tokens(first..<tokens.count))
+        }
+        self.segments = segments
+        self.tokens = tokens
+        self.literals = literals
+    }
+
+    var groupDepth: Int? {
+        for (index, segment) in segments.enumerated() {
+            guard case .tokens(let range) = segment else { return nil }
+            if tokens[range].contains(where: { $0.kind == .capture && $0.name == Self.groupId }) {
+                return max(1, min(index + 1, segments.count - 1))
+            }
+        }
+        return nil
+    }
+
+    func match(_ path: [UInt8]) -> LayoutMatch? {
+        path.withUnsafeBufferPointer { bytes in
+            tokens.withUnsafeBufferPointer { tokens in
+                literals.withUnsafeBufferPointer { literals in
+                    var matcher = Matcher(
+                        path: bytes, segments: segments, tokens: tokens, literals: literals, captures: [])
+                    matcher.captures.reserveCapacity(4)
+                    guard matcher.matchSegments(0, 0) else { return nil }
+                    var result = LayoutMatch()
+                    for capture in matcher.captures {
+                        result.set(
+                            LayoutRule.placeholders[capture.name], StoragePath.escape(path[capture.start..<capture.end])
+                        )
+                    }
+                    return result
+                }
+            }
+        }
+    }
+
+    private struct Capture {
+        var name: Int
+        var start: Int
+        var end: Int
+    }
+
+    /// The path's parts are the byte ranges between slashes (an empty path is one empty part); a position past the
+    /// path's end (`path.count + 1`) means no parts left.
+    private struct Matcher {
+        let path: UnsafeBufferPointer<UInt8>
+        let segments: [Segment]
+        let tokens: UnsafeBufferPointer<Token>
+        let literals: UnsafeBufferPointer<UInt8>
+        var captures: [Capture]
+
+        /// The end of the part starting at `position`.
+        func partEnd(_ position: Int) -> Int {
+            var end = position
+            while end < path.count, path[end] != UInt8(ascii: "/") { end += 1 }
+            return end
+        }
+
+        mutating func matchSegments(_ index: Int, _ position: Int) -> Bool {
+            guard index < segments.count else { return position > path.count }
+            switch segments[index] {
+            case .anyDepth:
+                var next = position
+                while true {
+                    let mark = captures.count
+                    if matchSegments(index + 1, next) { return true }
+                    captures.removeSubrange(mark...)
+                    if next > path.count { return false }
+                    next = partEnd(next) + 1
+                }
+            case .tokens(let range):
+                guard position <= path.count else { return false }
+                let end = partEnd(position)
+                let mark = captures.count
+                if matchTokens(range.lowerBound, range.upperBound, position, end), matchSegments(index + 1, end + 1) {
+                    return true
+                }
+                captures.removeSubrange(mark...)
+                return false
+            }
+        }
+
+        mutating func matchTokens(_ token: Int, _ last: Int, _ start: Int, _ end: Int) -> Bool {
+            guard token < last else { return start == end }
+            let current = tokens[token]
+            switch current.kind {
+            case .literal:
+                let count = current.literal.count
+                guard end - start >= count else { return false }
+                for offset in 0..<count where path[start + offset] != literals[current.literal.lowerBound + offset] {
+                    return false
+                }
+                return matchTokens(token + 1, last, start + count, end)
+            case .star, .capture:
+                let isCapture = current.kind == .capture
+                let minimum = isCapture ? 1 : 0
+                // Greedy: the longest text first, as `{contentId}.{ext}` expects for `a.b.jpg`.
+                var length = end - start
+                if isCapture, current.name == GlobPattern.ext {
+                    var dot = start
+                    while dot < end, path[dot] != UInt8(ascii: ".") { dot += 1 }
+                    length = dot - start
+                }
+                while length >= minimum {
+                    let mark = captures.count
+                    if isCapture { captures.append(Capture(name: current.name, start: start, end: start + length)) }
+                    if matchTokens(token + 1, last, start + length, end) { return true }
+                    captures.removeSubrange(mark...)
+                    length -= 1
+                }
+                return false
+            }
+        }
+    }
+}

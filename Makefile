@@ -6,7 +6,7 @@ PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlug
 
 .DEFAULT_GOAL := help
 PREFIX ?= $(HOME)/.local
-.PHONY: help deps build plugins test run install bench lint format clean
+.PHONY: help deps build plugins test run install bench lint format clean api-fuzz
 
 help: ## List the targets
 	@echo "Suite — make targets:"
@@ -44,6 +44,9 @@ bench: deps ## Run the benchmarks (release build): ours beside a named peer, as 
 	$(SWIFT) build -c release --product suite
 	@for p in EventLog Misbehaving CounterPlugin RedisCache; do $(SWIFT) build -c release --product $$p || exit 1; done
 	$$($(SWIFT) build -c release --show-bin-path)/suite-bench $(BENCH_ARGS)
+
+api-fuzz: build ## schemathesis (PyPI) against a live suite serve: no 5xx, every answer as /openapi.json says
+	BIN_DIR=$(BIN_DIR) bash Tools/api-fuzz.sh
 
 lint: ## Fail on formatting errors (swift format, .swift-format)
 	$(SWIFT) format lint --strict --recursive $(FORMAT_PATHS)

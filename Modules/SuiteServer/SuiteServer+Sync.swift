@@ -29,9 +29,17 @@ extension SuiteServer {
             }
             return number
         }
-        let since = Int64(try number("since", default: 0, range: 0...9e15))
+        func integer(_ name: String, default value: Int64, range: ClosedRange<Int64>) throws -> Int64 {
+            guard let text = query.get(name) else { return value }
+            guard let number = Int64(text), range.contains(number) else {
+                throw ServerError(
+                    .invalidRequest, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+        let since = try integer("since", default: 0, range: 0...Int64.max)
         let wait = try number("wait", default: 0, range: 0...30)
-        let limit = Int(try number("limit", default: 500, range: 1...1_000))
+        let limit = Int(try integer("limit", default: 500, range: 1...1_000))
         let response = try await sync.changes(since: since, limit: limit, wait: .milliseconds(Int(wait * 1000))) {
             rules.allows(account, write: false, path: $0)
         }

@@ -119,9 +119,9 @@ public enum RFC3339 {
         out += text
     }
 
-    static func isLeap(_ year: Int64) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+    package static func isLeap(_ year: Int64) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
 
-    static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+    package static func daysInMonth(year: Int64, month: Int64) -> Int64 {
         switch month {
         case 2: isLeap(year) ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -130,7 +130,7 @@ public enum RFC3339 {
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+    package static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -141,7 +141,7 @@ public enum RFC3339 {
     }
 
     /// The proleptic Gregorian date of a day count since 1970-01-01.
-    static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
+    package static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

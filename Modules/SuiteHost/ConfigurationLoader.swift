@@ -348,6 +348,17 @@ public struct ConfigurationLoader: Sendable {
         }
     }
 
+    /// A path a module's section names outside `options` (`rules-file`, `token-file`): absolute, or relative to the
+    /// configuration file's folder (the current directory without one), like every other path in the file.
+    public static func path(_ file: String, relativeToConfiguration configurationFile: String?) -> String {
+        let directory =
+            configurationFile.map { ($0 as NSString).deletingLastPathComponent }
+            ?? FileManager.default.currentDirectoryPath
+        let expanded = (file as NSString).expandingTildeInPath
+        if expanded.hasPrefix("/") { return (expanded as NSString).standardizingPath }
+        return ((directory as NSString).appendingPathComponent(expanded) as NSString).standardizingPath
+    }
+
     func absolute(_ path: String, relativeTo directory: String) -> String {
         let expanded = (path as NSString).expandingTildeInPath
         if expanded.hasPrefix("/") { return (expanded as NSString).standardizingPath }

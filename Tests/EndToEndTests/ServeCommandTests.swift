@@ -172,6 +172,16 @@ extension RealBinary {
                 to: bad.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
             let noUID = try bad.run(["serve", "--port", "0"])
             #expect(noUID.status == 1 && noUID.stderr.contains("has no {uid}"), "\(noUID.stderr)")
+            // A rules file, relative to the configuration file: missing is an error naming it; present, it is used.
+            try "server: {rules-file: rules.yaml}\n".write(
+                to: bad.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+            let missing = try bad.run(["serve", "--port", "0"])
+            #expect(missing.status == 1 && missing.stderr.contains("rules.yaml"), "\(missing.stderr)")
+            try "- {match: \"users/{uid}\", read: owner, write: nobody}\n".write(
+                to: bad.directory.appendingPathComponent("rules.yaml"), atomically: true, encoding: .utf8)
+            let shown = try bad.run(["status", "--json"])
+            let module = try JSONValue(parsing: shown.stdout)["modules"]?.arrayValue?.first { $0["name"] == "Server" }
+            #expect(module?["details"]?["rules"] == "1", "\(shown.stdout)")  // the file's one rule, not the default two
         }
     }
 }

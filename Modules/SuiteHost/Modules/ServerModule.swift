@@ -72,11 +72,7 @@ public struct ServerModule: SuiteModule {
 
     /// Rules from a YAML or JSON file: a list of `{match, read, write}` or `{rules: [...]}`.
     public static func rules(file: String, relativeTo configurationFile: String?) throws -> AccessRules {
-        let path =
-            file.hasPrefix("/")
-            ? file
-            : URL(fileURLWithPath: configurationFile ?? FileManager.default.currentDirectoryPath)
-                .deletingLastPathComponent().appendingPathComponent(file).path
+        let path = ConfigurationLoader.path(file, relativeToConfiguration: configurationFile)
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw ServerError(.notFound, "cannot read the rules file \(path)", hint: "check the path")
         }

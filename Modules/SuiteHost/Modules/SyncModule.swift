@@ -67,11 +67,7 @@ public struct SyncModule: SuiteModule {
         if let token = object["token"]?.stringValue ?? environment["SUITE_TOKEN"] {
             settings.token = token
         } else if let file = object["token-file"]?.stringValue, readingToken {
-            let path =
-                file.hasPrefix("/")
-                ? file
-                : URL(fileURLWithPath: configurationFile ?? FileManager.default.currentDirectoryPath)
-                    .deletingLastPathComponent().appendingPathComponent(file).path
+            let path = ConfigurationLoader.path(file, relativeToConfiguration: configurationFile)
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw section.error("sync.token-file", "cannot read \(path)", hint: "check the path")
             }

@@ -1,4 +1,5 @@
 public import Foundation
+import SuiteCore
 
 /// A calendar date without a time or a zone, `yyyy-MM-dd`: the day a piece of work belongs to.
 ///
@@ -60,26 +61,13 @@ public struct WorkDate: Sendable, Hashable, Comparable, Codable, CustomStringCon
 
     /// The date `days` days after 1970-01-01.
     public init(daysSinceEpoch days: Int) {
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        self.init(unchecked: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let (year, month, day) = RFC3339.civilFromDays(Int64(days))
+        self.init(unchecked: Int(year), Int(month), Int(day))
     }
 
     /// Days since 1970-01-01 (negative before it).
     public var daysSinceEpoch: Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        Int(RFC3339.daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day)))
     }
 
     /// The date `days` later (earlier when negative).
@@ -136,11 +124,7 @@ public struct WorkDate: Sendable, Hashable, Comparable, Codable, CustomStringCon
     }
 
     static func daysIn(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
+        Int(RFC3339.daysInMonth(year: Int64(year), month: Int64(month)))
     }
 }
 
@@ -182,14 +166,7 @@ public struct WorkMonth: Sendable, Hashable, Comparable, Codable, CustomStringCo
         month == 1 ? WorkMonth(unchecked: year - 1, 12) : WorkMonth(unchecked: year, month - 1)
     }
 
-    private var firstDays: Int {
-        // 1 is always a valid day.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5
-        return era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
-    }
+    private var firstDays: Int { Int(RFC3339.daysFromCivil(year: Int64(year), month: Int64(month), day: 1)) }
 
     public var description: String { WorkDate.padded(year, 4) + "-" + WorkDate.padded(month, 2) }
 

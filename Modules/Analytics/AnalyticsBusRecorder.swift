@@ -132,13 +132,17 @@ public final class AnalyticsBusRecorder: Sendable {
 
     /// `name` with every character other than a letter, digit or `_` turned into `_`, cut to `limit`.
     static func analyticsName(_ name: String, limit: Int) -> String {
-        String(
-            String(
-                name.unicodeScalars.map { scalar in
-                    scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "_")
-                        ? Character(scalar) : "_"
-                }
-            ).prefix(limit))
+        // Bus names and payload keys are mostly ASCII already: check bytes before building anything (this runs for
+        // every field of every recorded event).
+        func allowed(_ byte: UInt8) -> Bool {
+            (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte == 95
+        }
+        if name.utf8.count <= limit, name.utf8.allSatisfy(allowed) { return name }
+        var scalars = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars.prefix(limit) {
+            scalars.append(scalar.isASCII && allowed(UInt8(scalar.value)) ? scalar : "_")
+        }
+        return String(scalars)
     }
 }
 

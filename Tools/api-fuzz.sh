@@ -10,7 +10,7 @@ if [ ! -x "$VENV/bin/st" ]; then
     "$VENV/bin/pip" install -q 'schemathesis>=4,<5'
 fi
 DATA=$(mktemp -d)
-trap '{ kill -9 "$SERVER"; wait "$SERVER"; } 2>/dev/null; rm -rf "$DATA"' EXIT
+trap 'status=$?; { kill -9 "$SERVER"; wait "$SERVER"; } 2>/dev/null || true; rm -rf "$DATA"; exit $status' EXIT
 TOKEN=$("$BIN_DIR/suite" --data-dir "$DATA" users add fuzz --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 "$BIN_DIR/suite" --data-dir "$DATA" serve --port 0 --json > "$DATA/serve.out" 2>"$DATA/serve.err" &
 SERVER=$!

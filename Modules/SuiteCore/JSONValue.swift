@@ -18,6 +18,14 @@ extension JSONValue {
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
     /// The value as an integer, if it is one.
     public var intValue: Int64? { if case .int(let i) = self { i } else { nil } }
+    /// The value as a number (an integer or a double), if it is one.
+    public var numberValue: Double? {
+        switch self {
+        case .int(let number): Double(number)
+        case .double(let number): number
+        default: nil
+        }
+    }
     /// The value as a Boolean, if it is one.
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
     /// The value as an array, if it is one.

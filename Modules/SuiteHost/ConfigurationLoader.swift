@@ -148,13 +148,7 @@ public struct ConfigurationLoader: Sendable {
                 try Self.checkLogLevel(level, source: "key 'log-level' in \(file)\(at)")
                 configuration.logLevel = level
             case "plugin-timeout":
-                let number: Double? =
-                    switch value {
-                    case .int(let i): Double(i)
-                    case .double(let d): d
-                    default: nil
-                    }
-                guard let seconds = number else {
+                guard let seconds = value.numberValue else {
                     throw wrongType("a number of seconds")
                 }
                 try Self.checkTimeout(seconds, source: "key 'plugin-timeout' in \(file)\(at)")

@@ -1,13 +1,14 @@
 import Documents
 import Foundation
 import Hummingbird
+import NIOCore
 import SuiteCore
 import Sync
 
 extension SuiteServer {
     /// `POST /v1/sync/push`: `{"client", "mutations": [{"id", "writes": [...]}]}`; each mutation is applied once,
     /// atomically, if the rules let the caller write every path it touches; otherwise it is rejected with the reason.
-    func push(_ account: ServerAccounts.Account, _ body: JSONValue) async throws -> (Int, JSONValue) {
+    func push(_ account: ServerAccounts.Account, _ body: JSONValue) async throws -> (Int, ByteBuffer) {
         let request: SyncPushRequest
         do { request = try JSONDecoder().decode(SyncPushRequest.self, from: Data(body.jsonString.utf8)) } catch {
             throw ServerError(
@@ -15,12 +16,12 @@ extension SuiteServer {
         }
         let response = try await sync.push(request) { path in try require(account, write: true, path) }
         metrics.documents(written: response.results.filter { $0.status == .applied }.count)
-        return (200, try JSONValue(parsing: String(decoding: try JSONEncoder().encode(response), as: UTF8.self)))
+        return (200, ByteBuffer(bytes: try JSONEncoder().encode(response)))
     }
 
     /// `GET /v1/sync/changes?since=N&wait=SECONDS&limit=N`: the changes after `since` the caller may read, waiting up
     /// to `wait` seconds (at most 30) for one.
-    func changes(_ account: ServerAccounts.Account, _ query: Parameters) async throws -> (Int, JSONValue) {
+    func changes(_ account: ServerAccounts.Account, _ query: Parameters) async throws -> (Int, ByteBuffer) {
         func number(_ name: String, default value: Double, range: ClosedRange<Double>) throws -> Double {
             guard let text = query.get(name) else { return value }
             guard let number = Double(text), range.contains(number) else {
@@ -44,6 +45,6 @@ extension SuiteServer {
             rules.allows(account, write: false, path: $0)
         }
         metrics.documents(read: response.changes.count)
-        return (200, try JSONValue(parsing: String(decoding: try JSONEncoder().encode(response), as: UTF8.self)))
+        return (200, ByteBuffer(bytes: try JSONEncoder().encode(response)))
     }
 }

@@ -45,7 +45,7 @@ public struct SuiteServer: Sendable {
 
     /// Creates a server.
     /// The sync side of the store: pushes applied once per mutation id, the change feed.
-    public var sync: SyncHost { SyncHost(store: store) }
+    public let sync: SyncHost
 
     public init(
         store: DocumentStore, accounts: ServerAccounts, rules: AccessRules = .standard,
@@ -53,6 +53,7 @@ public struct SuiteServer: Sendable {
         logger: Logger = Logger(label: "suite.server")
     ) {
         self.store = store
+        self.sync = SyncHost(store: store)
         self.accounts = accounts
         self.rules = rules
         self.configuration = configuration
@@ -121,13 +122,13 @@ public struct SuiteServer: Sendable {
             }
         }
         router.post("/v1/sync/push") { request, context in
-            try await handle("/v1/sync/push", request) { request in
+            try await respond("/v1/sync/push", request) { request in
                 let (account, body) = try await authenticated(request)
                 return try await push(account, body ?? .null)
             }
         }
         router.get("/v1/sync/changes") { request, context in
-            try await handle("/v1/sync/changes", request) { request in
+            try await respond("/v1/sync/changes", request) { request in
                 let (account, _) = try await authenticated(request)
                 return try await changes(account, request.uri.queryParameters)
             }
@@ -147,16 +148,26 @@ public struct SuiteServer: Sendable {
     func handle(
         _ route: String, _ request: Request, _ body: (Request) async throws -> (Int, JSONValue)
     ) async throws -> Response {
+        try await respond(route, request) { request in
+            let (status, json) = try await body(request)
+            return (status, ByteBuffer(string: json.jsonString + "\n"))
+        }
+    }
+
+    /// Answers a route with bytes already encoded (the sync routes encode their Codable answers once, directly).
+    func respond(
+        _ route: String, _ request: Request, _ body: (Request) async throws -> (Int, ByteBuffer)
+    ) async throws -> Response {
         let start = ContinuousClock.now
         var status = 500
-        var json: JSONValue
+        var bytes: ByteBuffer
         do {
-            (status, json) = try await body(request)
+            (status, bytes) = try await body(request)
         } catch {
             let failure = Self.serverError(error)
             if failure.code == .internalError { logger.error("\(request.method) \(request.uri.path): \(error)") }
             status = failure.code.status
-            json = failure.json
+            bytes = ByteBuffer(string: failure.json.jsonString + "\n")
         }
         let elapsed = start.duration(to: .now)
         metrics.record(
@@ -164,9 +175,7 @@ public struct SuiteServer: Sendable {
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        return Response(
-            status: .init(code: status), headers: headers,
-            body: .init(byteBuffer: ByteBuffer(string: json.jsonString + "\n")))
+        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: bytes))
     }
 
     /// A document route: the caller, the document path from the URL, the body's JSON.

@@ -59,16 +59,22 @@ public final class HTTPSyncTransport: SyncTransport {
         let encoded = path.split(separator: "/").map {
             $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? String($0)
         }.joined(separator: "/")
-        do {
-            let json = try await call("GET", "/v1/docs/" + encoded, body: nil, as: JSONValue.self)
-            return json["data"].flatMap { $0 == .null ? nil : $0 }
-        } catch let error as SyncError where error.message.hasPrefix("404") || error.message.hasPrefix("403") {
-            // Missing, or not readable by this user: either way the replica must not hold it.
-            return nil
-        }
+        // Missing, or not readable by this user: either way the replica must not hold it.
+        let json = try await call("GET", "/v1/docs/" + encoded, body: nil, as: JSONValue.self, absentOn: [403, 404])
+        return json?["data"].flatMap { $0 == .null ? nil : $0 }
     }
 
     private func call<T: Decodable>(_ method: String, _ path: String, body: Data?, as type: T.Type) async throws -> T {
+        guard let value = try await call(method, path, body: body, as: type, absentOn: []) else {
+            throw SyncError(.protocolError, "\(method) \(path): no answer")
+        }
+        return value
+    }
+
+    /// The answer decoded, or nil for a status in `absentOn`.
+    private func call<T: Decodable>(
+        _ method: String, _ path: String, body: Data?, as type: T.Type, absentOn: Set<UInt>
+    ) async throws -> T? {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = .init(rawValue: method)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
@@ -92,6 +98,7 @@ public final class HTTPSyncTransport: SyncTransport {
         }
         let data = Data(bytes.readableBytesView)
         bytes.clear()
+        if absentOn.contains(response.status.code) { return nil }
         switch response.status.code {
         case 200..<300:
             do { return try JSONDecoder().decode(T.self, from: data) } catch {

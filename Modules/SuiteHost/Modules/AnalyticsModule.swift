@@ -126,7 +126,7 @@ public struct AnalyticsModule: SuiteModule {
             configuration.batchSize = Int(size)
         }
         for selection in selections where selection.engine == "http" {
-            if let interval = selection.options["interval"]?.doubleNumber {
+            if let interval = selection.options["interval"]?.numberValue {
                 configuration.deliveryInterval = min(configuration.deliveryInterval, .milliseconds(interval * 1_000))
             }
         }
@@ -147,7 +147,7 @@ public struct AnalyticsModule: SuiteModule {
             }
             try section.checkKeys(map, at: "analytics.prices", known: ["read", "write", "delete"])
             for (key, price) in map {
-                guard let number = price.doubleNumber, number >= 0 else {
+                guard let number = price.numberValue, number >= 0 else {
                     throw section.error("analytics.prices.\(key)", "must be a price ≥ 0 per 100,000 operations")
                 }
                 switch key {
@@ -187,11 +187,11 @@ public struct AnalyticsModule: SuiteModule {
             result.batchSize = Int(size)
         }
         for key in ["interval", "timeout"] {
-            if let value = options[key], !(value.doubleNumber.map { $0 > 0 && $0 <= 86_400 } ?? false) {
+            if let value = options[key], !(value.numberValue.map { $0 > 0 && $0 <= 86_400 } ?? false) {
                 throw AnalyticsError(.invalidConfiguration, "\(key) must be a number of seconds above 0")
             }
         }
-        if let timeout = options["timeout"]?.doubleNumber { result.timeout = .milliseconds(timeout * 1_000) }
+        if let timeout = options["timeout"]?.numberValue { result.timeout = .milliseconds(timeout * 1_000) }
         if let value = options["gzip"] {
             guard let flag = value.boolValue else {
                 throw AnalyticsError(.invalidConfiguration, "gzip must be true or false")
@@ -234,7 +234,7 @@ public struct AnalyticsModule: SuiteModule {
         }
         try section.checkKeys(map, at: "analytics.sampling", known: ["rate", "events"])
         func rate(_ value: JSONValue, _ key: String) throws -> Double {
-            guard let number = value.doubleNumber, number > 0, number <= 1 else {
+            guard let number = value.numberValue, number > 0, number <= 1 else {
                 throw section.error(key, "must be a rate above 0 and at most 1, not \(value.jsonString)")
             }
             return number
@@ -388,16 +388,5 @@ extension SuiteContext {
         try ensureDataDirectory()
         return try SQLiteAnalyticsEngine(
             path: dataFile(selection.options["path"], default: "analytics.sqlite"))
-    }
-}
-
-extension JSONValue {
-    /// An integer or a floating-point number, as a `Double`.
-    var doubleNumber: Double? {
-        switch self {
-        case .int(let number): Double(number)
-        case .double(let number): number
-        default: nil
-        }
     }
 }

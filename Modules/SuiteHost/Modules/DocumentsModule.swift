@@ -205,13 +205,7 @@ public struct DocumentsModule: SuiteModule {
     /// Option `change-log-days`: a number of days from 0 to 36,500 (fractions allowed).
     static func changeLogAge(_ value: JSONValue?) throws -> Duration? {
         guard let value else { return nil }
-        let days: Double? =
-            switch value {
-            case .int(let days): Double(days)
-            case .double(let days): days
-            default: nil
-            }
-        guard let days, days >= 0, days <= 36_500 else {
+        guard let days = value.numberValue, days >= 0, days <= 36_500 else {
             throw SuiteError(
                 .invalidConfiguration, "must be a number of days from 0 to 36500, not \(value.jsonString)",
                 hint: "e.g. change-log-days: 7")

@@ -55,13 +55,9 @@ public struct SyncModule: SuiteModule {
             settings.remote = text
         }
         if let value = object["interval"] {
-            let seconds: Double? =
-                switch value {
-                case .int(let number): Double(number)
-                case .double(let number): number
-                default: nil
-                }
-            guard let seconds, seconds >= 1 else { throw section.error("sync.interval", "must be at least 1 second") }
+            guard let seconds = value.numberValue, seconds >= 1 else {
+                throw section.error("sync.interval", "must be at least 1 second")
+            }
             settings.interval = seconds
         }
         if let token = object["token"]?.stringValue ?? environment["SUITE_TOKEN"] {

@@ -79,21 +79,13 @@ public struct WorkModule: SuiteModule {
                         "work.planned-hours.\(name)", "is not a weekday",
                         hint: Suggestion.didYouMean(name, among: WorkSettings.weekdayNames, what: "weekdays"))
                 }
-                guard let number = Self.number(amount), (0...24).contains(number) else {
+                guard let number = amount.numberValue, (0...24).contains(number) else {
                     throw section.error("work.planned-hours.\(name)", "must be a number of hours from 0 to 24")
                 }
                 hours[day - 1] = number
             }
         }
         return Settings(user: user, timeZone: zone, firstWeekday: firstWeekday, plannedHours: hours)
-    }
-
-    static func number(_ value: JSONValue) -> Double? {
-        switch value {
-        case .int(let value): Double(value)
-        case .double(let value): value
-        default: nil
-        }
     }
 
     public func status(in context: SuiteContext) async -> ModuleStatus {

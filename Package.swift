@@ -15,6 +15,9 @@ let metrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-m
 let tracing: Target.Dependency = .product(name: "Tracing", package: "swift-distributed-tracing")
 let compressNIO: Target.Dependency = .product(name: "CompressNIO", package: "compress-nio")
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
+let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
 
 let package = Package(
     name: "Suite",
@@ -47,6 +50,7 @@ let package = Package(
         .library(name: "CounterPlugin", type: .dynamic, targets: ["CounterPlugin"]),
         .library(name: "RedisCache", type: .dynamic, targets: ["RedisCache"]),
         .library(name: "AnalyticsPrometheus", type: .dynamic, targets: ["AnalyticsPrometheus"]),
+        .library(name: "PostgresDocuments", type: .dynamic, targets: ["PostgresDocuments"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -60,6 +64,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // MARK: - Modules
@@ -149,6 +156,14 @@ let package = Package(
             name: "AnalyticsPrometheus",
             dependencies: ["Analytics", "AnalyticsPluginSupport", "SuitePluginKit", "SuiteCore"],
             path: "Plugins/AnalyticsPrometheus"),
+        // The `documents` engine `postgres`: Documents on a PostgreSQL server, through postgres-nio.
+        .target(
+            name: "PostgresDocuments",
+            dependencies: [
+                "Documents", "DocumentsPluginSupport", "SuitePluginKit", "SuiteCore", postgresNIO, nioSSL, nioPosix,
+                logging,
+            ],
+            path: "Plugins/PostgresDocuments", exclude: ["README.md"]),
         // Test plugins: one breaking the completion rules (C), one serving the test-only `counter` kind (Swift).
         .target(name: "Misbehaving", dependencies: ["SuitePluginABI"], path: "Plugins/Misbehaving"),
         .target(
@@ -159,6 +174,9 @@ let package = Package(
         .target(name: "SuiteTestSupport", path: "Tests/SuiteTestSupport"),
         // A throwaway redis-server on a free loopback port, for the RedisCache tests and benchmark.
         .target(name: "RedisTestSupport", path: "Tests/RedisTestSupport"),
+        // A throwaway PostgreSQL cluster (initdb in a temporary directory, as an unprivileged user), for the
+        // PostgresDocuments tests and benchmark.
+        .target(name: "PostgresTestSupport", dependencies: ["SuiteTestSupport"], path: "Tests/PostgresTestSupport"),
         // A test-only engine kind, declared as any module would declare its own.
         .target(name: "CounterKind", dependencies: ["SuitePluginKit"], path: "Tests/CounterKind"),
         .testTarget(name: "SuiteCoreTests", dependencies: ["SuiteCore"], path: "Tests/SuiteCoreTests"),
@@ -184,6 +202,14 @@ let package = Package(
             name: "DocumentsPluginSupportTests",
             dependencies: ["DocumentsPluginSupport", "Documents", "SuitePluginKit", "SuiteCore", "SuiteTestSupport"],
             path: "Tests/DocumentsPluginSupportTests"
+        ),
+        .testTarget(
+            name: "PostgresDocumentsTests",
+            dependencies: [
+                "DocumentsPluginSupport", "Documents", "SuitePluginKit", "SuiteCore", "SuiteTestSupport",
+                "PostgresTestSupport", postgresNIO,
+            ],
+            path: "Tests/PostgresDocumentsTests"
         ),
         // The contract every CacheStore passes, as a library so a plugin engine's tests run it too.
         .target(name: "CacheStoreContract", dependencies: ["Cache"], path: "Tests/CacheStoreContract"),

@@ -7,7 +7,7 @@ import Foundation
 
 /// Compares two byte buffers like `memcmp`, shorter-prefix first: negative, zero or positive.
 @inline(__always)
-func compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+package func compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
     let n = min(a.count, b.count)
     if n > 0, let pa = a.baseAddress, let pb = b.baseAddress {
         let r = memcmp(pa, pb, n)
@@ -18,13 +18,13 @@ func compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt
 
 /// Compares two byte arrays like `memcmp`, shorter-prefix first.
 @inline(__always)
-func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+package func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
     a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in compareBytes(pa, pb) } }
 }
 
 /// Compares two strings by their UTF-8 bytes (SQLite's `BINARY` collation), not by Unicode canonical ordering.
 @inline(__always)
-func compareUTF8(_ a: String, _ b: String) -> Int {
+package func compareUTF8(_ a: String, _ b: String) -> Int {
     if let result = a.utf8.withContiguousStorageIfAvailable({ pa in
         b.utf8.withContiguousStorageIfAvailable { pb in compareBytes(pa, pb) }
     }), let result {
@@ -41,19 +41,19 @@ func compareUTF8(_ a: String, _ b: String) -> Int {
 ///
 /// Engines accept any path of an even number (≥ 2) of non-empty `/`-separated segments; the store validates the rest
 /// (`.`/`..`, length, segment count) with `DocumentPath`.
-enum EnginePath {
+package enum EnginePath {
     /// A document path split at its last `/`.
-    struct Parts {
+    package struct Parts {
         /// The collection path holding the document, e.g. `users/u1/orders`.
-        var parent: String
+        package var parent: String
         /// The document ID, the last segment.
-        var id: String
+        package var id: String
         /// The collection ID, the last segment of `parent`.
-        var collectionID: String
+        package var collectionID: String
     }
 
     /// Splits a document path, or throws ``DocumentsError/Code-swift.struct/invalidPath``.
-    static func split(document path: String) throws -> Parts {
+    package static func split(document path: String) throws -> Parts {
         let segments = try segmentRanges(path)
         guard segments.count >= 2, segments.count % 2 == 0 else {
             throw DocumentsError(
@@ -74,7 +74,7 @@ enum EnginePath {
     }
 
     /// Checks a collection path (an odd number of non-empty segments) and returns its collection ID.
-    static func collectionID(ofCollection path: String) throws -> String {
+    package static func collectionID(ofCollection path: String) throws -> String {
         let segments = try segmentRanges(path)
         guard segments.count % 2 == 1 else {
             throw DocumentsError(
@@ -87,7 +87,7 @@ enum EnginePath {
     }
 
     /// Checks a collection ID (one non-empty segment without `/`).
-    static func checkCollectionID(_ id: String) throws {
+    package static func checkCollectionID(_ id: String) throws {
         guard !id.isEmpty, !id.utf8.contains(UInt8(ascii: "/")) else {
             throw DocumentsError(
                 .invalidPath,
@@ -125,7 +125,7 @@ enum EnginePath {
     ///
     /// Each segment is written with `0x00` escaped as `0x00 0xFF` and ended by `0x00 0x01`, so `memcmp` order of the
     /// keys is that order.
-    static func nameKey(_ path: String) -> [UInt8] {
+    package static func nameKey(_ path: String) -> [UInt8] {
         var key: [UInt8] = []
         key.reserveCapacity(path.utf8.count + 8)
         appendNameKey(path, to: &key)
@@ -151,7 +151,7 @@ enum EnginePath {
     }
 
     /// Where a listing of collection `parent` starts, given an `after` path in document-name order.
-    enum CollectionStart: Equatable {
+    package enum CollectionStart: Equatable {
         /// Every document of the collection.
         case all
         /// No document of the collection comes after the cursor.
@@ -161,7 +161,7 @@ enum EnginePath {
     }
 
     /// Resolves `after` (any path) against the documents of collection `parent`.
-    static func collectionStart(parent: String, after: String?) -> CollectionStart {
+    package static func collectionStart(parent: String, after: String?) -> CollectionStart {
         guard let after else { return .all }
         let prefix = nameKey(parent)
         let cursor = nameKey(after)
@@ -219,9 +219,9 @@ func sortedDifference<T>(old: [T], new: [T], compare: (T, T) -> Int) -> (removed
 
 /// Canonical index-entry lists (sorted by `(index, key)` bytewise, without duplicates) and their compact encoding,
 /// which the SQLite engine stores beside each document so an update removes exactly the document's old entries.
-enum IndexEntryList {
+package enum IndexEntryList {
     /// `entries` sorted by `(index, key)` bytewise, duplicates removed.
-    static func canonical(_ entries: [IndexEntry]) -> [IndexEntry] {
+    package static func canonical(_ entries: [IndexEntry]) -> [IndexEntry] {
         if entries.count <= 1 { return entries }
         var inOrder = true
         for i in 1..<entries.count where compare(entries[i - 1], entries[i]) >= 0 {
@@ -322,7 +322,7 @@ extension WritePrecondition {
 
     /// Throws ``DocumentsError/Code-swift.struct/preconditionFailed`` unless the precondition holds for a document
     /// whose current version is `currentVersion` (`nil` when it does not exist).
-    func check(path: String, currentVersion: Int64?) throws {
+    package func check(path: String, currentVersion: Int64?) throws {
         switch self {
         case .none:
             return

@@ -1,0 +1,292 @@
+import Documents
+import Logging
+import NIOCore
+import PostgresNIO
+
+extension PostgresDocumentEngine: DocumentEngine {
+    /// One call of `commit_v1`: see ``PostgresCommitPlan`` and ``PostgresSchema``.
+    func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
+        let plan = try PostgresCommitPlan(mutations)
+        if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
+        var entryPaths: [String] = []
+        var entryIndexes: [String] = []
+        var entryKeys: [ByteBuffer] = []
+        for write in plan.writes where write.body != nil {
+            for entry in write.entries {
+                entryPaths.append(write.path)
+                entryIndexes.append(entry.index)
+                entryKeys.append(Self.buffer(entry.key))
+            }
+        }
+        let json = options.json ? plan.writes.map { $0.body.map(PostgresJSON.text) ?? "" } : nil
+        let writes = plan.writes
+        let empty = ByteBuffer()
+        let query: PostgresQuery = """
+            SELECT sequence, failed, failed_version, create_times FROM \(unescaped: schema).commit_v1(
+                \(commitTime), \(!writes.isEmpty),
+                \(plan.checks.map(\.path))::text[], \(plan.checks.map(\.kind.rawValue))::smallint[],
+                \(plan.checks.map(\.version))::bigint[], \(plan.requiredSequence)::bigint,
+                \(writes.map(\.path))::text[], \(writes.map(\.parts.parent))::text[],
+                \(writes.map(\.parts.collectionID))::text[],
+                \(writes.map { Self.buffer(EnginePath.nameKey($0.path)) })::bytea[],
+                \(writes.map { $0.body != nil })::boolean[], \(writes.map { $0.body.map(Self.buffer) ?? empty })::bytea[],
+                \(writes.map(\.keepsCreateTime))::boolean[], \(json ?? writes.map { _ in "" })::text[],
+                \(entryPaths)::text[], \(entryIndexes)::text[], \(entryKeys)::bytea[])
+            """
+        let (sequence, failed, failedVersion, createTimes) = try await run("committing", idempotent: false) {
+            let rows = try await client.query(query, logger: logger)
+            for try await row in rows.decode((Int64, Int?, Int64?, [Int64]?).self) { return row }
+            throw DocumentsError(.storage, "commit_v1 returned no row")
+        }
+        if let failed {
+            if failed == 0 { throw plan.sequenceFailure(actual: sequence + 1) }
+            throw plan.failure(ofCheck: failed - 1, currentVersion: failedVersion)
+        }
+        if writes.isEmpty {
+            return CommitResult(sequence: sequence, documents: Array(repeating: nil, count: mutations.count))
+        }
+        let times = createTimes ?? Array(repeating: commitTime, count: writes.count)
+        return CommitResult(
+            sequence: sequence, documents: plan.results(sequence: sequence, commitTime: commitTime, createTimes: times))
+    }
+
+    func documents(at paths: [String]) async throws -> [StoredDocument?] {
+        for path in paths { _ = try EnginePath.split(document: path) }
+        if paths.isEmpty { return [] }
+        let found = try await run("reading documents") {
+            var found: [String: StoredDocument] = [:]
+            let rows = try await client.query(
+                """
+                SELECT path, body, version, create_time, update_time FROM \(unescaped: schema).documents
+                WHERE path = ANY(\(paths))
+                """, logger: logger)
+            for try await document in rows.decode((String, ByteBuffer, Int64, Int64, Int64).self) {
+                found[document.0] = Self.document(document)
+            }
+            return found
+        }
+        return paths.map { found[$0] }
+    }
+
+    func scan(_ scan: IndexScan) async throws -> [IndexHit] {
+        let limit = scan.limit ?? Int.max
+        if limit <= 0 { return [] }
+        var bindings = PostgresBindings()
+        bindings.append(scan.index)
+        var sql = "SELECT key, path FROM \(schema).entries WHERE index_name = $1"
+        if let lower = scan.lower {
+            bindings.append(Self.buffer(lower.key))
+            sql += " AND key \(lower.inclusive ? ">=" : ">") $\(bindings.count)"
+        }
+        if let upper = scan.upper {
+            bindings.append(Self.buffer(upper.key))
+            sql += " AND key \(upper.inclusive ? "<=" : "<") $\(bindings.count)"
+        }
+        sql += scan.reverse ? " ORDER BY key DESC, path DESC" : " ORDER BY key, path"
+        if limit != Int.max {
+            bindings.append(limit)
+            sql += " LIMIT $\(bindings.count)"
+        }
+        let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
+        return try await run("scanning index '\(scan.index)'") {
+            var hits: [IndexHit] = []
+            for try await (key, path) in try await client.query(query, logger: logger).decode(
+                (ByteBuffer, String).self)
+            {
+                hits.append(IndexHit(key: Self.bytes(key), path: path))
+            }
+            return hits
+        }
+    }
+
+    func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?) async throws
+        -> [StoredDocument]
+    {
+        _ = try EnginePath.collectionID(ofCollection: collectionPath)
+        let limit = limit ?? Int.max
+        if limit <= 0 { return [] }
+        var after: [UInt8] = []
+        switch EnginePath.collectionStart(parent: collectionPath, after: afterPath) {
+        case .none: return []
+        case .all: break
+        case .afterID(let id): after = EnginePath.nameKey(collectionPath + "/" + id)
+        }
+        return try await list(column: "parent", value: collectionPath, after: after, limit: limit)
+    }
+
+    func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?) async throws
+        -> [StoredDocument]
+    {
+        try EnginePath.checkCollectionID(collectionID)
+        let limit = limit ?? Int.max
+        if limit <= 0 { return [] }
+        return try await list(
+            column: "collection_id", value: collectionID, after: afterPath.map(EnginePath.nameKey) ?? [],
+            limit: limit)
+    }
+
+    private func list(column: String, value: String, after: [UInt8], limit: Int) async throws -> [StoredDocument] {
+        var bindings = PostgresBindings()
+        bindings.append(value)
+        bindings.append(Self.buffer(after))
+        var sql = """
+            SELECT path, body, version, create_time, update_time FROM \(schema).documents
+            WHERE \(column) = $1 AND name_key > $2 ORDER BY name_key
+            """
+        if limit != Int.max {
+            bindings.append(limit)
+            sql += " LIMIT $3"
+        }
+        let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
+        return try await run("listing '\(value)'") {
+            var documents: [StoredDocument] = []
+            for try await row in try await client.query(query, logger: logger).decode(
+                (String, ByteBuffer, Int64, Int64, Int64).self)
+            {
+                documents.append(Self.document(row))
+            }
+            return documents
+        }
+    }
+
+    func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord] {
+        if limit <= 0 || sequence == .max { return [] }
+        return try await run("reading the change log") {
+            var records: [ChangeRecord] = []
+            let rows = try await client.query(
+                """
+                SELECT sequence, path, body, create_time, update_time FROM \(unescaped: schema).changes
+                WHERE sequence > \(sequence) ORDER BY sequence, position LIMIT \(limit)
+                """, logger: logger)
+            for try await (sequence, path, body, created, updated) in rows.decode(
+                (Int64, String, ByteBuffer?, Int64?, Int64?).self)
+            {
+                var document: StoredDocument?
+                if let body, let created, let updated {
+                    document = StoredDocument(
+                        path: path, body: Self.bytes(body), version: sequence, createTime: created,
+                        updateTime: updated)
+                }
+                records.append(ChangeRecord(sequence: sequence, path: path, document: document))
+            }
+            return records
+        }
+    }
+
+    func lastSequence() async throws -> Int64 {
+        try await run("reading the last sequence") {
+            let rows = try await client.query(
+                "SELECT last_sequence FROM \(unescaped: schema).state WHERE id = 1", logger: logger)
+            for try await sequence in rows.decode(Int64.self) { return sequence }
+            return 0
+        }
+    }
+
+    func addIndexEntries(_ entries: [String: [IndexEntry]]) async throws {
+        var paths: [String] = []
+        var indexes: [String] = []
+        var keys: [ByteBuffer] = []
+        for (path, list) in entries {
+            for entry in list {
+                paths.append(path)
+                indexes.append(entry.index)
+                keys.append(Self.buffer(entry.key))
+            }
+        }
+        if paths.isEmpty { return }
+        _ = try await run("adding index entries", idempotent: true) {
+            try await client.query(
+                """
+                INSERT INTO \(unescaped: schema).entries (index_name, key, path)
+                SELECT e.index_name, e.key, e.path FROM unnest(\(indexes)::text[], \(keys)::bytea[], \(paths)::text[])
+                    AS e(index_name, key, path)
+                JOIN \(unescaped: schema).documents d ON d.path = e.path
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
+    }
+
+    func removeIndex(_ index: String) async throws {
+        _ = try await run("removing index '\(index)'") {
+            try await client.query(
+                "DELETE FROM \(unescaped: schema).entries WHERE index_name = \(index)", logger: logger)
+        }
+    }
+
+    func metadata(forKey key: String) async throws -> [UInt8]? {
+        try await run("reading metadata") {
+            let rows = try await client.query(
+                "SELECT value FROM \(unescaped: schema).metadata WHERE key = \(key)", logger: logger)
+            for try await value in rows.decode(ByteBuffer.self) { return Self.bytes(value) }
+            return nil
+        }
+    }
+
+    func setMetadata(_ value: [UInt8]?, forKey key: String) async throws {
+        try await run("writing metadata") {
+            if let value {
+                _ = try await client.query(
+                    """
+                    INSERT INTO \(unescaped: schema).metadata (key, value) VALUES (\(key), \(Self.buffer(value)))
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                    """, logger: logger)
+            } else {
+                _ = try await client.query(
+                    "DELETE FROM \(unescaped: schema).metadata WHERE key = \(key)", logger: logger)
+            }
+        }
+    }
+
+    /// Reads and rewrites the value in one transaction, under a transaction-scoped advisory lock on the key, so that
+    /// updates from every server are serialised.
+    func updateMetadata(forKey key: String, _ transform: @escaping @Sendable ([UInt8]?) throws -> [UInt8]?)
+        async throws
+    {
+        let schema = schema
+        let logger = logger
+        try await run("updating metadata", idempotent: false) {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtext(\(schema + ".metadata." + key)))", logger: logger)
+                var current: [UInt8]?
+                for try await value in try await connection.query(
+                    "SELECT value FROM \(unescaped: schema).metadata WHERE key = \(key)", logger: logger
+                ).decode(ByteBuffer.self) {
+                    current = Self.bytes(value)
+                }
+                if let value = try transform(current) {
+                    try await connection.query(
+                        """
+                        INSERT INTO \(unescaped: schema).metadata (key, value) VALUES (\(key), \(Self.buffer(value)))
+                        ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                        """, logger: logger)
+                } else {
+                    try await connection.query(
+                        "DELETE FROM \(unescaped: schema).metadata WHERE key = \(key)", logger: logger)
+                }
+            }
+        }
+    }
+
+    func changeLogStatus() async throws -> ChangeLogStatus? {
+        try await run("reading the change log's size") {
+            let rows = try await client.query(
+                """
+                SELECT (SELECT count(*) FROM \(unescaped: schema).changes),
+                    (SELECT last_sequence FROM \(unescaped: schema).state WHERE id = 1)
+                """, logger: logger)
+            for try await (count, last) in rows.decode((Int64, Int64).self) {
+                return ChangeLogStatus(records: Int(count), horizon: 0, lastSequence: last)
+            }
+            return nil
+        }
+    }
+
+    func shutdown() async {
+        await stop()
+    }
+
+    static func document(_ row: (String, ByteBuffer, Int64, Int64, Int64)) -> StoredDocument {
+        StoredDocument(path: row.0, body: bytes(row.1), version: row.2, createTime: row.3, updateTime: row.4)
+    }
+}

@@ -1,0 +1,175 @@
+import Documents
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+import SuiteCore
+
+/// A ``DocumentEngine`` on a PostgreSQL server: every `suite` process or server pointed at the same database and
+/// schema shares one store. See ``PostgresSchema`` for the tables and ``PostgresOptions`` for the configuration.
+///
+/// Commits are one call of the schema's `commit_v1` function (one round trip, one statement: a commit applies whole or
+/// not at all, even when the connection drops halfway). Reads are single statements on a connection pool
+/// (postgres-nio's `PostgresClient`).
+final class PostgresDocumentEngine: Sendable {
+    let options: PostgresOptions
+    let client: PostgresClient
+    let schema: String
+    let logger: Logger
+    let notifier: PostgresChangeNotifier
+    private let runner: Task<Void, Never>
+
+    /// Connects, checks the login and the database, creates the schema when missing, then starts the pool. Blocks
+    /// the calling thread until the server answered (never a thread of Swift's cooperative pool: NIO's futures).
+    init(options: PostgresOptions, logger: Logger) throws {
+        self.options = options
+        self.schema = options.schema
+        self.logger = logger
+        try Self.prepareSchema(options, logger: logger)
+        var configuration = try Self.clientConfiguration(options)
+        configuration.options.maximumConnections = options.poolSize
+        configuration.options.minimumConnections = 0
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.runner = Task { await client.run() }
+        self.notifier = PostgresChangeNotifier(
+            client: client, channel: PostgresSchema.channel(options.schema), logger: logger)
+    }
+
+    // MARK: Connecting
+
+    private static func tls(_ options: PostgresOptions) throws -> PostgresClient.Configuration.TLS {
+        switch options.sslMode {
+        case .disable: return .disable
+        case .prefer: return .prefer(.makeClientConfiguration())
+        case .require: return .require(.makeClientConfiguration())
+        }
+    }
+
+    static func clientConfiguration(_ options: PostgresOptions) throws -> PostgresClient.Configuration {
+        var configuration: PostgresClient.Configuration
+        if let directory = options.socketDirectory {
+            configuration = PostgresClient.Configuration(
+                unixSocketPath: "\(directory)/.s.PGSQL.\(options.port)", username: options.username,
+                password: options.password, database: options.database)
+        } else {
+            configuration = PostgresClient.Configuration(
+                host: options.host, port: options.port, username: options.username, password: options.password,
+                database: options.database, tls: try tls(options))
+        }
+        configuration.options.connectTimeout = options.connectTimeout
+        return configuration
+    }
+
+    private static func connectionConfiguration(_ options: PostgresOptions) throws -> PostgresConnection.Configuration {
+        var configuration: PostgresConnection.Configuration
+        if let directory = options.socketDirectory {
+            configuration = PostgresConnection.Configuration(
+                unixSocketPath: "\(directory)/.s.PGSQL.\(options.port)", username: options.username,
+                password: options.password, database: options.database)
+        } else {
+            let tls: PostgresConnection.Configuration.TLS
+            switch options.sslMode {
+            case .disable: tls = .disable
+            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+            configuration = PostgresConnection.Configuration(
+                host: options.host, port: options.port, username: options.username, password: options.password,
+                database: options.database, tls: tls)
+        }
+        let seconds = Int64(options.connectTimeout.components.seconds)
+        configuration.options.connectTimeout = .seconds(seconds)
+        return configuration
+    }
+
+    /// One connection at start: the login, the database and the schema, so a wrong URL fails here, naming the server.
+    private static func prepareSchema(_ options: PostgresOptions, logger: Logger) throws {
+        let connection: PostgresConnection
+        do {
+            connection = try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: try connectionConfiguration(options),
+                id: 0, logger: logger
+            ).wait()
+        } catch {
+            throw PostgresErrors.atStart(error, options)
+        }
+        defer { _ = try? connection.close().wait() }
+        do {
+            let s = options.schema
+            _ = try connection.query("SELECT pg_advisory_lock(hashtext(\(s)))", logger: logger).wait()
+            defer { _ = try? connection.query("SELECT pg_advisory_unlock_all()", logger: logger).wait() }
+            let exists = try connection.query(
+                "SELECT 1 FROM pg_tables WHERE schemaname = \(s) AND tablename = 'state'", logger: logger
+            ).wait()
+            if exists.rows.isEmpty {
+                // Transactional DDL: a crash halfway leaves no half-made schema.
+                _ = try connection.query("BEGIN", logger: logger).wait()
+                for statement in PostgresSchema.statements(s) {
+                    _ = try connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).wait()
+                }
+                _ = try connection.query("COMMIT", logger: logger).wait()
+            }
+            let rows = try connection.query(
+                PostgresQuery(unsafeSQL: "SELECT format FROM \(s).state WHERE id = 1"), logger: logger
+            ).wait().rows
+            let format = try rows.first?.decode(Int.self) ?? 0
+            guard format == PostgresSchema.format else {
+                throw DocumentsError(
+                    .corrupted,
+                    "schema '\(s)' in \(options.displayName) has layout \(format); this engine reads layout "
+                        + "\(PostgresSchema.format)",
+                    hint: "use the Suite version that made it, or another schema (option 'schema')")
+            }
+            if !exists.rows.isEmpty {
+                // Keep the commit function current (a newer plugin may have fixed it).
+                _ = try connection.query(
+                    PostgresQuery(unsafeSQL: PostgresSchema.commitFunction(s)), logger: logger
+                ).wait()
+            }
+        } catch let error as DocumentsError {
+            throw error
+        } catch {
+            throw PostgresErrors.atStart(error, options)
+        }
+    }
+
+    // MARK: Running statements
+
+    /// Runs `body`; a lost connection is retried once (reads only: `idempotent`), and PostgreSQL's errors become
+    /// ``DocumentsError``s that name the server, never the password.
+    func run<T>(_ what: String, idempotent: Bool = true, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as DocumentsError {
+            throw error
+        } catch {
+            if idempotent, PostgresErrors.isConnectionLoss(error) {
+                do { return try await body() } catch {
+                    throw PostgresErrors.wrap(error, what, options, idempotent: idempotent)
+                }
+            }
+            throw PostgresErrors.wrap(error, what, options, idempotent: idempotent)
+        }
+    }
+
+    func table(_ name: String) -> String { "\(schema).\(name)" }
+
+    static func buffer(_ bytes: [UInt8]) -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        return buffer
+    }
+
+    static func bytes(_ buffer: ByteBuffer) -> [UInt8] {
+        buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
+    }
+
+    func stop() async {
+        await notifier.stop()
+        runner.cancel()
+        await runner.value
+    }
+}

@@ -1,0 +1,127 @@
+/// The tables, indexes and commit function the `postgres` engine keeps in its schema (created when missing, in one
+/// transaction, under an advisory lock so that servers starting together do not race).
+///
+/// - `state`: one row, the last commit's sequence. Every writing commit locks it first, so commits from any number of
+///   servers are serialised and their sequences are assigned in commit order — a follower of the change log never
+///   sees sequence 8 before 7 is visible.
+/// - `documents`: one row per document. `name_key` is the path's document-name sort key (see the Documents module),
+///   indexed with `parent` and with `collection_id` for listings; `data` is the body decoded as JSONB when the `json`
+///   option is on (for SQL tools; `body` stays the authority).
+/// - `entries`: the secondary index entries, `(index_name, key, path)`, the primary key that scans walk. `key` and
+///   paths compare bytewise (`bytea`, `COLLATE "C"`), as the engine contract asks.
+/// - `changes`: the change log, one row per path a commit wrote, with the document as that commit left it.
+/// - `metadata`: the store's small values.
+/// - `commit_v1(…)`: a whole commit in one statement (one round trip, atomic by construction): preconditions checked
+///   under the lock, writes, index entries, change rows and a `NOTIFY` on the schema's channel.
+enum PostgresSchema {
+    /// The version of the layout below, stored in `state.format`.
+    static let format = 1
+
+    static func statements(_ s: String) -> [String] {
+        [
+            "CREATE SCHEMA IF NOT EXISTS \(s)",
+            """
+            CREATE TABLE IF NOT EXISTS \(s).state (
+                id int PRIMARY KEY CHECK (id = 1), last_sequence bigint NOT NULL, format int NOT NULL)
+            """,
+            "INSERT INTO \(s).state VALUES (1, 0, \(format)) ON CONFLICT (id) DO NOTHING",
+            """
+            CREATE TABLE IF NOT EXISTS \(s).documents (
+                path text COLLATE "C" PRIMARY KEY, parent text COLLATE "C" NOT NULL,
+                collection_id text COLLATE "C" NOT NULL, name_key bytea NOT NULL, body bytea NOT NULL,
+                version bigint NOT NULL, create_time bigint NOT NULL, update_time bigint NOT NULL, data jsonb)
+            """,
+            "CREATE INDEX IF NOT EXISTS documents_parent ON \(s).documents (parent, name_key)",
+            "CREATE INDEX IF NOT EXISTS documents_group ON \(s).documents (collection_id, name_key)",
+            """
+            CREATE TABLE IF NOT EXISTS \(s).entries (
+                index_name text COLLATE "C" NOT NULL, key bytea NOT NULL, path text COLLATE "C" NOT NULL,
+                PRIMARY KEY (index_name, key, path))
+            """,
+            "CREATE INDEX IF NOT EXISTS entries_path ON \(s).entries (path)",
+            """
+            CREATE TABLE IF NOT EXISTS \(s).changes (
+                sequence bigint NOT NULL, position int NOT NULL, path text COLLATE "C" NOT NULL, body bytea,
+                create_time bigint, update_time bigint, PRIMARY KEY (sequence, position))
+            """,
+            "CREATE TABLE IF NOT EXISTS \(s).metadata (key text COLLATE \"C\" PRIMARY KEY, value bytea NOT NULL)",
+            commitFunction(s),
+        ]
+    }
+
+    /// The notification channel of schema `s`: its payload is the sequence just committed.
+    static func channel(_ s: String) -> String { "suite_changes_\(s)" }
+
+    /// `commit_v1`: requirements on the state before the commit (`r_*`: kind 1 exists, 2 absent, 3 version), an
+    /// optional sequence the commit must get (a version check of a document the same commit writes), then the final
+    /// state of every written path (`w_*`, in order of first appearance; `w_puts` false for a delete) and the index
+    /// entries of the puts (`e_*`). Returns the sequence (the last one when nothing was written), the position (from
+    /// 1) of the first requirement that failed with that document's version (0: the required sequence did not hold),
+    /// and the create times the written documents had before (the commit's time for those that did not exist).
+    static func commitFunction(_ s: String) -> String {
+        """
+        CREATE OR REPLACE FUNCTION \(s).commit_v1(
+            commit_time bigint, writes boolean,
+            r_paths text[], r_kinds smallint[], r_versions bigint[], required_sequence bigint,
+            w_paths text[], w_parents text[], w_groups text[], w_names bytea[], w_puts boolean[], w_bodies bytea[],
+            w_keeps boolean[], w_json text[],
+            e_paths text[], e_indexes text[], e_keys bytea[],
+            OUT sequence bigint, OUT failed integer, OUT failed_version bigint, OUT create_times bigint[])
+        LANGUAGE plpgsql AS $commit$
+        DECLARE
+            last bigint;
+        BEGIN
+            IF writes THEN
+                SELECT st.last_sequence INTO last FROM \(s).state st WHERE st.id = 1 FOR UPDATE;
+            ELSE
+                SELECT st.last_sequence INTO last FROM \(s).state st WHERE st.id = 1 FOR SHARE;
+            END IF;
+            sequence := last;
+            IF cardinality(r_paths) > 0 THEN
+                SELECT r.ord, d.version INTO failed, failed_version
+                FROM unnest(r_paths, r_kinds, r_versions) WITH ORDINALITY AS r(path, kind, version, ord)
+                LEFT JOIN \(s).documents d ON d.path = r.path
+                WHERE (r.kind = 1 AND d.path IS NULL) OR (r.kind = 2 AND d.path IS NOT NULL)
+                    OR (r.kind = 3 AND (d.path IS NULL OR d.version <> r.version))
+                ORDER BY r.ord LIMIT 1;
+                IF failed IS NOT NULL THEN RETURN; END IF;
+            END IF;
+            IF NOT writes THEN RETURN; END IF;
+            IF required_sequence IS NOT NULL AND required_sequence <> last + 1 THEN
+                failed := 0;
+                RETURN;
+            END IF;
+            sequence := last + 1;
+            SELECT array_agg(coalesce(d.create_time, commit_time) ORDER BY w.ord) INTO create_times
+            FROM unnest(w_paths) WITH ORDINALITY AS w(path, ord) LEFT JOIN \(s).documents d ON d.path = w.path;
+            UPDATE \(s).state SET last_sequence = sequence WHERE id = 1;
+            DELETE FROM \(s).entries WHERE path = ANY(w_paths);
+            DELETE FROM \(s).documents d USING unnest(w_paths, w_puts) AS w(path, put)
+            WHERE NOT w.put AND d.path = w.path;
+            INSERT INTO \(s).documents AS d
+                (path, parent, collection_id, name_key, body, version, create_time, update_time, data)
+            SELECT w.path, w.parent, w.grp, w.name, w.body, sequence,
+                CASE WHEN w.keeps THEN create_times[w.ord] ELSE commit_time END,
+                commit_time, nullif(w.json, '')::jsonb
+            FROM unnest(w_paths, w_parents, w_groups, w_names, w_puts, w_bodies, w_keeps, w_json)
+                WITH ORDINALITY AS w(path, parent, grp, name, put, body, keeps, json, ord)
+            WHERE w.put
+            ON CONFLICT (path) DO UPDATE SET body = excluded.body, version = excluded.version,
+                create_time = excluded.create_time, update_time = excluded.update_time, data = excluded.data;
+            IF cardinality(e_paths) > 0 THEN
+                INSERT INTO \(s).entries (index_name, key, path)
+                SELECT * FROM unnest(e_indexes, e_keys, e_paths) ON CONFLICT DO NOTHING;
+            END IF;
+            INSERT INTO \(s).changes (sequence, position, path, body, create_time, update_time)
+            SELECT sequence, w.ord, w.path, CASE WHEN w.put THEN w.body END,
+                CASE WHEN w.put THEN
+                    CASE WHEN w.keeps THEN create_times[w.ord] ELSE commit_time END
+                END,
+                CASE WHEN w.put THEN commit_time END
+            FROM unnest(w_paths, w_puts, w_bodies, w_keeps) WITH ORDINALITY AS w(path, put, body, keeps, ord);
+            PERFORM pg_notify('\(channel(s))', sequence::text);
+        END
+        $commit$
+        """
+    }
+}

@@ -1,0 +1,1 @@
+../DocumentsTests/DocumentEngineContractTests.swift

@@ -1,0 +1,68 @@
+import Documents
+import DocumentsPluginSupport
+import Foundation
+import PostgresTestSupport
+import SuiteCore
+import SuitePluginKit
+import SuiteTestSupport
+import Testing
+
+// DocumentEngineContractTests.swift in this folder is a symbolic link to the contract suite in Tests/DocumentsTests:
+// the very same contract runs here against the `postgres` engine of the real libPostgresDocuments.so, through the
+// plugin adapter (PluginDocumentEngine), on a throwaway PostgreSQL cluster (PostgresTestSupport).
+
+/// An engine made for one contract test, with a way to reopen its storage when the engine persists.
+struct DocumentEngineUnderTest: Sendable {
+    var engine: any DocumentEngine
+    var reopen: (@Sendable () async throws -> any DocumentEngine)?
+}
+
+/// The engines the contract suite covers here: `postgres` with bodies only, and with the JSONB copy.
+struct DocumentEngineFactory: Sendable, CustomTestStringConvertible {
+    var name: String
+    var make: @Sendable () async throws -> DocumentEngineUnderTest
+
+    var testDescription: String { name }
+
+    static let all: [DocumentEngineFactory] = [.postgres(json: false), .postgres(json: true)]
+
+    /// `documents/postgres` in a new schema of the shared cluster; reopening creates a second plugin engine on it.
+    static func postgres(json: Bool) -> DocumentEngineFactory {
+        DocumentEngineFactory(name: json ? "postgres json" : "postgres") {
+            let options = try PostgresFixture.options(json: json)
+            return DocumentEngineUnderTest(
+                engine: try PostgresFixture.engine(options),
+                reopen: { try PostgresFixture.engine(options) })
+        }
+    }
+}
+
+/// Loads the built PostgresDocuments plugin and makes engines in fresh schemas of the process's cluster.
+enum PostgresFixture {
+    static func plugin() throws -> LoadedPlugin {
+        try PluginLoader.load(path: TestSupport.plugin("PostgresDocuments"))
+    }
+
+    /// Options for a new, empty schema.
+    static func options(json: Bool = false, extra: [String: JSONValue] = [:]) throws -> JSONValue {
+        let server = try PostgresServer.shared()
+        var fields: [String: JSONValue] = [
+            "url": .string(server.url), "schema": .string("t_\(UUID().uuidString.prefix(12).lowercased())")
+                .replacingDashes(), "pool-size": 4, "json": .bool(json),
+        ]
+        for (key, value) in extra { fields[key] = value }
+        return .object(fields)
+    }
+
+    static func engine(_ options: JSONValue) throws -> PluginDocumentEngine {
+        try PluginDocumentEngine(plugin: try plugin(), name: "postgres", options: options, callTimeout: .seconds(600))
+    }
+}
+
+extension JSONValue {
+    /// A schema name without the dashes of a UUID.
+    fileprivate func replacingDashes() -> JSONValue {
+        guard case .string(let text) = self else { return self }
+        return .string(text.replacingOccurrences(of: "-", with: "_"))
+    }
+}

@@ -23,4 +23,12 @@ public enum DocumentEngineOperation: String, Sendable, Hashable, CaseIterable {
     case metadata
     /// ``DocumentEngine/setMetadata(_:forKey:)``.
     case setMetadata
+    /// ``DocumentEngine/waitForChanges(after:timeout:)``. A plugin built before it answers "unsupported"; the host
+    /// then sleeps instead.
+    case waitChanges
+    /// Replaces a metadata value only if it still is the expected one (answers whether it did): how the host's
+    /// ``DocumentEngine/updateMetadata(forKey:_:)`` stays atomic across the boundary.
+    case compareAndSetMetadata
+    /// ``DocumentEngine/shutdown()``.
+    case shutdown
 }

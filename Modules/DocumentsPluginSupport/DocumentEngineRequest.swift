@@ -25,6 +25,12 @@ public enum DocumentEngineRequest: Sendable, Hashable {
     case metadata(key: String)
     /// ``DocumentEngine/setMetadata(_:forKey:)``.
     case setMetadata([UInt8]?, key: String)
+    /// ``DocumentEngine/waitForChanges(after:timeout:)``, the timeout in microseconds.
+    case waitForChanges(after: Int64, timeoutMicroseconds: Int64)
+    /// Sets `key` to `new` (`nil` removes it) if its value is `expected` (`nil`: absent), atomically.
+    case compareAndSetMetadata(key: String, expected: [UInt8]?, new: [UInt8]?)
+    /// ``DocumentEngine/shutdown()``.
+    case shutdown
 
     /// The operation this request is sent as.
     public var operation: DocumentEngineOperation {
@@ -40,6 +46,9 @@ public enum DocumentEngineRequest: Sendable, Hashable {
         case .removeIndex: .removeIndex
         case .metadata: .metadata
         case .setMetadata: .setMetadata
+        case .waitForChanges: .waitChanges
+        case .compareAndSetMetadata: .compareAndSetMetadata
+        case .shutdown: .shutdown
         }
     }
 
@@ -73,11 +82,39 @@ public enum DocumentEngineRequest: Sendable, Hashable {
             case .setMetadata(let value, let key):
                 try await engine.setMetadata(value, forKey: key)
                 return .done
+            case .waitForChanges(let after, let timeout):
+                await engine.waitForChanges(after: after, timeout: .microseconds(max(0, min(timeout, 60_000_000))))
+                return .done
+            case .compareAndSetMetadata(let key, let expected, let new):
+                return .flag(try await Self.compareAndSet(key, expected: expected, new: new, on: engine))
+            case .shutdown:
+                await engine.shutdown()
+                return .done
             }
         } catch let error as DocumentsError {
             return .failure(error)
         } catch {
             return .failure(DocumentsError(.storage, "\(error)", underlying: error))
+        }
+    }
+}
+
+extension DocumentEngineRequest {
+    private struct Mismatch: Error {}
+
+    /// Sets `key` to `new` if its value is `expected`, through the engine's own atomic
+    /// ``DocumentEngine/updateMetadata(forKey:_:)``.
+    static func compareAndSet(_ key: String, expected: [UInt8]?, new: [UInt8]?, on engine: some DocumentEngine)
+        async throws -> Bool
+    {
+        do {
+            try await engine.updateMetadata(forKey: key) { current in
+                guard current == expected else { throw Mismatch() }
+                return new
+            }
+            return true
+        } catch is Mismatch {
+            return false
         }
     }
 }
@@ -98,8 +135,10 @@ public enum DocumentEngineResponse: Sendable {
     case sequence(Int64)
     /// `metadata`'s value.
     case metadata([UInt8]?)
-    /// Success without a value: `addIndexEntries`, `removeIndex`, `setMetadata`.
+    /// Success without a value: `addIndexEntries`, `removeIndex`, `setMetadata`, `waitChanges`, `shutdown`.
     case done
+    /// `compareAndSetMetadata`'s answer: whether the value was replaced.
+    case flag(Bool)
     /// The engine threw; the code, message and hint cross the boundary (the underlying error does not).
     case failure(DocumentsError)
 }

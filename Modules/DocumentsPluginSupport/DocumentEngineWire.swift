@@ -31,13 +31,16 @@ import SuitePluginKit
 /// | `addIndexEntries` | `[string path, [entry]]` |
 /// | `removeIndex`, `metadata` | `string` index / key |
 /// | `setMetadata` | `string` key, `bytes?` value |
+/// | `waitChanges` | `i64` after, `i64` timeout (µs) |
+/// | `compareAndSetMetadata` | `string` key, `bytes?` expected, `bytes?` new |
+/// | `shutdown` | empty |
 ///
 /// ## Responses: `u8` tag, then the value
 ///
 /// `0` failure: `string` code name (``DocumentsError/Code-swift.struct/description``), `string` message,
 /// `string?` hint · `1` commit: `i64` sequence, `[document?]` · `2` documents: `[document?]` · `3` hits:
 /// `[bytes key, string path]` · `4` listed: `[document]` · `5` changes: `[i64 sequence, string path, document?]` ·
-/// `6` sequence: `i64` · `7` metadata: `bytes?` · `8` done: nothing.
+/// `6` sequence: `i64` · `7` metadata: `bytes?` · `8` done: nothing · `9` flag: `bool`.
 ///
 /// Decoding never trusts its input: truncated messages, bad tags, forged counts and trailing bytes are refused with
 /// ``DocumentsError/Code-swift.struct/corrupted``, never a trap.
@@ -111,6 +114,15 @@ public enum DocumentEngineWire {
         case .setMetadata(let value, let key):
             w.string(key)
             w.optionalBlob(value)
+        case .waitForChanges(let after, let timeout):
+            w.i64(after)
+            w.i64(timeout)
+        case .compareAndSetMetadata(let key, let expected, let new):
+            w.string(key)
+            w.optionalBlob(expected)
+            w.optionalBlob(new)
+        case .shutdown:
+            break
         }
         return w.bytes
     }
@@ -209,6 +221,15 @@ public enum DocumentEngineWire {
         case .setMetadata:
             let key = try r.string()
             request = .setMetadata(try r.optionalBlob(), key: key)
+        case .waitChanges:
+            let after = try r.i64()
+            request = .waitForChanges(after: after, timeoutMicroseconds: try r.i64())
+        case .compareAndSetMetadata:
+            let key = try r.string()
+            let expected = try r.optionalBlob()
+            request = .compareAndSetMetadata(key: key, expected: expected, new: try r.optionalBlob())
+        case .shutdown:
+            request = .shutdown
         }
         try r.finish()
         return request
@@ -217,7 +238,7 @@ public enum DocumentEngineWire {
     // MARK: - Responses
 
     private enum Tag: UInt8 {
-        case failure = 0, commit, documents, hits, listed, changes, sequence, metadata, done
+        case failure = 0, commit, documents, hits, listed, changes, sequence, metadata, done, flag
     }
 
     /// Encodes `response`.
@@ -268,6 +289,9 @@ public enum DocumentEngineWire {
             w.optionalBlob(value)
         case .done:
             w.u8(Tag.done.rawValue)
+        case .flag(let value):
+            w.u8(Tag.flag.rawValue)
+            w.bool(value)
         }
         return w.bytes
     }
@@ -340,6 +364,8 @@ public enum DocumentEngineWire {
             response = .metadata(try r.optionalBlob())
         case .done:
             response = .done
+        case .flag:
+            response = .flag(try r.bool())
         }
         try r.finish()
         return response
@@ -362,7 +388,8 @@ public enum DocumentEngineWire {
         case .changes: .changes
         case .lastSequence: .sequence
         case .metadata: .metadata
-        case .addIndexEntries, .removeIndex, .setMetadata: .done
+        case .addIndexEntries, .removeIndex, .setMetadata, .waitChanges, .shutdown: .done
+        case .compareAndSetMetadata: .flag
         }
     }
 

@@ -115,4 +115,37 @@ public struct PluginDocumentEngine: DocumentEngine {
     public func setMetadata(_ value: [UInt8]?, forKey key: String) async throws {
         _ = try await send(.setMetadata(value, key: key))
     }
+
+    /// Read, transform, then compare-and-set in the plugin, again until no other writer came between: atomic across
+    /// processes when the plugin's engine is. A plugin without `compareAndSetMetadata` gets a read, then a write.
+    public func updateMetadata(
+        forKey key: String, _ transform: @escaping @Sendable ([UInt8]?) throws -> [UInt8]?
+    ) async throws {
+        while true {
+            let current = try await metadata(forKey: key)
+            let new = try transform(current)
+            let response: DocumentEngineResponse
+            do {
+                response = try await send(.compareAndSetMetadata(key: key, expected: current, new: new))
+            } catch let error as DocumentsError where error.underlying is PluginError {
+                try await setMetadata(new, forKey: key)  // an older plugin: not atomic across processes
+                return
+            }
+            guard case .flag(let replaced) = response else { throw mismatch(.compareAndSetMetadata) }
+            if replaced { return }
+        }
+    }
+
+    /// Waits in the plugin (a PostgreSQL engine wakes on NOTIFY); sleeps `timeout` when the plugin cannot.
+    public func waitForChanges(after sequence: Int64, timeout: Duration) async {
+        let micros = timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000
+        if (try? await send(.waitForChanges(after: sequence, timeoutMicroseconds: micros))) == nil {
+            try? await Task.sleep(for: timeout)
+        }
+    }
+
+    /// Ends the plugin's engine gracefully (its connections close).
+    public func shutdown() async {
+        _ = try? await send(.shutdown)
+    }
 }

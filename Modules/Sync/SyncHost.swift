@@ -122,7 +122,9 @@ public final class SyncHost: Sendable {
         let deadline = ContinuousClock.now.advanced(by: min(wait, .seconds(30)))
         var records = try await read(since: since, limit: limit)
         while records.isEmpty, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+            // Polls every 50 ms, or wakes at once where the engine is told of commits (PostgreSQL's NOTIFY).
+            await store.engine.waitForChanges(after: since, timeout: min(.milliseconds(50), deadline - .now))
+            try Task.checkCancellation()
             if try await store.lastSequence() > since { records = try await read(since: since, limit: limit) }
         }
         var more = false

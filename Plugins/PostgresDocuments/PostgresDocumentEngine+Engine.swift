@@ -286,6 +286,11 @@ extension PostgresDocumentEngine: DocumentEngine {
         await stop()
     }
 
+    /// Returns when a commit after `sequence` is notified (from any server on this schema), or after `timeout`.
+    func waitForChanges(after sequence: Int64, timeout: Duration) async {
+        await notifier.wait(after: sequence, timeout: timeout)
+    }
+
     static func document(_ row: (String, ByteBuffer, Int64, Int64, Int64)) -> StoredDocument {
         StoredDocument(path: row.0, body: bytes(row.1), version: row.2, createTime: row.3, updateTime: row.4)
     }

@@ -56,6 +56,10 @@ let sampleRequests: [DocumentEngineRequest] = [
     .setMetadata([1, 2, 3], key: "k"),
     .setMetadata([], key: "empty"),
     .setMetadata(nil, key: "gone"),
+    .waitForChanges(after: 41, timeoutMicroseconds: 100_000),
+    .compareAndSetMetadata(key: "costs", expected: nil, new: [1]),
+    .compareAndSetMetadata(key: "costs", expected: [1], new: nil),
+    .shutdown,
 ]
 
 private let document1 = StoredDocument(
@@ -85,6 +89,10 @@ let sampleResponses: [(DocumentEngineOperation, DocumentEngineResponse)] = [
     (.addIndexEntries, .done),
     (.removeIndex, .done),
     (.setMetadata, .done),
+    (.waitChanges, .done),
+    (.shutdown, .done),
+    (.compareAndSetMetadata, .flag(true)),
+    (.compareAndSetMetadata, .flag(false)),
     (.commit, .failure(DocumentsError(.preconditionFailed, "users/u1 is at version 3, not 2", hint: "re-read it"))),
     (.scan, .failure(DocumentsError(.storage, "disk full"))),
 ]
@@ -105,7 +113,7 @@ struct DocumentEngineWireTests {
         #expect(
             DocumentEngineOperation.allCases.map(\.rawValue) == [
                 "commit", "get", "scan", "list", "listGroup", "changes", "lastSequence", "addIndexEntries",
-                "removeIndex", "metadata", "setMetadata",
+                "removeIndex", "metadata", "setMetadata", "waitChanges", "compareAndSetMetadata", "shutdown",
             ])
     }
 

@@ -173,6 +173,12 @@ public protocol DocumentEngine: Sendable {
     /// nothing to finish or close keep the default, which does nothing.
     func shutdown() async
 
+    /// Returns once a commit after `sequence` may have been made — by this process or any other sharing the storage —
+    /// or after `timeout`, whichever comes first; it never throws, and returning early is always allowed. Followers of
+    /// the change log (listeners, `suite serve`'s sync feed) call it between polls. Engines told of other writers'
+    /// commits return at once (the PostgreSQL engine, through `NOTIFY`); the default sleeps for `timeout`.
+    func waitForChanges(after sequence: Int64, timeout: Duration) async
+
     /// What the engine's index maintenance has left to do (see ``IndexMaintenanceStatus``), or `nil` for an engine
     /// that keeps no pending index operations, such as the in-memory one (the default).
     func indexStatus() async throws -> IndexMaintenanceStatus?
@@ -323,6 +329,11 @@ extension DocumentEngine {
         forKey key: String, _ transform: @escaping @Sendable ([UInt8]?) throws -> [UInt8]?
     ) async throws {
         try await setMetadata(try transform(try await metadata(forKey: key)), forKey: key)
+    }
+
+    /// Sleeps for `timeout` (or until the task is cancelled): the engine learns of no commit from elsewhere.
+    public func waitForChanges(after sequence: Int64, timeout: Duration) async {
+        try? await Task.sleep(for: timeout)
     }
 
     /// Returns at once: the engine has no background work.

@@ -98,10 +98,13 @@ actor ChangeFeed {
     private func start() {
         let waker = waker
         let interval = pollInterval
-        timer = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+        let engine = engine
+        timer = Task { [weak self] in
+            while !Task.isCancelled, let seen = await self?.lastSequence {
+                // Sleeps for the interval, or returns at once where the engine is told of commits from elsewhere.
+                await engine.waitForChanges(after: seen, timeout: interval)
                 waker.signal()
+                try? await Task.sleep(for: .milliseconds(2))
             }
         }
         loop = Task { await self.run() }

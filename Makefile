@@ -2,7 +2,8 @@
 SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 FORMAT_PATHS = Package.swift Modules Plugins Tests Tools
-PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlugin RedisCache AnalyticsPrometheus
+PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlugin RedisCache AnalyticsPrometheus \
+	PostgresDocuments
 
 .DEFAULT_GOAL := help
 PREFIX ?= $(HOME)/.local
@@ -35,14 +36,14 @@ run: build ## Build everything, then serve the documents on http://127.0.0.1:808
 install: build ## Install suite into $(PREFIX)/bin and its plugins into $(PREFIX)/lib/suite (PREFIX=~/.local)
 	@mkdir -p $(PREFIX)/bin $(PREFIX)/lib/suite
 	@install -m 755 $(BIN_DIR)/suite $(PREFIX)/bin/suite
-	@for p in EventLog CTally MemoryDocuments RedisCache; do install -m 755 $(BIN_DIR)/lib$$p.so $(PREFIX)/lib/suite/; done
+	@for p in EventLog CTally MemoryDocuments RedisCache PostgresDocuments; do install -m 755 $(BIN_DIR)/lib$$p.so $(PREFIX)/lib/suite/; done
 	@echo "installed $(PREFIX)/bin/suite (plugins in $(PREFIX)/lib/suite); try: suite status"
 
 bench: deps ## Run the benchmarks (release build): ours beside a named peer, as ratios
 	$(SWIFT) build -c release --product suite-bench
 	$(SWIFT) build -c release --product analytics-receiver
 	$(SWIFT) build -c release --product suite
-	@for p in EventLog Misbehaving CounterPlugin RedisCache; do $(SWIFT) build -c release --product $$p || exit 1; done
+	@for p in EventLog Misbehaving CounterPlugin RedisCache MemoryDocuments PostgresDocuments; do $(SWIFT) build -c release --product $$p || exit 1; done
 	$$($(SWIFT) build -c release --show-bin-path)/suite-bench $(BENCH_ARGS)
 
 api-fuzz: build ## schemathesis (PyPI) against a live suite serve: no 5xx, every answer as /openapi.json says

@@ -243,7 +243,9 @@ let package = Package(
             path: "Tests/WorkTrackingTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["SuiteCore", "SuiteTestSupport", "RedisTestSupport", "Sync", "Documents"],
+            dependencies: [
+                "SuiteCore", "SuiteTestSupport", "RedisTestSupport", "PostgresTestSupport", "Sync", "Documents",
+            ],
             path: "Tests/EndToEndTests"),
         // The root README's Swift snippets, compiled as written (DocumentsTests checks they match the README).
         .testTarget(

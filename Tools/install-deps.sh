@@ -11,6 +11,8 @@ need=()
 [ -x /usr/bin/timew ] || need+=(timewarrior)  # the work tests compare their totals with Timewarrior's
 [ -x /usr/bin/wrk ] || need+=(wrk)  # suite-bench sync loads suite serve and a bare Hummingbird route with it
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)  # gzip for the analytics uploader (compress-nio links zlib)
+# The PostgresDocuments tests and benchmark start their own throwaway cluster (initdb, as an unprivileged user).
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}" >&2

@@ -125,12 +125,24 @@ public final class LoadedPlugin: @unchecked Sendable {
             }
         }
         guard status == 0, let handle else {
-            let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            var reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // A Swift plugin's error arrives as "message (hint: hint)": its own hint beats the generic one.
+            var hint = "check the engine's options in the configuration"
+            let bytes = Array(reason.utf8)
+            let marker = Array(" (hint: ".utf8)
+            if bytes.last == UInt8(ascii: ")"), bytes.count > marker.count,
+                let start = (0...(bytes.count - marker.count)).last(where: {
+                    bytes[$0..<($0 + marker.count)].elementsEqual(marker)
+                })
+            {
+                hint = String(decoding: bytes[(start + marker.count)..<(bytes.count - 1)], as: UTF8.self)
+                reason = String(decoding: bytes[..<start], as: UTF8.self)
+            }
             throw PluginError(
                 .engineCreationFailed,
                 "plugin \(self.name) (\(path)) could not create \(kind) engine '\(name)': "
                     + (reason.isEmpty ? "status \(status)" : reason),
-                hint: "check the engine's options in the configuration", path: path)
+                hint: hint, path: path)
         }
         return try PluginEngineHandle(
             plugin: self, functions: functions, engine: handle, kind: kind, name: name, callTimeout: callTimeout,

@@ -64,7 +64,8 @@ struct PostgresCommitPlan: Sendable {
             case .untouched:
                 switch mutation.precondition {
                 case .none: break
-                case .exists(true): checks.append(Check(path: path, kind: .exists, version: 0, precondition: .exists(true)))
+                case .exists(true):
+                    checks.append(Check(path: path, kind: .exists, version: 0, precondition: .exists(true)))
                 case .exists(false):
                     checks.append(Check(path: path, kind: .absent, version: 0, precondition: .exists(false)))
                 case .version(let version):

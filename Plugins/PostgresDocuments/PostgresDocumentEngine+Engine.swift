@@ -34,7 +34,8 @@ extension PostgresDocumentEngine: DocumentEngine {
                 \(entryPaths)::text[], \(entryIndexes)::text[], \(entryKeys)::bytea[])
             """
         let (sequence, failed, failedVersion, createTimes) = try await run("committing", idempotent: false) {
-            let rows = try await client.query(query, logger: logger)
+            [self] connection in
+            let rows = try await connection.query(query, logger: logger)
             for try await row in rows.decode((Int64, Int?, Int64?, [Int64]?).self) { return row }
             throw DocumentsError(.storage, "commit_v1 returned no row")
         }
@@ -53,9 +54,9 @@ extension PostgresDocumentEngine: DocumentEngine {
     func documents(at paths: [String]) async throws -> [StoredDocument?] {
         for path in paths { _ = try EnginePath.split(document: path) }
         if paths.isEmpty { return [] }
-        let found = try await run("reading documents") {
+        let found = try await run("reading documents") { [self] connection in
             var found: [String: StoredDocument] = [:]
-            let rows = try await client.query(
+            let rows = try await connection.query(
                 """
                 SELECT path, body, version, create_time, update_time FROM \(unescaped: schema).documents
                 WHERE path = ANY(\(paths))
@@ -88,9 +89,9 @@ extension PostgresDocumentEngine: DocumentEngine {
             sql += " LIMIT $\(bindings.count)"
         }
         let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
-        return try await run("scanning index '\(scan.index)'") {
+        return try await run("scanning index '\(scan.index)'") { [self] connection in
             var hits: [IndexHit] = []
-            for try await (key, path) in try await client.query(query, logger: logger).decode(
+            for try await (key, path) in try await connection.query(query, logger: logger).decode(
                 (ByteBuffer, String).self)
             {
                 hits.append(IndexHit(key: Self.bytes(key), path: path))
@@ -138,9 +139,9 @@ extension PostgresDocumentEngine: DocumentEngine {
             sql += " LIMIT $3"
         }
         let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
-        return try await run("listing '\(value)'") {
+        return try await run("listing '\(value)'") { [self] connection in
             var documents: [StoredDocument] = []
-            for try await row in try await client.query(query, logger: logger).decode(
+            for try await row in try await connection.query(query, logger: logger).decode(
                 (String, ByteBuffer, Int64, Int64, Int64).self)
             {
                 documents.append(Self.document(row))
@@ -151,9 +152,9 @@ extension PostgresDocumentEngine: DocumentEngine {
 
     func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord] {
         if limit <= 0 || sequence == .max { return [] }
-        return try await run("reading the change log") {
+        return try await run("reading the change log") { [self] connection in
             var records: [ChangeRecord] = []
-            let rows = try await client.query(
+            let rows = try await connection.query(
                 """
                 SELECT sequence, path, body, create_time, update_time FROM \(unescaped: schema).changes
                 WHERE sequence > \(sequence) ORDER BY sequence, position LIMIT \(limit)
@@ -174,8 +175,8 @@ extension PostgresDocumentEngine: DocumentEngine {
     }
 
     func lastSequence() async throws -> Int64 {
-        try await run("reading the last sequence") {
-            let rows = try await client.query(
+        try await run("reading the last sequence") { [self] connection in
+            let rows = try await connection.query(
                 "SELECT last_sequence FROM \(unescaped: schema).state WHERE id = 1", logger: logger)
             for try await sequence in rows.decode(Int64.self) { return sequence }
             return 0
@@ -194,8 +195,8 @@ extension PostgresDocumentEngine: DocumentEngine {
             }
         }
         if paths.isEmpty { return }
-        _ = try await run("adding index entries", idempotent: true) {
-            try await client.query(
+        _ = try await run("adding index entries", idempotent: true) { [self, paths, indexes, keys] connection in
+            try await connection.query(
                 """
                 INSERT INTO \(unescaped: schema).entries (index_name, key, path)
                 SELECT e.index_name, e.key, e.path FROM unnest(\(indexes)::text[], \(keys)::bytea[], \(paths)::text[])
@@ -207,15 +208,15 @@ extension PostgresDocumentEngine: DocumentEngine {
     }
 
     func removeIndex(_ index: String) async throws {
-        _ = try await run("removing index '\(index)'") {
-            try await client.query(
+        _ = try await run("removing index '\(index)'") { [self] connection in
+            try await connection.query(
                 "DELETE FROM \(unescaped: schema).entries WHERE index_name = \(index)", logger: logger)
         }
     }
 
     func metadata(forKey key: String) async throws -> [UInt8]? {
-        try await run("reading metadata") {
-            let rows = try await client.query(
+        try await run("reading metadata") { [self] connection in
+            let rows = try await connection.query(
                 "SELECT value FROM \(unescaped: schema).metadata WHERE key = \(key)", logger: logger)
             for try await value in rows.decode(ByteBuffer.self) { return Self.bytes(value) }
             return nil
@@ -223,15 +224,15 @@ extension PostgresDocumentEngine: DocumentEngine {
     }
 
     func setMetadata(_ value: [UInt8]?, forKey key: String) async throws {
-        try await run("writing metadata") {
+        try await run("writing metadata") { [self] connection in
             if let value {
-                _ = try await client.query(
+                _ = try await connection.query(
                     """
                     INSERT INTO \(unescaped: schema).metadata (key, value) VALUES (\(key), \(Self.buffer(value)))
                     ON CONFLICT (key) DO UPDATE SET value = excluded.value
                     """, logger: logger)
             } else {
-                _ = try await client.query(
+                _ = try await connection.query(
                     "DELETE FROM \(unescaped: schema).metadata WHERE key = \(key)", logger: logger)
             }
         }
@@ -244,8 +245,8 @@ extension PostgresDocumentEngine: DocumentEngine {
     {
         let schema = schema
         let logger = logger
-        try await run("updating metadata", idempotent: false) {
-            try await client.withTransaction(logger: logger) { connection in
+        try await run("updating metadata", idempotent: false) { [self] connection in
+            try await Self.inTransaction(connection, logger: logger) {
                 try await connection.query(
                     "SELECT pg_advisory_xact_lock(hashtext(\(schema + ".metadata." + key)))", logger: logger)
                 var current: [UInt8]?
@@ -269,8 +270,8 @@ extension PostgresDocumentEngine: DocumentEngine {
     }
 
     func changeLogStatus() async throws -> ChangeLogStatus? {
-        try await run("reading the change log's size") {
-            let rows = try await client.query(
+        try await run("reading the change log's size") { [self] connection in
+            let rows = try await connection.query(
                 """
                 SELECT (SELECT count(*) FROM \(unescaped: schema).changes),
                     (SELECT last_sequence FROM \(unescaped: schema).state WHERE id = 1)

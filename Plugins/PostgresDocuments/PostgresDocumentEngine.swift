@@ -6,6 +6,7 @@ import NIOPosix
 import NIOSSL
 import PostgresNIO
 import SuiteCore
+import Synchronization
 
 /// A ``DocumentEngine`` on a PostgreSQL server: every `suite` process or server pointed at the same database and
 /// schema shares one store. See ``PostgresSchema`` for the tables and ``PostgresOptions`` for the configuration.
@@ -138,20 +139,72 @@ final class PostgresDocumentEngine: Sendable {
 
     // MARK: Running statements
 
-    /// Runs `body`; a lost connection is retried once (reads only: `idempotent`), and PostgreSQL's errors become
-    /// ``DocumentsError``s that name the server, never the password.
-    func run<T>(_ what: String, idempotent: Bool = true, _ body: () async throws -> T) async throws -> T {
+    /// Runs `body` on a pooled connection; a lost connection is retried once (reads only: `idempotent`), and
+    /// PostgreSQL's errors become ``DocumentsError``s that name the server, never the password.
+    func run<T: Sendable>(
+        _ what: String, idempotent: Bool = true, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         do {
-            return try await body()
+            return try await onConnection(body)
         } catch let error as DocumentsError {
             throw error
+        } catch  where !PostgresErrors.isPostgres(error) {
+            throw error  // the caller's own error, from inside `body`
         } catch {
             if idempotent, PostgresErrors.isConnectionLoss(error) {
-                do { return try await body() } catch {
+                do { return try await onConnection(body) } catch let error as DocumentsError {
+                    throw error
+                } catch {
                     throw PostgresErrors.wrap(error, what, options, idempotent: idempotent)
                 }
             }
             throw PostgresErrors.wrap(error, what, options, idempotent: idempotent)
+        }
+    }
+
+    /// `body` on a leased connection. While connections fail, postgres-nio's pool keeps a request waiting until its
+    /// circuit breaker opens, a minute later; here waiting for a connection gives up after `connect-timeout` instead,
+    /// with a clear error, while the pool keeps reconnecting in the background. Once leased, `body` has no deadline.
+    private func onConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+        async throws -> T
+    {
+        let client = client
+        let leased = Flag()
+        let timeout = options.connectTimeout
+        let unreachable = PostgresErrors.noConnection(options)
+        let result = try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await client.withConnection { connection in
+                    leased.value.store(true, ordering: .relaxed)
+                    return try await body(connection)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                if leased.value.load(ordering: .relaxed) { return nil }
+                throw unreachable
+            }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let value = next { return value }
+            }
+            throw unreachable
+        }
+        return result
+    }
+
+    /// Runs `body` between `BEGIN` and `COMMIT` (`ROLLBACK` when it throws, whose error it rethrows as is).
+    static func inTransaction<T>(
+        _ connection: PostgresConnection, logger: Logger, _ body: () async throws -> T
+    ) async throws -> T {
+        try await connection.query("BEGIN", logger: logger)
+        do {
+            let value = try await body()
+            try await connection.query("COMMIT", logger: logger)
+            return value
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
         }
     }
 
@@ -172,4 +225,9 @@ final class PostgresDocumentEngine: Sendable {
         runner.cancel()
         await runner.value
     }
+}
+
+/// A flag shared with child tasks.
+private final class Flag: Sendable {
+    let value = Atomic<Bool>(false)
 }

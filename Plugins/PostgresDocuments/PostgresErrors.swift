@@ -46,8 +46,25 @@ enum PostgresErrors {
             hint: "is the server running and listening there? (pg_isready -h \(options.host) -p \(options.port))")
     }
 
+    /// No connection came within the connect timeout while the server was failing.
+    static func noConnection(_ options: PostgresOptions) -> DocumentsError {
+        DocumentsError(
+            .storage,
+            "cannot reach PostgreSQL at \(options.displayName): no connection within "
+                + "\(options.connectTimeout.components.seconds) s",
+            hint: "is the server up? (the engine keeps reconnecting) Or every connection of the pool is busy: "
+                + "raise 'pool-size' or 'connect-timeout'")
+    }
+
+    /// Whether `error` comes from postgres-nio (not from the caller's code run inside a transaction).
+    static func isPostgres(_ error: any Error) -> Bool {
+        error is PSQLError || error is PostgresDecodingError || "\(type(of: error))" == "ConnectionPoolError"
+            || "\(type(of: error))".hasPrefix("Postgres")
+    }
+
     /// Whether `error` is a lost or refused connection (worth one retry for a read).
     static func isConnectionLoss(_ error: any Error) -> Bool {
+        if "\(type(of: error))" == "ConnectionPoolError" { return true }  // e.g. the circuit breaker is open
         guard let psql = error as? PSQLError else { return false }
         return [.serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection].contains(
             psql.code)
@@ -83,11 +100,17 @@ enum PostgresErrors {
         return DocumentsError(.storage, "PostgreSQL at \(server) failed while \(what): \(reason(error))")
     }
 
+    /// The cause in a few words: NIO's connection errors are long nested descriptions.
     private static func reason(_ error: any Error) -> String {
-        if let psql = error as? PSQLError {
-            if let underlying = psql.underlying { return "\(underlying)" }
-            return "\(psql.code)"
+        var text = "\(error)"
+        if let psql = error as? PSQLError { text = psql.underlying.map { "\($0)" } ?? "\(psql.code)" }
+        for (needle, short) in [
+            ("Connection refused", "connection refused"), ("timed out", "timed out"), ("imeout", "timed out"),
+            ("No route to host", "no route to host"), ("Network is unreachable", "network unreachable"),
+            ("No such file or directory", "no such socket"), ("unresolvable", "unknown host"),
+        ] where text.contains(needle) {
+            return short
         }
-        return "\(error)"
+        return text
     }
 }

@@ -93,7 +93,8 @@ struct PostgresOptions: Sendable {
         }
     }
 
-    private static func integer(_ value: JSONValue?, name: String, default: Int, range: ClosedRange<Int>) throws -> Int {
+    private static func integer(_ value: JSONValue?, name: String, default: Int, range: ClosedRange<Int>) throws -> Int
+    {
         guard let value else { return `default` }
         guard let number = value.numberValue, number == number.rounded(), range.contains(Int(exactly: number) ?? -1)
         else {

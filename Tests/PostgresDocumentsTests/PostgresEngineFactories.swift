@@ -47,7 +47,8 @@ enum PostgresFixture {
     static func options(json: Bool = false, extra: [String: JSONValue] = [:]) throws -> JSONValue {
         let server = try PostgresServer.shared()
         var fields: [String: JSONValue] = [
-            "url": .string(server.url), "schema": .string("t_\(UUID().uuidString.prefix(12).lowercased())")
+            "url": .string(server.url),
+            "schema": .string("t_\(UUID().uuidString.prefix(12).lowercased())")
                 .replacingDashes(), "pool-size": 4, "json": .bool(json),
         ]
         for (key, value) in extra { fields[key] = value }

@@ -81,7 +81,8 @@ public final class PostgresServer: @unchecked Sendable {
         {
             return directory
         }
-        throw Failure(description: "PostgreSQL is not installed: run Tools/install-deps.sh (apt-get install postgresql)")
+        throw Failure(
+            description: "PostgreSQL is not installed: run Tools/install-deps.sh (apt-get install postgresql)")
     }
 
     /// Starts a new cluster; `settings` are `name=value` server settings (e.g. `fsync=off`). Returns once it accepts
@@ -153,7 +154,8 @@ public final class PostgresServer: @unchecked Sendable {
 
     private func launch() throws {
         let process = Process()
-        let settingArguments = (["listen_addresses=127.0.0.1", "max_connections=400", "unix_socket_directories="]
+        let settingArguments =
+            (["listen_addresses=127.0.0.1", "max_connections=400", "unix_socket_directories="]
             + settings).flatMap { ["-c", $0] }
         let (executable, rest) = command(
             ["\(binDirectory)/postgres", "-D", dataDirectory, "-p", "\(port)"] + settingArguments)
@@ -183,8 +185,10 @@ public final class PostgresServer: @unchecked Sendable {
     public func psql(_ sql: String) throws -> String {
         let output = try runTool(
             "\(binDirectory)/psql",
-            ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", "postgres", "-At", "-v", "ON_ERROR_STOP=1",
-             "-c", sql])
+            [
+                "-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", "postgres", "-At", "-v", "ON_ERROR_STOP=1",
+                "-c", sql,
+            ])
         guard output.status == 0 else { throw Failure(description: "psql failed: \(output.text)") }
         return output.text
     }

@@ -1,0 +1,189 @@
+import Documents
+import DocumentsPluginSupport
+import Foundation
+import PostgresTestSupport
+import SuiteCore
+import SuitePluginKit
+import Testing
+
+/// What the `postgres` engine does beyond the shared contract: sharing one schema between engines (as between
+/// servers), NOTIFY wake-ups, the JSONB copy, its errors, and a server that goes away.
+@Suite("PostgresDocuments engine")
+struct PostgresEngineTests {
+    private func put(_ path: String, _ data: DocumentData) -> DocumentMutation {
+        DocumentMutation(path: path, kind: .put(body: ValueCodec.encode(data), indexEntries: []))
+    }
+
+    @Test("a waiting engine wakes on another engine's commit at once, not at its timeout")
+    func notifyWakesWaiters() async throws {
+        let options = try PostgresFixture.options()
+        let waiting = try PostgresFixture.engine(options)
+        let writing = try PostgresFixture.engine(options)
+        let last = try await waiting.lastSequence()
+        // Let the first wait set up LISTEN, then commit from the other engine while a second, long wait runs.
+        await waiting.waitForChanges(after: last, timeout: .milliseconds(200))
+        let started = ContinuousClock.now
+        async let woke: Void = waiting.waitForChanges(after: last, timeout: .seconds(30))
+        try await Task.sleep(for: .milliseconds(200))
+        _ = try await writing.commit([put("users/u1", ["n": 1])], commitTime: 1)
+        await woke
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .seconds(10), "waited \(elapsed) for a commit notified after 0.2 s")
+        #expect(try await waiting.lastSequence() == last + 1)
+    }
+
+    @Test("a listener of one store sees another store's commit promptly")
+    func listenersFollowOtherEngines() async throws {
+        let options = try PostgresFixture.options()
+        // A poll interval far longer than the test: only NOTIFY can deliver the change in time.
+        var slow = DocumentStore.Options()
+        slow.listenerPollInterval = .seconds(60)
+        let watching = DocumentStore(engine: try PostgresFixture.engine(options), options: slow)
+        let writing = DocumentStore(engine: try PostgresFixture.engine(options))
+        var snapshots = try watching.document("users/ana").snapshots().makeAsyncIterator()
+        #expect(try await snapshots.next()?.exists == false)
+        try await Task.sleep(for: .milliseconds(300))
+        try await writing.document("users/ana").setData(["points": 3])
+        let started = ContinuousClock.now
+        let next = try await snapshots.next()
+        #expect(next?.get("points") == 3)
+        #expect(ContinuousClock.now - started < .seconds(20))
+    }
+
+    @Test("updateMetadata is atomic across engines on one schema (compare-and-set through the ABI)")
+    func metadataUpdatesAddUpAcrossEngines() async throws {
+        let options = try PostgresFixture.options()
+        let engines = [try PostgresFixture.engine(options), try PostgresFixture.engine(options)]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<40 {
+                let engine = engines[i % 2]
+                group.addTask {
+                    try await engine.updateMetadata(forKey: "count") { bytes in
+                        let n = bytes.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+                        return Array(String(n + 1).utf8)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let stored = try await engines[0].metadata(forKey: "count").map { String(decoding: $0, as: UTF8.self) }
+        #expect(stored == "40")
+    }
+
+    @Test("the json option keeps each body as JSONB that SQL reads")
+    func jsonCopyIsReadableFromSQL() async throws {
+        let options = try PostgresFixture.options(json: true)
+        let schema = options["schema"]?.stringValue ?? ""
+        let store = DocumentStore(engine: try PostgresFixture.engine(options))
+        try await store.document("users/ana").setData(["name": "Ana", "points": 7, "tags": ["a", "b"]])
+        let server = try PostgresServer.shared()
+        let row = try server.psql(
+            "SELECT data->>'name', (data->>'points')::int, jsonb_array_length(data->'tags') FROM \(schema).documents")
+        #expect(row.trimmingCharacters(in: .whitespacesAndNewlines) == "Ana|7|2")
+        // The body stays the authority: the store reads it back exactly.
+        #expect(try await store.document("users/ana").getDocument().data?["points"] == 7)
+    }
+
+    @Test("bad options are refused at start with the option named")
+    func badOptions() throws {
+        let server = try PostgresServer.shared()
+        let cases: [(JSONValue, String)] = [
+            (["url": "mysql://x"], "not a postgres:// URL"),
+            (["url": .string(server.url), "pool-sise": 2], "did you mean 'pool-size'"),
+            (["url": .string(server.url), "pool-size": 0], "'pool-size' must be a whole number from 1 to 200"),
+            (["url": .string(server.url), "schema": "Drop Table"], "'schema' must be a plain SQL identifier"),
+            (["url": .string(server.url + "?sslmode=maybe")], "unknown sslmode 'maybe'"),
+            ([:], "needs a 'url' option"),
+        ]
+        for (options, message) in cases {
+            do {
+                _ = try PostgresFixture.engine(options)
+                Issue.record("accepted \(options)")
+            } catch {
+                #expect("\(error)".contains(message), "\(error)")
+            }
+        }
+        let missing = server.url.replacingOccurrences(of: "/postgres", with: "/nosuchdb")
+        do {
+            _ = try PostgresFixture.engine(["url": .string(missing)])
+            Issue.record("connected to a missing database")
+        } catch {
+            #expect("\(error)".contains("has no database 'nosuchdb'"), "\(error)")
+            #expect(!"\(error)".contains(PostgresServer.password))
+        }
+    }
+
+    @Test("a server that goes away fails reads with a clear error, and the engine recovers when it is back")
+    func serverRestart() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        let options: JSONValue = [
+            "url": .string(server.url), "schema": "restart", "pool-size": 2, "connect-timeout": 2,
+        ]
+        let engine = try PostgresFixture.engine(options)
+        _ = try await engine.commit([put("users/a", ["n": 1])], commitTime: 1)
+        server.kill()
+        let killed = ContinuousClock.now
+        do {
+            _ = try await engine.document(at: "users/a")
+            Issue.record("read succeeded with the server killed")
+        } catch let error as DocumentsError {
+            #expect(error.code == .storage)
+            #expect(error.message.contains("127.0.0.1:\(server.port)/postgres"), "\(error.message)")
+        }
+        #expect(ContinuousClock.now - killed < .seconds(15), "a read waited \(ContinuousClock.now - killed)")
+        try server.restart()
+        var recovered: StoredDocument?
+        // The pool reconnects with a growing backoff; a few seconds here.
+        for _ in 0..<300 where recovered == nil {
+            recovered = try? await engine.document(at: "users/a")
+            if recovered == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(recovered?.version == 1)
+        #expect(try await engine.commit([put("users/b", ["n": 2])], commitTime: 2).sequence == 2)
+    }
+
+    @Test("a server killed under a stream of commits keeps every acknowledged one and no partial one")
+    func killUnderCommits() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        let options: JSONValue = [
+            "url": .string(server.url), "schema": "crash", "pool-size": 4, "connect-timeout": 2,
+        ]
+        let engine = try PostgresFixture.engine(options)
+        let writer = Task { () -> [String] in
+            var acknowledged: [String] = []
+            for i in 0..<100_000 {
+                let path = "items/i\(i)"
+                let mutation = DocumentMutation(
+                    path: path,
+                    kind: .put(
+                        body: ValueCodec.encode(["i": .int(Int64(i))]),
+                        indexEntries: [IndexEntry(index: "by-i", key: Array("\(i)".utf8))]))
+                do {
+                    _ = try await engine.commit([mutation], commitTime: Int64(i))
+                    acknowledged.append(path)
+                } catch {
+                    return acknowledged
+                }
+            }
+            return acknowledged
+        }
+        try await Task.sleep(for: .milliseconds(700))
+        server.kill()
+        let acknowledged = await writer.value
+        #expect(acknowledged.count > 10)
+        try server.restart()
+        let reopened = try PostgresFixture.engine(options)
+        let found = try await reopened.documents(at: acknowledged)
+        #expect(found.allSatisfy { $0 != nil }, "an acknowledged commit is missing after the crash")
+        // Whatever is there is whole: each document has its index entry and its change record.
+        let all = try await reopened.documents(inCollection: "items", after: nil, limit: nil)
+        let entries = try await reopened.scan(IndexScan(index: "by-i"))
+        let changes = try await reopened.changes(after: 0, limit: 200_000)
+        #expect(Set(entries.map(\.path)) == Set(all.map(\.path)))
+        #expect(changes.count == all.count)
+        #expect(try await reopened.lastSequence() == Int64(all.count))
+        #expect(all.count >= acknowledged.count && all.count <= acknowledged.count + 1)
+    }
+}

@@ -266,6 +266,7 @@ let package = Package(
                 "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
                 "CachePluginSupport", "RedisTestSupport", "SuiteTestSupport", "Analytics", grdb, argumentParser,
                 "StorageAccounting", "WorkTracking", "Sync", asyncHTTPClient, compressNIO, logging,
+                "DocumentsPluginSupport", "PostgresTestSupport", postgresNIO,
             ],
             path: "Tools/Benchmarks"
         ),

@@ -173,7 +173,7 @@ let package = Package(
         // MARK: - Tests
         .target(name: "SuiteTestSupport", path: "Tests/SuiteTestSupport"),
         // A throwaway redis-server on a free loopback port, for the RedisCache tests and benchmark.
-        .target(name: "RedisTestSupport", path: "Tests/RedisTestSupport"),
+        .target(name: "RedisTestSupport", dependencies: ["SuiteTestSupport"], path: "Tests/RedisTestSupport"),
         // A throwaway PostgreSQL cluster (initdb in a temporary directory, as an unprivileged user), for the
         // PostgresDocuments tests and benchmark.
         .target(name: "PostgresTestSupport", dependencies: ["SuiteTestSupport"], path: "Tests/PostgresTestSupport"),

@@ -31,4 +31,7 @@ public enum DocumentEngineOperation: String, Sendable, Hashable, CaseIterable {
     case compareAndSetMetadata
     /// ``DocumentEngine/shutdown()``.
     case shutdown
+    /// ``DocumentEngine/scanReadingDocuments(_:)``: the plugin scans and reads in one call (scanning, then reading,
+    /// itself when its engine cannot do both at once). A plugin built before it answers "unsupported".
+    case scanDocuments
 }

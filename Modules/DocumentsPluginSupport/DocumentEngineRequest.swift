@@ -31,6 +31,8 @@ public enum DocumentEngineRequest: Sendable, Hashable {
     case compareAndSetMetadata(key: String, expected: [UInt8]?, new: [UInt8]?)
     /// ``DocumentEngine/shutdown()``.
     case shutdown
+    /// ``DocumentEngine/scanReadingDocuments(_:)``.
+    case scanDocuments(IndexScan)
 
     /// The operation this request is sent as.
     public var operation: DocumentEngineOperation {
@@ -49,6 +51,7 @@ public enum DocumentEngineRequest: Sendable, Hashable {
         case .waitForChanges: .waitChanges
         case .compareAndSetMetadata: .compareAndSetMetadata
         case .shutdown: .shutdown
+        case .scanDocuments: .scanDocuments
         }
     }
 
@@ -90,6 +93,11 @@ public enum DocumentEngineRequest: Sendable, Hashable {
             case .shutdown:
                 await engine.shutdown()
                 return .done
+            case .scanDocuments(let scan):
+                if let scanned = try await engine.scanReadingDocuments(scan) { return .scanned(scanned) }
+                let hits = try await engine.scan(scan)
+                let documents = try await engine.documents(at: hits.map(\.path))
+                return .scanned(ScannedDocuments(hits: hits, documents: documents))
             }
         } catch let error as DocumentsError {
             return .failure(error)
@@ -139,6 +147,8 @@ public enum DocumentEngineResponse: Sendable {
     case done
     /// `compareAndSetMetadata`'s answer: whether the value was replaced.
     case flag(Bool)
+    /// `scanDocuments`' hits, each with its document.
+    case scanned(ScannedDocuments)
     /// The engine threw; the code, message and hint cross the boundary (the underlying error does not).
     case failure(DocumentsError)
 }

@@ -34,13 +34,15 @@ import SuitePluginKit
 /// | `waitChanges` | `i64` after, `i64` timeout (µs) |
 /// | `compareAndSetMetadata` | `string` key, `bytes?` expected, `bytes?` new |
 /// | `shutdown` | empty |
+/// | `scanDocuments` | as `scan` |
 ///
 /// ## Responses: `u8` tag, then the value
 ///
 /// `0` failure: `string` code name (``DocumentsError/Code-swift.struct/description``), `string` message,
 /// `string?` hint · `1` commit: `i64` sequence, `[document?]` · `2` documents: `[document?]` · `3` hits:
 /// `[bytes key, string path]` · `4` listed: `[document]` · `5` changes: `[i64 sequence, string path, document?]` ·
-/// `6` sequence: `i64` · `7` metadata: `bytes?` · `8` done: nothing · `9` flag: `bool`.
+/// `6` sequence: `i64` · `7` metadata: `bytes?` · `8` done: nothing · `9` flag: `bool` ·
+/// `10` scanned: `[bytes key, string path, document?]`.
 ///
 /// Decoding never trusts its input: truncated messages, bad tags, forged counts and trailing bytes are refused with
 /// ``DocumentsError/Code-swift.struct/corrupted``, never a trap.
@@ -81,7 +83,7 @@ public enum DocumentEngineWire {
         case .get(let paths):
             w.count(paths.count)
             for path in paths { w.string(path) }
-        case .scan(let scan):
+        case .scan(let scan), .scanDocuments(let scan):
             w.string(scan.index)
             w.bound(scan.lower)
             w.bound(scan.upper)
@@ -185,13 +187,13 @@ public enum DocumentEngineWire {
             paths.reserveCapacity(n)
             for _ in 0..<n { paths.append(try r.string()) }
             request = .get(paths)
-        case .scan:
+        case .scan, .scanDocuments:
             let index = try r.string()
             let lower = try r.bound()
             let upper = try r.bound()
             let reverse = try r.bool()
-            request = .scan(
-                IndexScan(index: index, lower: lower, upper: upper, reverse: reverse, limit: try r.optionalInt()))
+            let scan = IndexScan(index: index, lower: lower, upper: upper, reverse: reverse, limit: try r.optionalInt())
+            request = operation == .scan ? .scan(scan) : .scanDocuments(scan)
         case .list:
             let collection = try r.string()
             let after = try r.optionalString()
@@ -238,7 +240,7 @@ public enum DocumentEngineWire {
     // MARK: - Responses
 
     private enum Tag: UInt8 {
-        case failure = 0, commit, documents, hits, listed, changes, sequence, metadata, done, flag
+        case failure = 0, commit, documents, hits, listed, changes, sequence, metadata, done, flag, scanned
     }
 
     /// Encodes `response`.
@@ -292,6 +294,19 @@ public enum DocumentEngineWire {
         case .flag(let value):
             w.u8(Tag.flag.rawValue)
             w.bool(value)
+        case .scanned(let scanned):
+            w.bytes.reserveCapacity(
+                8
+                    + zip(scanned.hits, scanned.documents).reduce(0) {
+                        $0 + 8 + $1.0.key.count + $1.0.path.utf8.count + estimatedSize($1.1)
+                    })
+            w.u8(Tag.scanned.rawValue)
+            w.count(min(scanned.hits.count, scanned.documents.count))
+            for (hit, document) in zip(scanned.hits, scanned.documents) {
+                w.blob(hit.key)
+                w.string(hit.path)
+                w.optionalDocument(document)
+            }
         }
         return w.bytes
     }
@@ -366,6 +381,18 @@ public enum DocumentEngineWire {
             response = .done
         case .flag:
             response = .flag(try r.bool())
+        case .scanned:
+            let n = try r.count(minimumSize: 8 + WireSize.optional)
+            var hits: [IndexHit] = []
+            var documents: [StoredDocument?] = []
+            hits.reserveCapacity(n)
+            documents.reserveCapacity(n)
+            for _ in 0..<n {
+                let key = try r.blob()
+                hits.append(IndexHit(key: key, path: try r.string()))
+                documents.append(try r.optionalDocument())
+            }
+            response = .scanned(ScannedDocuments(hits: hits, documents: documents))
         }
         try r.finish()
         return response
@@ -390,6 +417,7 @@ public enum DocumentEngineWire {
         case .metadata: .metadata
         case .addIndexEntries, .removeIndex, .setMetadata, .waitChanges, .shutdown: .done
         case .compareAndSetMetadata: .flag
+        case .scanDocuments: .scanned
         }
     }
 

@@ -144,6 +144,19 @@ public struct PluginDocumentEngine: DocumentEngine {
         }
     }
 
+    /// The hits and their documents in one call (the plugin reads them itself when its engine cannot); `nil` from a
+    /// plugin built before the operation existed.
+    public func scanReadingDocuments(_ scan: IndexScan) async throws -> ScannedDocuments? {
+        let response: DocumentEngineResponse
+        do {
+            response = try await send(.scanDocuments(scan))
+        } catch let error as DocumentsError where error.underlying is PluginError {
+            return nil
+        }
+        guard case .scanned(let scanned) = response else { throw mismatch(.scanDocuments) }
+        return scanned
+    }
+
     /// Ends the plugin's engine gracefully (its connections close).
     public func shutdown() async {
         _ = try? await send(.shutdown)

@@ -70,25 +70,7 @@ extension PostgresDocumentEngine: DocumentEngine {
     }
 
     func scan(_ scan: IndexScan) async throws -> [IndexHit] {
-        let limit = scan.limit ?? Int.max
-        if limit <= 0 { return [] }
-        var bindings = PostgresBindings()
-        bindings.append(scan.index)
-        var sql = "SELECT key, path FROM \(schema).entries WHERE index_name = $1"
-        if let lower = scan.lower {
-            bindings.append(Self.buffer(lower.key))
-            sql += " AND key \(lower.inclusive ? ">=" : ">") $\(bindings.count)"
-        }
-        if let upper = scan.upper {
-            bindings.append(Self.buffer(upper.key))
-            sql += " AND key \(upper.inclusive ? "<=" : "<") $\(bindings.count)"
-        }
-        sql += scan.reverse ? " ORDER BY key DESC, path DESC" : " ORDER BY key, path"
-        if limit != Int.max {
-            bindings.append(limit)
-            sql += " LIMIT $\(bindings.count)"
-        }
-        let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
+        guard let query = Self.scanQuery(scan, schema: schema, withDocuments: false) else { return [] }
         return try await run("scanning index '\(scan.index)'") { [self] connection in
             var hits: [IndexHit] = []
             for try await (key, path) in try await connection.query(query, logger: logger).decode(
@@ -98,6 +80,56 @@ extension PostgresDocumentEngine: DocumentEngine {
             }
             return hits
         }
+    }
+
+    /// The hits and their documents in one statement (a join), so a query costs one round trip, not two.
+    func scanReadingDocuments(_ scan: IndexScan) async throws -> ScannedDocuments? {
+        guard let query = Self.scanQuery(scan, schema: schema, withDocuments: true) else {
+            return ScannedDocuments(hits: [], documents: [])
+        }
+        return try await run("scanning index '\(scan.index)'") { [self] connection in
+            var scanned = ScannedDocuments(hits: [], documents: [])
+            for try await (key, path, body, version, created, updated) in try await connection.query(
+                query, logger: logger
+            ).decode((ByteBuffer, String, ByteBuffer?, Int64?, Int64?, Int64?).self) {
+                scanned.hits.append(IndexHit(key: Self.bytes(key), path: path))
+                if let body, let version, let created, let updated {
+                    scanned.documents.append(Self.document((path, body, version, created, updated)))
+                } else {
+                    scanned.documents.append(nil)
+                }
+            }
+            return scanned
+        }
+    }
+
+    /// The scan's statement, or `nil` for a limit of 0 or less (nothing to read).
+    private static func scanQuery(_ scan: IndexScan, schema: String, withDocuments: Bool) -> PostgresQuery? {
+        let limit = scan.limit ?? Int.max
+        if limit <= 0 { return nil }
+        var bindings = PostgresBindings()
+        bindings.append(scan.index)
+        var sql =
+            withDocuments
+            ? """
+            SELECT e.key, e.path, d.body, d.version, d.create_time, d.update_time FROM \(schema).entries e
+            LEFT JOIN \(schema).documents d ON d.path = e.path WHERE e.index_name = $1
+            """
+            : "SELECT e.key, e.path FROM \(schema).entries e WHERE e.index_name = $1"
+        if let lower = scan.lower {
+            bindings.append(buffer(lower.key))
+            sql += " AND e.key \(lower.inclusive ? ">=" : ">") $\(bindings.count)"
+        }
+        if let upper = scan.upper {
+            bindings.append(buffer(upper.key))
+            sql += " AND e.key \(upper.inclusive ? "<=" : "<") $\(bindings.count)"
+        }
+        sql += scan.reverse ? " ORDER BY e.key DESC, e.path DESC" : " ORDER BY e.key, e.path"
+        if limit != Int.max {
+            bindings.append(limit)
+            sql += " LIMIT $\(bindings.count)"
+        }
+        return PostgresQuery(unsafeSQL: sql, binds: bindings)
     }
 
     func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?) async throws

@@ -60,6 +60,7 @@ let sampleRequests: [DocumentEngineRequest] = [
     .compareAndSetMetadata(key: "costs", expected: nil, new: [1]),
     .compareAndSetMetadata(key: "costs", expected: [1], new: nil),
     .shutdown,
+    .scanDocuments(IndexScan(index: "users|points", lower: IndexBound(key: [1], inclusive: false), limit: 20)),
 ]
 
 private let document1 = StoredDocument(
@@ -93,6 +94,13 @@ let sampleResponses: [(DocumentEngineOperation, DocumentEngineResponse)] = [
     (.shutdown, .done),
     (.compareAndSetMetadata, .flag(true)),
     (.compareAndSetMetadata, .flag(false)),
+    (
+        .scanDocuments,
+        .scanned(
+            ScannedDocuments(
+                hits: [IndexHit(key: [1], path: "users/u1"), IndexHit(key: [2], path: "users/gone")],
+                documents: [document1, nil]))
+    ),
     (.commit, .failure(DocumentsError(.preconditionFailed, "users/u1 is at version 3, not 2", hint: "re-read it"))),
     (.scan, .failure(DocumentsError(.storage, "disk full"))),
 ]
@@ -114,6 +122,7 @@ struct DocumentEngineWireTests {
             DocumentEngineOperation.allCases.map(\.rawValue) == [
                 "commit", "get", "scan", "list", "listGroup", "changes", "lastSequence", "addIndexEntries",
                 "removeIndex", "metadata", "setMetadata", "waitChanges", "compareAndSetMetadata", "shutdown",
+                "scanDocuments",
             ])
     }
 

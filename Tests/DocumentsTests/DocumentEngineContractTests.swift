@@ -294,6 +294,25 @@ struct DocumentEngineContractTests {
         #expect(try await engine.scan(IndexScan(index: "missing")).isEmpty)
     }
 
+    /// An engine that reads documents with a scan returns the very hits of `scan`, each with its current document.
+    @Test(arguments: DocumentEngineFactory.all)
+    func scanReadingDocumentsMatchesScanThenGet(_ factory: DocumentEngineFactory) async throws {
+        let engine = try await scanFixture(factory)
+        _ = try await engine.commit([delete("c/e")], commitTime: 50)
+        _ = try await engine.commit([put("c/x", entries: [entry("i", [3])])], commitTime: 51)
+        let scans = [
+            IndexScan(index: "i"), IndexScan(index: "i", reverse: true, limit: 3),
+            IndexScan(index: "i", lower: IndexBound(key: [2], inclusive: false), limit: 2),
+            IndexScan(index: "i", limit: 0), IndexScan(index: "missing"),
+        ]
+        for scan in scans {
+            guard let scanned = try await engine.scanReadingDocuments(scan) else { continue }
+            let hits = try await engine.scan(scan)
+            #expect(scanned.hits == hits, "\(scan)")
+            #expect(scanned.documents == (try await engine.documents(at: hits.map(\.path))), "\(scan)")
+        }
+    }
+
     @Test(arguments: DocumentEngineFactory.all)
     func scanBoundsAreInclusiveOrExclusive(_ factory: DocumentEngineFactory) async throws {
         let engine = try await scanFixture(factory)

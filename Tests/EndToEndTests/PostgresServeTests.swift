@@ -32,12 +32,30 @@ extension RealBinary {
             return suite
         }
 
-        /// `suite serve` on a free port; the port from its `--json` start line.
-        static func serve(_ suite: SuiteRunner) throws -> (RunningSuite, Int) {
-            let process = try suite.start(["serve", "--port", "0", "--json"])
-            let line = process.readLine() ?? ""
-            let port = Int((try? JSONValue(parsing: line))?["port"]?.intValue ?? 0)
-            return (process, port)
+        /// `suite serve` processes sharing one directory (so one accounts file) and one schema.
+        struct Servers {
+            var processes: [RunningSuite]
+            var ports: [Int]
+
+            func stop() {
+                for process in processes { process.send(SIGTERM) }
+                for process in processes { _ = process.wait() }
+            }
+        }
+
+        /// A user `ana` and two servers on free ports (each port from its `--json` start line).
+        static func twoServers() throws -> (SuiteRunner, String, Servers) {
+            let suite = try runner()
+            let added = try suite.run(["users", "add", "ana", "--json"])
+            let token = (try? JSONValue(parsing: added.stdout))?["token"]?.stringValue ?? ""
+            #expect(added.status == 0 && !token.isEmpty, "\(added.stderr)")
+            var servers = Servers(processes: [], ports: [])
+            for _ in 0..<2 {
+                let process = try suite.start(["serve", "--port", "0", "--json"])
+                servers.processes.append(process)
+                servers.ports.append(Int((try? JSONValue(parsing: process.readLine() ?? ""))?["port"]?.intValue ?? 0))
+            }
+            return (suite, token, servers)
         }
 
         static func call(_ port: Int, _ method: String, _ path: String, token: String, body: JSONValue? = nil)
@@ -57,18 +75,9 @@ extension RealBinary {
         }
 
         @Test func transactionalIncrementsThroughTwoServersAddUpAndReplicasConverge() async throws {
-            let suite = try Self.runner()
-            let added = try suite.run(["users", "add", "ana", "--json"])
-            let token = (try? JSONValue(parsing: added.stdout))?["token"]?.stringValue ?? ""
-            #expect(added.status == 0 && !token.isEmpty, "\(added.stderr)")
-            let (first, port1) = try Self.serve(suite)
-            let (second, port2) = try Self.serve(suite)
-            defer {
-                first.send(SIGTERM)
-                second.send(SIGTERM)
-                _ = first.wait()
-                _ = second.wait()
-            }
+            let (suite, token, servers) = try Self.twoServers()
+            defer { servers.stop() }
+            let (port1, port2) = (servers.ports[0], servers.ports[1])
             #expect(port1 > 0 && port2 > 0 && port1 != port2)
             let (created, _) = try await Self.call(
                 port1, "PUT", "/v1/docs/users/ana", token: token, body: ["data": ["n": 0]])
@@ -141,17 +150,9 @@ extension RealBinary {
         }
 
         @Test func theSyncFeedOfOneServerWakesOnACommitThroughTheOther() async throws {
-            let suite = try Self.runner()
-            let added = try suite.run(["users", "add", "ana", "--json"])
-            let token = (try? JSONValue(parsing: added.stdout))?["token"]?.stringValue ?? ""
-            let (first, port1) = try Self.serve(suite)
-            let (second, port2) = try Self.serve(suite)
-            defer {
-                first.send(SIGTERM)
-                second.send(SIGTERM)
-                _ = first.wait()
-                _ = second.wait()
-            }
+            let (_, token, servers) = try Self.twoServers()
+            defer { servers.stop() }
+            let (port1, port2) = (servers.ports[0], servers.ports[1])
             let (_, feed) = try await Self.call(port2, "GET", "/v1/sync/changes?since=0", token: token)
             let since = feed["sequence"]?.intValue ?? 0
             // A long poll on the second server; a write through the first ends it with that change.

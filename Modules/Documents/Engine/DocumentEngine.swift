@@ -124,6 +124,17 @@ public struct IndexScan: Sendable, Hashable {
     }
 }
 
+/// What ``DocumentEngine/scanReadingDocuments(_:)`` returns: the hits, and for each the document at its path.
+public struct ScannedDocuments: Sendable, Hashable {
+    public var hits: [IndexHit]
+    /// One per hit, `nil` where the document does not exist.
+    public var documents: [StoredDocument?]
+    public init(hits: [IndexHit], documents: [StoredDocument?]) {
+        self.hits = hits
+        self.documents = documents
+    }
+}
+
 /// One index entry found by a scan.
 public struct IndexHit: Sendable, Hashable {
     public var key: [UInt8]
@@ -191,6 +202,11 @@ public protocol DocumentEngine: Sendable {
     /// Keys compare bytewise (`memcmp`, a prefix before its extensions); entries with equal keys are ordered by the
     /// path's UTF-8 bytes. Bounds apply to the key only. A `limit` of 0 or less returns nothing.
     func scan(_ scan: IndexScan) async throws -> [IndexHit]
+
+    /// The same hits as ``scan(_:)`` with each hit's document read in the same step (`nil` where none exists), for
+    /// engines where a second call costs a round trip (a database server, a plugin): a query then reads its index and
+    /// its documents at once. Returns `nil` (the default) when the engine does not; the store then scans, then reads.
+    func scanReadingDocuments(_ scan: IndexScan) async throws -> ScannedDocuments?
 
     /// Documents whose path is a direct child of collection `collectionPath` (e.g. `users` or `users/u1/orders`),
     /// in path order, starting after `afterPath` when given, at most `limit`.
@@ -330,6 +346,9 @@ extension DocumentEngine {
     ) async throws {
         try await setMetadata(try transform(try await metadata(forKey: key)), forKey: key)
     }
+
+    /// `nil`: the store scans, then reads the documents.
+    public func scanReadingDocuments(_ scan: IndexScan) async throws -> ScannedDocuments? { nil }
 
     /// Sleeps for `timeout` (or until the task is cancelled): the engine learns of no commit from elsewhere.
     public func waitForChanges(after sequence: Int64, timeout: Duration) async {

@@ -250,9 +250,10 @@ struct QueryRunner: Sendable {
             var pending: [String] = []
             var pendingGroups: [ArraySlice<UInt8>?] = []
             var outGroups: [ArraySlice<UInt8>?] = []
+            let prefetched = PrefetchedDocuments()
             func drain(stats: QueryStats) async throws {
                 guard !pending.isEmpty else { return }
-                let documents = try await engine.documents(at: pending)
+                let documents = try await prefetched.documents(at: pending, engine: engine)
                 stats.documentsRead += documents.compactMap { $0 }.count
                 for (document, group) in zip(documents, pendingGroups) where try accept(document, stats: stats) {
                     if regroup { outGroups.append(group) }
@@ -263,7 +264,7 @@ struct QueryRunner: Sendable {
             // Once `need` results are in: the prefix group of the last one, which must be read to its end.
             var closing: ArraySlice<UInt8>?
             let pageHint = need.map { $0 + 8 }
-            try await scanHits(range, plan: plan, pageHint: pageHint, stats: stats) { hits in
+            try await scanHits(range, plan: plan, pageHint: pageHint, stats: stats, prefetch: prefetched) { hits in
                 for hit in hits {
                     let group = regroup ? IndexKey.prefixGroup(hit.key) : nil
                     if let closing, group != closing {
@@ -344,7 +345,7 @@ struct QueryRunner: Sendable {
     /// Scans a range page by page, passing the hits that pass hit-level filters to `body` until it returns false.
     private func scanHits(
         _ range: ScanRange, plan: BranchPlan, pageHint: Int? = nil, stats: QueryStats,
-        _ body: ([IndexHit]) async throws -> Bool
+        prefetch: PrefetchedDocuments? = nil, _ body: ([IndexHit]) async throws -> Bool
     ) async throws {
         guard !range.empty else { return }
         let nameFilters = plan.filters.filter { $0.field == FieldPath.documentID }
@@ -354,8 +355,15 @@ struct QueryRunner: Sendable {
         var lastKey: [UInt8]?
         var pathsAtLastKey = Set<String>()
         while true {
-            let hits = try await store.engine.scan(
-                IndexScan(index: range.index, lower: lower, upper: upper, reverse: range.reverse, limit: pageSize))
+            let scan = IndexScan(
+                index: range.index, lower: lower, upper: upper, reverse: range.reverse, limit: pageSize)
+            let hits: [IndexHit]
+            if let prefetch, let scanned = try await store.engine.scanReadingDocuments(scan) {
+                hits = scanned.hits
+                prefetch.add(scanned)
+            } else {
+                hits = try await store.engine.scan(scan)
+            }
             stats.indexEntriesScanned += hits.count
             var accepted: [IndexHit] = []
             var progressed = false
@@ -436,5 +444,26 @@ struct QueryRunner: Sendable {
             guard case .array(let elements) = value, case .array(let list) = target else { return false }
             return elements.contains { element in list.contains { ValueSemantics.equal(element, $0) } }
         }
+    }
+}
+
+/// Documents an engine read together with a scan's hits (``DocumentEngine/scanReadingDocuments(_:)``), for the rest
+/// of one query's run: its reads of those paths then cost no second call. Used by one task at a time.
+final class PrefetchedDocuments: @unchecked Sendable {
+    private var byPath: [String: StoredDocument?] = [:]
+
+    func add(_ scanned: ScannedDocuments) {
+        for (hit, document) in zip(scanned.hits, scanned.documents) { byPath[hit.path] = .some(document) }
+    }
+
+    /// The documents at `paths`: from the scans when each was read with them, else from `engine`.
+    func documents(at paths: [String], engine: any DocumentEngine) async throws -> [StoredDocument?] {
+        var found: [StoredDocument?] = []
+        found.reserveCapacity(paths.count)
+        for path in paths {
+            guard case .some(let document) = byPath[path] else { return try await engine.documents(at: paths) }
+            found.append(document)
+        }
+        return found
     }
 }

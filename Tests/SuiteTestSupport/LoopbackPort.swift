@@ -1,0 +1,34 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Free loopback ports for the throwaway servers tests start (redis-server, PostgreSQL, …).
+public enum LoopbackPort {
+    /// Why no port could be had.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// A port nobody listens on right now: the kernel's choice for a socket bound to port 0 on 127.0.0.1.
+    public static func free() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw Failure(description: "cannot bind a loopback socket: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

@@ -4,25 +4,32 @@ import NIOCore
 import PostgresNIO
 
 extension PostgresDocumentEngine: DocumentEngine {
-    /// One call of `commit_v1`: see ``PostgresCommitPlan`` and ``PostgresSchema``.
+    /// One call of `commit_v2`: see ``PostgresCommitPlan`` and ``PostgresSchema``.
     func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
         let plan = try PostgresCommitPlan(mutations)
         if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
         var entryPaths: [String] = []
         var entryIndexes: [String] = []
         var entryKeys: [ByteBuffer] = []
-        for write in plan.writes where write.body != nil {
-            for entry in write.entries {
-                entryPaths.append(write.path)
-                entryIndexes.append(entry.index)
-                entryKeys.append(Self.buffer(entry.key))
+        // Write i's entries are entry[first[i]...last[i]] (1-based, as PostgreSQL's array slices; none: last < first).
+        var first: [Int32] = []
+        var last: [Int32] = []
+        for write in plan.writes {
+            first.append(Int32(entryPaths.count + 1))
+            if write.body != nil {
+                for entry in write.entries {
+                    entryPaths.append(write.path)
+                    entryIndexes.append(entry.index)
+                    entryKeys.append(Self.buffer(entry.key))
+                }
             }
+            last.append(Int32(entryPaths.count))
         }
         let json = options.json ? plan.writes.map { $0.body.map(PostgresJSON.text) ?? "" } : nil
         let writes = plan.writes
         let empty = ByteBuffer()
         let query: PostgresQuery = """
-            SELECT sequence, failed, failed_version, create_times FROM \(unescaped: schema).commit_v1(
+            SELECT sequence, failed, failed_version, create_times FROM \(unescaped: schema).commit_v2(
                 \(commitTime), \(!writes.isEmpty),
                 \(plan.checks.map(\.path))::text[], \(plan.checks.map(\.kind.rawValue))::smallint[],
                 \(plan.checks.map(\.version))::bigint[], \(plan.requiredSequence)::bigint,
@@ -31,13 +38,14 @@ extension PostgresDocumentEngine: DocumentEngine {
                 \(writes.map { Self.buffer(EnginePath.nameKey($0.path)) })::bytea[],
                 \(writes.map { $0.body != nil })::boolean[], \(writes.map { $0.body.map(Self.buffer) ?? empty })::bytea[],
                 \(writes.map(\.keepsCreateTime))::boolean[], \(json ?? writes.map { _ in "" })::text[],
+                \(first)::integer[], \(last)::integer[],
                 \(entryPaths)::text[], \(entryIndexes)::text[], \(entryKeys)::bytea[])
             """
         let (sequence, failed, failedVersion, createTimes) = try await run("committing", idempotent: false) {
             [self] connection in
             let rows = try await connection.query(query, logger: logger)
             for try await row in rows.decode((Int64, Int?, Int64?, [Int64]?).self) { return row }
-            throw DocumentsError(.storage, "commit_v1 returned no row")
+            throw DocumentsError(.storage, "commit_v2 returned no row")
         }
         if let failed {
             if failed == 0 { throw plan.sequenceFailure(actual: sequence + 1) }
@@ -227,22 +235,46 @@ extension PostgresDocumentEngine: DocumentEngine {
             }
         }
         if paths.isEmpty { return }
-        _ = try await run("adding index entries", idempotent: true) { [self, paths, indexes, keys] connection in
-            try await connection.query(
-                """
-                INSERT INTO \(unescaped: schema).entries (index_name, key, path)
-                SELECT e.index_name, e.key, e.path FROM unnest(\(indexes)::text[], \(keys)::bytea[], \(paths)::text[])
-                    AS e(index_name, key, path)
-                JOIN \(unescaped: schema).documents d ON d.path = e.path
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
+        // Under the commit lock (a commit rewriting one of these documents deletes the entries its row lists), the
+        // new entries go into the index and into their documents' own lists, in one transaction.
+        try await run("adding index entries", idempotent: false) { [self, paths, indexes, keys] connection in
+            try await Self.inTransaction(connection, logger: logger) {
+                try await connection.query(
+                    "SELECT 1 FROM \(unescaped: schema).state WHERE id = 1 FOR UPDATE", logger: logger)
+                try await connection.query(
+                    """
+                    WITH added AS (
+                        INSERT INTO \(unescaped: schema).entries (index_name, key, path)
+                        SELECT DISTINCT e.index_name, e.key, e.path
+                        FROM unnest(\(indexes)::text[], \(keys)::bytea[], \(paths)::text[]) AS e(index_name, key, path)
+                        JOIN \(unescaped: schema).documents d ON d.path = e.path
+                        ON CONFLICT DO NOTHING
+                        RETURNING index_name, key, path)
+                    UPDATE \(unescaped: schema).documents d
+                    SET entry_indexes = d.entry_indexes || a.indexes, entry_keys = d.entry_keys || a.keys
+                    FROM (SELECT path, array_agg(index_name) AS indexes, array_agg(key) AS keys FROM added GROUP BY path)
+                        AS a
+                    WHERE d.path = a.path
+                    """, logger: logger)
+            }
         }
     }
 
     func removeIndex(_ index: String) async throws {
-        _ = try await run("removing index '\(index)'") { [self] connection in
-            try await connection.query(
-                "DELETE FROM \(unescaped: schema).entries WHERE index_name = \(index)", logger: logger)
+        try await run("removing index '\(index)'", idempotent: false) { [self] connection in
+            try await Self.inTransaction(connection, logger: logger) {
+                try await connection.query(
+                    "SELECT 1 FROM \(unescaped: schema).state WHERE id = 1 FOR UPDATE", logger: logger)
+                try await connection.query(
+                    "DELETE FROM \(unescaped: schema).entries WHERE index_name = \(index)", logger: logger)
+                try await connection.query(
+                    """
+                    UPDATE \(unescaped: schema).documents d SET (entry_indexes, entry_keys) = (
+                        SELECT coalesce(array_agg(u.i ORDER BY u.o), '{}'), coalesce(array_agg(u.k ORDER BY u.o), '{}')
+                        FROM unnest(d.entry_indexes, d.entry_keys) WITH ORDINALITY AS u(i, k, o) WHERE u.i <> \(index))
+                    WHERE \(index) = ANY(d.entry_indexes)
+                    """, logger: logger)
+            }
         }
     }
 
@@ -277,7 +309,7 @@ extension PostgresDocumentEngine: DocumentEngine {
     {
         let schema = schema
         let logger = logger
-        try await run("updating metadata", idempotent: false) { [self] connection in
+        try await run("updating metadata", idempotent: false) { connection in
             try await Self.inTransaction(connection, logger: logger) {
                 try await connection.query(
                     "SELECT pg_advisory_xact_lock(hashtext(\(schema + ".metadata." + key)))", logger: logger)

@@ -11,7 +11,7 @@ import Synchronization
 /// A ``DocumentEngine`` on a PostgreSQL server: every `suite` process or server pointed at the same database and
 /// schema shares one store. See ``PostgresSchema`` for the tables and ``PostgresOptions`` for the configuration.
 ///
-/// Commits are one call of the schema's `commit_v1` function (one round trip, one statement: a commit applies whole or
+/// Commits are one call of the schema's `commit_v2` function (one round trip, one statement: a commit applies whole or
 /// not at all, even when the connection drops halfway). Reads are single statements on a connection pool
 /// (postgres-nio's `PostgresClient`).
 final class PostgresDocumentEngine: Sendable {
@@ -21,6 +21,7 @@ final class PostgresDocumentEngine: Sendable {
     let logger: Logger
     let notifier: PostgresChangeNotifier
     private let runner: Task<Void, Never>
+    private let watchdog: LeaseWatchdog
 
     /// Connects, checks the login and the database, creates the schema when missing, then starts the pool. Blocks
     /// the calling thread until the server answered (never a thread of Swift's cooperative pool: NIO's futures).
@@ -35,6 +36,7 @@ final class PostgresDocumentEngine: Sendable {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.runner = Task { await client.run() }
+        self.watchdog = LeaseWatchdog(timeout: options.connectTimeout)
         self.notifier = PostgresChangeNotifier(
             client: client, channel: PostgresSchema.channel(options.schema), logger: logger)
     }
@@ -163,34 +165,22 @@ final class PostgresDocumentEngine: Sendable {
     }
 
     /// `body` on a leased connection. While connections fail, postgres-nio's pool keeps a request waiting until its
-    /// circuit breaker opens, a minute later; here waiting for a connection gives up after `connect-timeout` instead,
-    /// with a clear error, while the pool keeps reconnecting in the background. Once leased, `body` has no deadline.
+    /// circuit breaker opens, a minute later; here a lease still waiting after `connect-timeout` is cancelled by the
+    /// ``LeaseWatchdog`` and fails with a clear error, while the pool keeps reconnecting in the background. Once
+    /// leased, `body` has no deadline.
     private func onConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
         async throws -> T
     {
-        let client = client
-        let leased = Flag()
-        let timeout = options.connectTimeout
-        let unreachable = PostgresErrors.noConnection(options)
-        let result = try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await client.withConnection { connection in
-                    leased.value.store(true, ordering: .relaxed)
-                    return try await body(connection)
-                }
+        let ticket = watchdog.waiting()
+        do {
+            return try await client.withConnection { connection in
+                watchdog.leased(ticket)
+                return try await body(connection)
             }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                if leased.value.load(ordering: .relaxed) { return nil }
-                throw unreachable
-            }
-            defer { group.cancelAll() }
-            while let next = try await group.next() {
-                if let value = next { return value }
-            }
-            throw unreachable
+        } catch {
+            if watchdog.leased(ticket) { throw PostgresErrors.noConnection(options) }
+            throw error
         }
-        return result
     }
 
     /// Runs `body` between `BEGIN` and `COMMIT` (`ROLLBACK` when it throws, whose error it rethrows as is).
@@ -221,13 +211,74 @@ final class PostgresDocumentEngine: Sendable {
     }
 
     func stop() async {
+        watchdog.stop()
         await notifier.stop()
         runner.cancel()
         await runner.value
     }
 }
 
-/// A flag shared with child tasks.
-private final class Flag: Sendable {
-    let value = Atomic<Bool>(false)
+/// Cancels the tasks whose connection lease waits longer than the connect timeout. One check every quarter second;
+/// an operation costs two short critical sections.
+final class LeaseWatchdog: @unchecked Sendable {
+    // @unchecked: `UnsafeCurrentTask`s are only touched under `state`, and only while their task waits in `leased`'s
+    // counterpart (registered before the lease, removed when it ends), so they are alive when cancelled.
+    private struct State {
+        var next = 0
+        var waiting: [Int: (since: ContinuousClock.Instant, task: TaskHandle)] = [:]
+        var expired: Set<Int> = []
+    }
+    private let state = Mutex(State())
+    private let timeout: Duration
+    private let monitor = Mutex<Task<Void, Never>?>(nil)
+
+    init(timeout: Duration) {
+        self.timeout = timeout
+    }
+
+    /// Registers the current task as waiting for a connection; returns its ticket.
+    func waiting() -> Int {
+        let task = TaskHandle(task: withUnsafeCurrentTask { $0 })
+        let ticket = state.withLock { state in
+            state.next += 1
+            state.waiting[state.next] = (ContinuousClock.now, task)
+            return state.next
+        }
+        monitor.withLock { monitor in
+            if monitor == nil { monitor = Task { [weak self] in await self?.watch() } }
+        }
+        return ticket
+    }
+
+    /// The lease ended (it got a connection, or failed); returns whether the watchdog cancelled it for waiting too
+    /// long.
+    @discardableResult
+    func leased(_ ticket: Int) -> Bool {
+        state.withLock { state in
+            state.waiting[ticket] = nil
+            return state.expired.remove(ticket) != nil
+        }
+    }
+
+    private func watch() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(250))
+            let now = ContinuousClock.now
+            state.withLock { state in
+                for (ticket, entry) in state.waiting where now - entry.since > timeout {
+                    entry.task.task?.cancel()
+                    state.waiting[ticket] = nil
+                    state.expired.insert(ticket)
+                }
+            }
+        }
+    }
+
+    func stop() {
+        monitor.withLock { $0?.cancel() }
+    }
+
+    private struct TaskHandle: @unchecked Sendable {
+        let task: UnsafeCurrentTask?
+    }
 }

@@ -6,16 +6,17 @@
 ///   sees sequence 8 before 7 is visible.
 /// - `documents`: one row per document. `name_key` is the path's document-name sort key (see the Documents module),
 ///   indexed with `parent` and with `collection_id` for listings; `data` is the body decoded as JSONB when the `json`
-///   option is on (for SQL tools; `body` stays the authority).
+///   option is on (for SQL tools; `body` stays the authority); `entry_indexes` and `entry_keys` are the document's
+///   own index entries, so that a rewrite deletes exactly those (no index on `entries.path` to maintain).
 /// - `entries`: the secondary index entries, `(index_name, key, path)`, the primary key that scans walk. `key` and
 ///   paths compare bytewise (`bytea`, `COLLATE "C"`), as the engine contract asks.
 /// - `changes`: the change log, one row per path a commit wrote, with the document as that commit left it.
 /// - `metadata`: the store's small values.
-/// - `commit_v1(…)`: a whole commit in one statement (one round trip, atomic by construction): preconditions checked
+/// - `commit_v2(…)`: a whole commit in one statement (one round trip, atomic by construction): preconditions checked
 ///   under the lock, writes, index entries, change rows and a `NOTIFY` on the schema's channel.
 enum PostgresSchema {
     /// The version of the layout below, stored in `state.format`.
-    static let format = 1
+    static let format = 2
 
     static func statements(_ s: String) -> [String] {
         [
@@ -29,7 +30,8 @@ enum PostgresSchema {
             CREATE TABLE IF NOT EXISTS \(s).documents (
                 path text COLLATE "C" PRIMARY KEY, parent text COLLATE "C" NOT NULL,
                 collection_id text COLLATE "C" NOT NULL, name_key bytea NOT NULL, body bytea NOT NULL,
-                version bigint NOT NULL, create_time bigint NOT NULL, update_time bigint NOT NULL, data jsonb)
+                version bigint NOT NULL, create_time bigint NOT NULL, update_time bigint NOT NULL, data jsonb,
+                entry_indexes text[] NOT NULL DEFAULT '{}', entry_keys bytea[] NOT NULL DEFAULT '{}')
             """,
             "CREATE INDEX IF NOT EXISTS documents_parent ON \(s).documents (parent, name_key)",
             "CREATE INDEX IF NOT EXISTS documents_group ON \(s).documents (collection_id, name_key)",
@@ -38,7 +40,6 @@ enum PostgresSchema {
                 index_name text COLLATE "C" NOT NULL, key bytea NOT NULL, path text COLLATE "C" NOT NULL,
                 PRIMARY KEY (index_name, key, path))
             """,
-            "CREATE INDEX IF NOT EXISTS entries_path ON \(s).entries (path)",
             """
             CREATE TABLE IF NOT EXISTS \(s).changes (
                 sequence bigint NOT NULL, position int NOT NULL, path text COLLATE "C" NOT NULL, body bytea,
@@ -52,24 +53,30 @@ enum PostgresSchema {
     /// The notification channel of schema `s`: its payload is the sequence just committed.
     static func channel(_ s: String) -> String { "suite_changes_\(s)" }
 
-    /// `commit_v1`: requirements on the state before the commit (`r_*`: kind 1 exists, 2 absent, 3 version), an
+    /// `commit_v2`: requirements on the state before the commit (`r_*`: kind 1 exists, 2 absent, 3 version), an
     /// optional sequence the commit must get (a version check of a document the same commit writes), then the final
     /// state of every written path (`w_*`, in order of first appearance; `w_puts` false for a delete) and the index
-    /// entries of the puts (`e_*`). Returns the sequence (the last one when nothing was written), the position (from
-    /// 1) of the first requirement that failed with that document's version (0: the required sequence did not hold),
-    /// and the create times the written documents had before (the commit's time for those that did not exist).
+    /// entries of the puts (`e_*`, grouped by write: write i's are `e_*[w_first[i]:w_last[i]]`). Returns the sequence
+    /// (the last one when nothing was written), the position (from 1) of the first requirement that failed with that
+    /// document's version (0: the required sequence did not hold), and the create times the written documents had
+    /// before (the commit's time for those that did not exist).
+    ///
+    /// New documents are plain inserts and their entries plain inserts (no `ON CONFLICT`: a path's entries are
+    /// deleted before it is rewritten, and a put's entries are distinct): a bulk import of new documents does no
+    /// lookup beyond one primary-key probe per document.
     static func commitFunction(_ s: String) -> String {
         """
-        CREATE OR REPLACE FUNCTION \(s).commit_v1(
+        CREATE OR REPLACE FUNCTION \(s).commit_v2(
             commit_time bigint, writes boolean,
             r_paths text[], r_kinds smallint[], r_versions bigint[], required_sequence bigint,
             w_paths text[], w_parents text[], w_groups text[], w_names bytea[], w_puts boolean[], w_bodies bytea[],
-            w_keeps boolean[], w_json text[],
+            w_keeps boolean[], w_json text[], w_first integer[], w_last integer[],
             e_paths text[], e_indexes text[], e_keys bytea[],
             OUT sequence bigint, OUT failed integer, OUT failed_version bigint, OUT create_times bigint[])
         LANGUAGE plpgsql AS $commit$
         DECLARE
             last bigint;
+            existed boolean[];
         BEGIN
             IF writes THEN
                 SELECT st.last_sequence INTO last FROM \(s).state st WHERE st.id = 1 FOR UPDATE;
@@ -92,25 +99,37 @@ enum PostgresSchema {
                 RETURN;
             END IF;
             sequence := last + 1;
-            SELECT array_agg(coalesce(d.create_time, commit_time) ORDER BY w.ord) INTO create_times
+            SELECT array_agg(coalesce(d.create_time, commit_time) ORDER BY w.ord),
+                array_agg(d.path IS NOT NULL ORDER BY w.ord)
+            INTO create_times, existed
             FROM unnest(w_paths) WITH ORDINALITY AS w(path, ord) LEFT JOIN \(s).documents d ON d.path = w.path;
             UPDATE \(s).state SET last_sequence = sequence WHERE id = 1;
-            DELETE FROM \(s).entries WHERE path = ANY(w_paths);
-            DELETE FROM \(s).documents d USING unnest(w_paths, w_puts) AS w(path, put)
-            WHERE NOT w.put AND d.path = w.path;
-            INSERT INTO \(s).documents AS d
-                (path, parent, collection_id, name_key, body, version, create_time, update_time, data)
-            SELECT w.path, w.parent, w.grp, w.name, w.body, sequence,
-                CASE WHEN w.keeps THEN create_times[w.ord] ELSE commit_time END,
-                commit_time, nullif(w.json, '')::jsonb
-            FROM unnest(w_paths, w_parents, w_groups, w_names, w_puts, w_bodies, w_keeps, w_json)
-                WITH ORDINALITY AS w(path, parent, grp, name, put, body, keeps, json, ord)
-            WHERE w.put
-            ON CONFLICT (path) DO UPDATE SET body = excluded.body, version = excluded.version,
-                create_time = excluded.create_time, update_time = excluded.update_time, data = excluded.data;
+            IF true = ANY(existed) THEN
+                DELETE FROM \(s).entries e USING (
+                    SELECT d.path, u.index_name, u.key
+                    FROM \(s).documents d, unnest(d.entry_indexes, d.entry_keys) AS u(index_name, key)
+                    WHERE d.path = ANY(w_paths)) AS o
+                WHERE e.index_name = o.index_name AND e.key = o.key AND e.path = o.path;
+                DELETE FROM \(s).documents d USING unnest(w_paths, w_puts) AS w(path, put)
+                WHERE NOT w.put AND d.path = w.path;
+                UPDATE \(s).documents AS d SET body = w.body, version = sequence,
+                    create_time = CASE WHEN w.keeps THEN create_times[w.ord] ELSE commit_time END,
+                    update_time = commit_time, data = nullif(w.json, '')::jsonb,
+                    entry_indexes = e_indexes[w.first:w.last], entry_keys = e_keys[w.first:w.last]
+                FROM unnest(w_paths, w_puts, w_bodies, w_keeps, w_json, w_first, w_last)
+                    WITH ORDINALITY AS w(path, put, body, keeps, json, first, last, ord)
+                WHERE w.put AND existed[w.ord] AND d.path = w.path;
+            END IF;
+            INSERT INTO \(s).documents
+                (path, parent, collection_id, name_key, body, version, create_time, update_time, data,
+                 entry_indexes, entry_keys)
+            SELECT w.path, w.parent, w.grp, w.name, w.body, sequence, commit_time, commit_time,
+                nullif(w.json, '')::jsonb, e_indexes[w.first:w.last], e_keys[w.first:w.last]
+            FROM unnest(w_paths, w_parents, w_groups, w_names, w_puts, w_bodies, w_json, w_first, w_last)
+                WITH ORDINALITY AS w(path, parent, grp, name, put, body, json, first, last, ord)
+            WHERE w.put AND NOT existed[w.ord];
             IF cardinality(e_paths) > 0 THEN
-                INSERT INTO \(s).entries (index_name, key, path)
-                SELECT * FROM unnest(e_indexes, e_keys, e_paths) ON CONFLICT DO NOTHING;
+                INSERT INTO \(s).entries (index_name, key, path) SELECT * FROM unnest(e_indexes, e_keys, e_paths);
             END IF;
             INSERT INTO \(s).changes (sequence, position, path, body, create_time, update_time)
             SELECT sequence, w.ord, w.path, CASE WHEN w.put THEN w.body END,

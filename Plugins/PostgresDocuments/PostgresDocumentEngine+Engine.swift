@@ -11,19 +11,12 @@ extension PostgresDocumentEngine: DocumentEngine {
         var entryPaths: [String] = []
         var entryIndexes: [String] = []
         var entryKeys: [ByteBuffer] = []
-        // Write i's entries are entry[first[i]...last[i]] (1-based, as PostgreSQL's array slices; none: last < first).
-        var first: [Int32] = []
-        var last: [Int32] = []
-        for write in plan.writes {
-            first.append(Int32(entryPaths.count + 1))
-            if write.body != nil {
-                for entry in write.entries {
-                    entryPaths.append(write.path)
-                    entryIndexes.append(entry.index)
-                    entryKeys.append(Self.buffer(entry.key))
-                }
+        for write in plan.writes where write.body != nil {
+            for entry in write.entries {
+                entryPaths.append(write.path)
+                entryIndexes.append(entry.index)
+                entryKeys.append(Self.buffer(entry.key))
             }
-            last.append(Int32(entryPaths.count))
         }
         let json = options.json ? plan.writes.map { $0.body.map(PostgresJSON.text) ?? "" } : nil
         let writes = plan.writes
@@ -38,7 +31,6 @@ extension PostgresDocumentEngine: DocumentEngine {
                 \(writes.map { Self.buffer(EnginePath.nameKey($0.path)) })::bytea[],
                 \(writes.map { $0.body != nil })::boolean[], \(writes.map { $0.body.map(Self.buffer) ?? empty })::bytea[],
                 \(writes.map(\.keepsCreateTime))::boolean[], \(json ?? writes.map { _ in "" })::text[],
-                \(first)::integer[], \(last)::integer[],
                 \(entryPaths)::text[], \(entryIndexes)::text[], \(entryKeys)::bytea[])
             """
         let (sequence, failed, failedVersion, createTimes) = try await run("committing", idempotent: false) {

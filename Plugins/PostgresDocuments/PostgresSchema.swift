@@ -56,7 +56,7 @@ enum PostgresSchema {
     /// `commit_v2`: requirements on the state before the commit (`r_*`: kind 1 exists, 2 absent, 3 version), an
     /// optional sequence the commit must get (a version check of a document the same commit writes), then the final
     /// state of every written path (`w_*`, in order of first appearance; `w_puts` false for a delete) and the index
-    /// entries of the puts (`e_*`, grouped by write: write i's are `e_*[w_first[i]:w_last[i]]`). Returns the sequence
+    /// entries of the puts (`e_*`, each with its document's path). Returns the sequence
     /// (the last one when nothing was written), the position (from 1) of the first requirement that failed with that
     /// document's version (0: the required sequence did not hold), and the create times the written documents had
     /// before (the commit's time for those that did not exist).
@@ -65,82 +65,89 @@ enum PostgresSchema {
     /// deleted before it is rewritten, and a put's entries are distinct): a bulk import of new documents does no
     /// lookup beyond one primary-key probe per document.
     static func commitFunction(_ s: String) -> String {
-        """
-        CREATE OR REPLACE FUNCTION \(s).commit_v2(
-            commit_time bigint, writes boolean,
-            r_paths text[], r_kinds smallint[], r_versions bigint[], required_sequence bigint,
-            w_paths text[], w_parents text[], w_groups text[], w_names bytea[], w_puts boolean[], w_bodies bytea[],
-            w_keeps boolean[], w_json text[], w_first integer[], w_last integer[],
-            e_paths text[], e_indexes text[], e_keys bytea[],
-            OUT sequence bigint, OUT failed integer, OUT failed_version bigint, OUT create_times bigint[])
-        LANGUAGE plpgsql AS $commit$
-        DECLARE
-            last bigint;
-            existed boolean[];
-        BEGIN
-            IF writes THEN
-                SELECT st.last_sequence INTO last FROM \(s).state st WHERE st.id = 1 FOR UPDATE;
-            ELSE
-                SELECT st.last_sequence INTO last FROM \(s).state st WHERE st.id = 1 FOR SHARE;
-            END IF;
-            sequence := last;
-            IF cardinality(r_paths) > 0 THEN
-                SELECT r.ord, d.version INTO failed, failed_version
-                FROM unnest(r_paths, r_kinds, r_versions) WITH ORDINALITY AS r(path, kind, version, ord)
-                LEFT JOIN \(s).documents d ON d.path = r.path
-                WHERE (r.kind = 1 AND d.path IS NULL) OR (r.kind = 2 AND d.path IS NOT NULL)
-                    OR (r.kind = 3 AND (d.path IS NULL OR d.version <> r.version))
-                ORDER BY r.ord LIMIT 1;
-                IF failed IS NOT NULL THEN RETURN; END IF;
-            END IF;
-            IF NOT writes THEN RETURN; END IF;
-            IF required_sequence IS NOT NULL AND required_sequence <> last + 1 THEN
-                failed := 0;
-                RETURN;
-            END IF;
-            sequence := last + 1;
-            SELECT array_agg(coalesce(d.create_time, commit_time) ORDER BY w.ord),
-                array_agg(d.path IS NOT NULL ORDER BY w.ord)
-            INTO create_times, existed
-            FROM unnest(w_paths) WITH ORDINALITY AS w(path, ord) LEFT JOIN \(s).documents d ON d.path = w.path;
-            UPDATE \(s).state SET last_sequence = sequence WHERE id = 1;
-            IF true = ANY(existed) THEN
-                DELETE FROM \(s).entries e USING (
-                    SELECT d.path, u.index_name, u.key
-                    FROM \(s).documents d, unnest(d.entry_indexes, d.entry_keys) AS u(index_name, key)
-                    WHERE d.path = ANY(w_paths)) AS o
-                WHERE e.index_name = o.index_name AND e.key = o.key AND e.path = o.path;
-                DELETE FROM \(s).documents d USING unnest(w_paths, w_puts) AS w(path, put)
-                WHERE NOT w.put AND d.path = w.path;
-                UPDATE \(s).documents AS d SET body = w.body, version = sequence,
-                    create_time = CASE WHEN w.keeps THEN create_times[w.ord] ELSE commit_time END,
-                    update_time = commit_time, data = nullif(w.json, '')::jsonb,
-                    entry_indexes = e_indexes[w.first:w.last], entry_keys = e_keys[w.first:w.last]
-                FROM unnest(w_paths, w_puts, w_bodies, w_keeps, w_json, w_first, w_last)
-                    WITH ORDINALITY AS w(path, put, body, keeps, json, first, last, ord)
-                WHERE w.put AND existed[w.ord] AND d.path = w.path;
-            END IF;
-            INSERT INTO \(s).documents
-                (path, parent, collection_id, name_key, body, version, create_time, update_time, data,
-                 entry_indexes, entry_keys)
-            SELECT w.path, w.parent, w.grp, w.name, w.body, sequence, commit_time, commit_time,
-                nullif(w.json, '')::jsonb, e_indexes[w.first:w.last], e_keys[w.first:w.last]
-            FROM unnest(w_paths, w_parents, w_groups, w_names, w_puts, w_bodies, w_json, w_first, w_last)
-                WITH ORDINALITY AS w(path, parent, grp, name, put, body, json, first, last, ord)
-            WHERE w.put AND NOT existed[w.ord];
-            IF cardinality(e_paths) > 0 THEN
-                INSERT INTO \(s).entries (index_name, key, path) SELECT * FROM unnest(e_indexes, e_keys, e_paths);
-            END IF;
-            INSERT INTO \(s).changes (sequence, position, path, body, create_time, update_time)
-            SELECT sequence, w.ord, w.path, CASE WHEN w.put THEN w.body END,
-                CASE WHEN w.put THEN
-                    CASE WHEN w.keeps THEN create_times[w.ord] ELSE commit_time END
-                END,
-                CASE WHEN w.put THEN commit_time END
-            FROM unnest(w_paths, w_puts, w_bodies, w_keeps) WITH ORDINALITY AS w(path, put, body, keeps, ord);
-            PERFORM pg_notify('\(channel(s))', sequence::text);
-        END
-        $commit$
-        """
+        // Each put's entries as two arrays, grouped in one pass (a slice of a text[] per row would walk it each time).
+        let grouped = """
+            SELECT e.path, array_agg(e.index_name) AS indexes, array_agg(e.key) AS keys
+            FROM unnest(e_paths, e_indexes, e_keys) AS e(path, index_name, key) GROUP BY e.path
+            """
+        return """
+            CREATE OR REPLACE FUNCTION \(s).commit_v2(
+                commit_time bigint, writes boolean,
+                r_paths text[], r_kinds smallint[], r_versions bigint[], required_sequence bigint,
+                w_paths text[], w_parents text[], w_groups text[], w_names bytea[], w_puts boolean[], w_bodies bytea[],
+                w_keeps boolean[], w_json text[],
+                e_paths text[], e_indexes text[], e_keys bytea[],
+                OUT sequence bigint, OUT failed integer, OUT failed_version bigint, OUT create_times bigint[])
+            LANGUAGE plpgsql AS $commit$
+            DECLARE
+                last bigint;
+                existed boolean[];
+            BEGIN
+                IF writes THEN
+                    SELECT st.last_sequence INTO last FROM \(s).state st WHERE st.id = 1 FOR UPDATE;
+                ELSE
+                    SELECT st.last_sequence INTO last FROM \(s).state st WHERE st.id = 1 FOR SHARE;
+                END IF;
+                sequence := last;
+                IF cardinality(r_paths) > 0 THEN
+                    SELECT r.ord, d.version INTO failed, failed_version
+                    FROM unnest(r_paths, r_kinds, r_versions) WITH ORDINALITY AS r(path, kind, version, ord)
+                    LEFT JOIN \(s).documents d ON d.path = r.path
+                    WHERE (r.kind = 1 AND d.path IS NULL) OR (r.kind = 2 AND d.path IS NOT NULL)
+                        OR (r.kind = 3 AND (d.path IS NULL OR d.version <> r.version))
+                    ORDER BY r.ord LIMIT 1;
+                    IF failed IS NOT NULL THEN RETURN; END IF;
+                END IF;
+                IF NOT writes THEN RETURN; END IF;
+                IF required_sequence IS NOT NULL AND required_sequence <> last + 1 THEN
+                    failed := 0;
+                    RETURN;
+                END IF;
+                sequence := last + 1;
+                SELECT array_agg(coalesce(d.create_time, commit_time) ORDER BY w.ord),
+                    array_agg(d.path IS NOT NULL ORDER BY w.ord)
+                INTO create_times, existed
+                FROM unnest(w_paths) WITH ORDINALITY AS w(path, ord) LEFT JOIN \(s).documents d ON d.path = w.path;
+                UPDATE \(s).state SET last_sequence = sequence WHERE id = 1;
+                IF true = ANY(existed) THEN
+                    DELETE FROM \(s).entries e USING (
+                        SELECT d.path, u.index_name, u.key
+                        FROM \(s).documents d, unnest(d.entry_indexes, d.entry_keys) AS u(index_name, key)
+                        WHERE d.path = ANY(w_paths)) AS o
+                    WHERE e.index_name = o.index_name AND e.key = o.key AND e.path = o.path;
+                    DELETE FROM \(s).documents d USING unnest(w_paths, w_puts) AS w(path, put)
+                    WHERE NOT w.put AND d.path = w.path;
+                    UPDATE \(s).documents AS d SET body = w.body, version = sequence,
+                        create_time = CASE WHEN w.keeps THEN create_times[w.ord] ELSE commit_time END,
+                        update_time = commit_time, data = nullif(w.json, '')::jsonb,
+                        entry_indexes = coalesce(g.indexes, '{}'), entry_keys = coalesce(g.keys, '{}')
+                    FROM unnest(w_paths, w_puts, w_bodies, w_keeps, w_json)
+                        WITH ORDINALITY AS w(path, put, body, keeps, json, ord)
+                    LEFT JOIN (\(grouped)) AS g ON g.path = w.path
+                    WHERE w.put AND existed[w.ord] AND d.path = w.path;
+                END IF;
+                INSERT INTO \(s).documents
+                    (path, parent, collection_id, name_key, body, version, create_time, update_time, data,
+                     entry_indexes, entry_keys)
+                SELECT w.path, w.parent, w.grp, w.name, w.body, sequence, commit_time, commit_time,
+                    nullif(w.json, '')::jsonb, coalesce(g.indexes, '{}'), coalesce(g.keys, '{}')
+                FROM unnest(w_paths, w_parents, w_groups, w_names, w_puts, w_bodies, w_json)
+                    WITH ORDINALITY AS w(path, parent, grp, name, put, body, json, ord)
+                LEFT JOIN (\(grouped)) AS g ON g.path = w.path
+                WHERE w.put AND NOT existed[w.ord];
+                IF cardinality(e_paths) > 0 THEN
+                    INSERT INTO \(s).entries (index_name, key, path) SELECT * FROM unnest(e_indexes, e_keys, e_paths);
+                END IF;
+                INSERT INTO \(s).changes (sequence, position, path, body, create_time, update_time)
+                SELECT sequence, w.ord, w.path, CASE WHEN w.put THEN w.body END,
+                    CASE WHEN w.put THEN
+                        CASE WHEN w.keeps THEN create_times[w.ord] ELSE commit_time END
+                    END,
+                    CASE WHEN w.put THEN commit_time END
+                FROM unnest(w_paths, w_puts, w_bodies, w_keeps) WITH ORDINALITY AS w(path, put, body, keeps, ord);
+                PERFORM pg_notify('\(channel(s))', sequence::text);
+            END
+            $commit$
+            """
     }
 }

@@ -27,7 +27,7 @@ extension RealBinary {
             let schema = "e2e_" + UUID().uuidString.prefix(8).lowercased()
             try """
             plugins: [PostgresDocuments]
-            documents: {engine: postgres, options: {url: "\(server.url)", schema: \(schema), pool-size: 8}}
+            documents: {engine: postgres, options: {url: "\(server.url)", schema: \(schema), pool-size: 8, connect-timeout: 60}}
             """.write(to: suite.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
             return suite
         }

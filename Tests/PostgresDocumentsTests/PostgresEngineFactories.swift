@@ -50,6 +50,8 @@ enum PostgresFixture {
             "url": .string(server.url),
             "schema": .string("t_\(UUID().uuidString.prefix(12).lowercased())")
                 .replacingDashes(), "pool-size": 4, "json": .bool(json),
+            // A parallel test run on 2 cores makes debug-built SCRAM logins slow: results, not deadlines, are tested.
+            "connect-timeout": 60,
         ]
         for (key, value) in extra { fields[key] = value }
         return .object(fields)

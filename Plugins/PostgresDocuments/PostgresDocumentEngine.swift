@@ -198,8 +198,6 @@ final class PostgresDocumentEngine: Sendable {
         }
     }
 
-    func table(_ name: String) -> String { "\(schema).\(name)" }
-
     static func buffer(_ bytes: [UInt8]) -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)

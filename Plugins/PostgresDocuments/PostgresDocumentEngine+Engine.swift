@@ -54,6 +54,16 @@ extension PostgresDocumentEngine: DocumentEngine {
     func documents(at paths: [String]) async throws -> [StoredDocument?] {
         for path in paths { _ = try EnginePath.split(document: path) }
         if paths.isEmpty { return [] }
+        if paths.count == 1 {
+            let statement = GetDocumentStatement(path: paths[0])
+            return try await run("reading a document") { [self] connection in
+                var found: StoredDocument?
+                for try await row in try await connection.execute(statement, logger: logger) {
+                    found = Self.document(row)
+                }
+                return [found]
+            }
+        }
         let found = try await run("reading documents") { [self] connection in
             var found: [String: StoredDocument] = [:]
             let rows = try await connection.query(
@@ -84,6 +94,22 @@ extension PostgresDocumentEngine: DocumentEngine {
 
     /// The hits and their documents in one statement (a join), so a query costs one round trip, not two.
     func scanReadingDocuments(_ scan: IndexScan) async throws -> ScannedDocuments? {
+        // A query's usual shape (its first page: lower bound inclusive, upper exclusive, a limit) is prepared.
+        if let lower = scan.lower, lower.inclusive, let upper = scan.upper, !upper.inclusive, let limit = scan.limit,
+            limit > 0
+        {
+            let range = ScanRangeStatement(
+                index: scan.index, lower: Self.buffer(lower.key), upper: Self.buffer(upper.key), limit: limit)
+            return try await run("scanning index '\(scan.index)'") { [self] connection in
+                var scanned = ScannedDocuments(hits: [], documents: [])
+                let rows =
+                    scan.reverse
+                    ? try await connection.execute(ScanRangeReversedStatement(range: range), logger: logger)
+                    : try await connection.execute(range, logger: logger)
+                for try await row in rows { Self.append(row, to: &scanned) }
+                return scanned
+            }
+        }
         guard let query = Self.scanQuery(scan, schema: schema, withDocuments: true) else {
             return ScannedDocuments(hits: [], documents: [])
         }
@@ -91,15 +117,20 @@ extension PostgresDocumentEngine: DocumentEngine {
             var scanned = ScannedDocuments(hits: [], documents: [])
             for try await (key, path, body, version, created, updated) in try await connection.query(
                 query, logger: logger
-            ).decode((ByteBuffer, String, ByteBuffer?, Int64?, Int64?, Int64?).self) {
-                scanned.hits.append(IndexHit(key: Self.bytes(key), path: path))
-                if let body, let version, let created, let updated {
-                    scanned.documents.append(Self.document((path, body, version, created, updated)))
-                } else {
-                    scanned.documents.append(nil)
-                }
+            ).decode(ScanRangeStatement.Row.self) {
+                Self.append((key, path, body, version, created, updated), to: &scanned)
             }
             return scanned
+        }
+    }
+
+    private static func append(_ row: ScanRangeStatement.Row, to scanned: inout ScannedDocuments) {
+        let (key, path, body, version, created, updated) = row
+        scanned.hits.append(IndexHit(key: bytes(key), path: path))
+        if let body, let version, let created, let updated {
+            scanned.documents.append(document((path, body, version, created, updated)))
+        } else {
+            scanned.documents.append(nil)
         }
     }
 

@@ -33,6 +33,8 @@ final class PostgresDocumentEngine: Sendable {
         var configuration = try Self.clientConfiguration(options)
         configuration.options.maximumConnections = options.poolSize
         configuration.options.minimumConnections = 0
+        // Unqualified names in the prepared statements (PostgresStatements.swift) resolve to the engine's schema.
+        configuration.options.additionalStartupParameters = [("search_path", options.schema)]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.runner = Task { await client.run() }

@@ -300,10 +300,12 @@ struct DocumentEngineContractTests {
         let engine = try await scanFixture(factory)
         _ = try await engine.commit([delete("c/e")], commitTime: 50)
         _ = try await engine.commit([put("c/x", entries: [entry("i", [3])])], commitTime: 51)
+        let (from, to) = (IndexBound(key: [1], inclusive: true), IndexBound(key: [3], inclusive: false))
         let scans = [
-            IndexScan(index: "i"), IndexScan(index: "i", reverse: true, limit: 3),
-            IndexScan(index: "i", lower: IndexBound(key: [2], inclusive: false), limit: 2),
+            IndexScan(index: "i"), IndexScan(index: "i", lower: IndexBound(key: [2], inclusive: false), limit: 2),
             IndexScan(index: "i", limit: 0), IndexScan(index: "missing"),
+            IndexScan(index: "i", lower: from, upper: to, limit: 5),  // a query's usual page, and reversed
+            IndexScan(index: "i", lower: from, upper: to, reverse: true, limit: 2),
         ]
         for scan in scans {
             guard let scanned = try await engine.scanReadingDocuments(scan) else { continue }

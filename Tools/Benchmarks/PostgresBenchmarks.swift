@@ -14,6 +14,7 @@ import SuitePluginKit
 /// - bulk import: the store's importer (chunks of 5,000; every field indexed, a change-log row per document) vs
 ///   `INSERT … SELECT FROM unnest(ids, json)` in chunks of 5,000;
 /// - point get: one document by path vs `SELECT data FROM t WHERE id = $1`, one at a time, JSON decoded;
+///   the peer's reads are prepared statements, as the engine's are;
 /// - indexed query: `city == X`, first 20 in document-name order vs the same over an index on `(data->>'city', id)`;
 /// - and, apart, the C ABI's per-call cost: a get through the MemoryDocuments plugin vs the same engine in process.
 enum PostgresBenchmarks {
@@ -191,9 +192,8 @@ private final class Peer: Sendable {
     }
 
     func get(_ id: String) async throws {
-        let rows = try await client.query("SELECT data::text FROM peer_items WHERE id = \(id)")
         var found = false
-        for try await text in rows.decode(String.self) {
+        for try await text in try await client.execute(PeerGet(id: id)) {
             _ = try DocumentJSON.data(parsing: text)
             found = true
         }
@@ -201,10 +201,8 @@ private final class Peer: Sendable {
     }
 
     func query(city: String, limit: Int) async throws {
-        let rows = try await client.query(
-            "SELECT id, data::text FROM peer_items WHERE data->>'city' = \(city) ORDER BY id LIMIT \(limit)")
         var found = 0
-        for try await (_, text) in rows.decode((String, String).self) {
+        for try await (_, text) in try await client.execute(PeerQuery(city: city, limit: limit)) {
             _ = try DocumentJSON.data(parsing: text)
             found += 1
         }
@@ -214,4 +212,32 @@ private final class Peer: Sendable {
     func stop() {
         runner.cancel()
     }
+}
+
+/// The peer's point get, prepared (as ours is).
+private struct PeerGet: PostgresPreparedStatement {
+    typealias Row = String
+    static let sql = "SELECT data::text FROM peer_items WHERE id = $1"
+    var id: String
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(id)
+        return bindings
+    }
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(String.self) }
+}
+
+/// The peer's query, prepared (as ours is).
+private struct PeerQuery: PostgresPreparedStatement {
+    typealias Row = (String, String)
+    static let sql = "SELECT id, data::text FROM peer_items WHERE data->>'city' = $1 ORDER BY id LIMIT $2"
+    var city: String
+    var limit: Int
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(city)
+        bindings.append(limit)
+        return bindings
+    }
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }

@@ -112,8 +112,11 @@ let package = Package(
             name: "Sync", dependencies: ["Documents", "SuiteCore", asyncHTTPClient, logging], path: "Modules/Sync",
             exclude: ["README.md"]),
         .target(
-            name: "SuiteServer", dependencies: ["Documents", "Sync", "SuiteCore", hummingbird, grdb, crypto, logging],
-            path: "Modules/SuiteServer", exclude: ["README.md"]),
+            name: "SuiteServer",
+            dependencies: ["Documents", "Sync", "SuiteCore", hummingbird, grdb, crypto, logging, serviceLifecycle],
+            path: "Modules/SuiteServer", exclude: ["README.md"],
+            // The web console's files, compiled into the module: nothing to install or find at run time.
+            resources: [.embedInCode("Console")]),
         // The in-memory engine for the tests of code that logs analytics.
         .target(name: "AnalyticsTestSupport", dependencies: ["Analytics"], path: "Modules/AnalyticsTestSupport"),
         .target(

@@ -39,7 +39,7 @@ public final class ServerAccounts: Sendable {
         public var tokens: Int
     }
 
-    private let pool: DatabasePool
+    let pool: DatabasePool
     private let path: String
 
     /// Opens (or creates) the accounts file.
@@ -58,6 +58,18 @@ public final class ServerAccounts: Sendable {
                             hash TEXT PRIMARY KEY, uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
                             created REAL NOT NULL);
                         CREATE INDEX tokens_uid ON tokens(uid);
+                        """)
+            }
+            migrator.registerMigration("v2") { db in
+                // One-time sign-in links and the console's sessions: hashed like tokens, with an expiry.
+                try db.execute(
+                    sql: """
+                        CREATE TABLE sign_ins (
+                            hash TEXT PRIMARY KEY, uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+                            expires REAL NOT NULL);
+                        CREATE TABLE sessions (
+                            hash TEXT PRIMARY KEY, uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+                            expires REAL NOT NULL);
                         """)
             }
             try migrator.migrate(pool)
@@ -168,6 +180,8 @@ public final class ServerAccounts: Sendable {
     public func revoke(_ uid: String) async throws {
         let removed = try await pool.write { db in
             try db.execute(sql: "DELETE FROM tokens WHERE uid = ?", arguments: [uid])
+            try db.execute(sql: "DELETE FROM sign_ins WHERE uid = ?", arguments: [uid])
+            try db.execute(sql: "DELETE FROM sessions WHERE uid = ?", arguments: [uid])
             try db.execute(sql: "DELETE FROM users WHERE uid = ?", arguments: [uid])
             return db.changesCount
         }

@@ -46,12 +46,12 @@ extension SuiteServer {
     }
 
     /// `POST /v1/query`: `{"collection" | "collectionGroup", "where": ["points >= 10", …], "orderBy": ["points desc"],
-    /// "limit": N}`.
+    /// "limit": N, "startAfter": "PATH", "explain": true}`.
     func query(_ account: ServerAccounts.Account, _ body: JSONValue) async throws -> (Int, JSONValue) {
         guard let object = body.objectValue else {
             throw ServerError(.invalidRequest, "the body must be a JSON object")
         }
-        let known = ["collection", "collectionGroup", "where", "orderBy", "limit"]
+        let known = ["collection", "collectionGroup", "where", "orderBy", "limit", "startAfter", "explain"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw ServerError(
                 .invalidRequest, "unknown key '\(unknown)'",
@@ -85,9 +85,31 @@ extension SuiteServer {
             }
             query = query.limit(Int(count))
         }
+        if let after = object["startAfter"] {
+            guard let path = after.stringValue else {
+                throw ServerError(.invalidRequest, "startAfter must be a document path", hint: "e.g. \"users/ana\"")
+            }
+            try require(account, write: false, path)
+            let cursor = try await store.document(path).getDocument()
+            guard cursor.exists else {
+                throw ServerError(
+                    .invalidRequest, "startAfter names \(path), which does not exist",
+                    hint: "pass the path of the last document of the previous page")
+            }
+            query = query.start(afterDocument: cursor)
+        }
+        var explain = false
+        if let flag = object["explain"] {
+            guard let value = flag.boolValue else {
+                throw ServerError(.invalidRequest, "explain must be true or false")
+            }
+            explain = value
+        }
         let snapshot = try await query.getDocuments()
         metrics.documents(read: snapshot.documents.count)
-        return (200, .object(["documents": .array(snapshot.documents.map(\.json))]))
+        var answer: [String: JSONValue] = ["documents": .array(snapshot.documents.map(\.json))]
+        if explain { answer["explain"] = try await query.explain().json }
+        return (200, .object(answer))
     }
 
     /// `POST /v1/commit`: `{"writes": [{op, path, data, merge, transforms, precondition}, …]}`, all or nothing; a

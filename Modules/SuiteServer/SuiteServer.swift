@@ -42,16 +42,18 @@ public struct SuiteServer: Sendable {
     /// Address, port, limits.
     public let configuration: Configuration
     let logger: Logger
-
-    /// Creates a server.
     /// The sync side of the store: pushes applied once per mutation id, the change feed.
     public let sync: SyncHost
+    /// Routes other modules add (the console's storage, analytics, work and system pages).
+    public let routes: [ServerRoute]
 
+    /// Creates a server.
     public init(
         store: DocumentStore, accounts: ServerAccounts, rules: AccessRules = .standard,
         configuration: Configuration = Configuration(), metrics: ServerMetrics = ServerMetrics(),
-        logger: Logger = Logger(label: "suite.server")
+        routes: [ServerRoute] = [], logger: Logger = Logger(label: "suite.server")
     ) {
+        self.routes = routes
         self.store = store
         self.sync = SyncHost(store: store)
         self.accounts = accounts
@@ -139,6 +141,7 @@ public struct SuiteServer: Sendable {
                 return try await commit(account, body ?? .null)
             }
         }
+        addConsoleRoutes(to: router)
         return router
     }
 
@@ -193,16 +196,27 @@ public struct SuiteServer: Sendable {
         }
     }
 
-    /// The caller (from `Authorization: Bearer …`) and the body as JSON (nil when empty).
+    /// The caller (from `Authorization: Bearer …`, or the console's session cookie) and the body as JSON (nil when
+    /// empty).
     func authenticated(_ request: Request) async throws -> (ServerAccounts.Account, JSONValue?) {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+        let account: ServerAccounts.Account
+        if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
+            let token = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+            guard let known = try await accounts.authenticate(token) else {
+                throw ServerError(.unauthenticated, "the token is not valid", hint: "it may have been revoked")
+            }
+            account = known
+        } else if let session = request.cookies[Self.sessionCookie]?.value, !session.isEmpty {
+            guard let known = try await accounts.session(session) else {
+                throw ServerError(
+                    .unauthenticated, "the console session has ended",
+                    hint: "sign in again with a link from `suite users signin UID`")
+            }
+            account = known
+        } else {
             throw ServerError(
                 .unauthenticated, "no bearer token",
                 hint: "send Authorization: Bearer TOKEN (issue one with `suite users add UID`)")
-        }
-        let token = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-        guard let account = try await accounts.authenticate(token) else {
-            throw ServerError(.unauthenticated, "the token is not valid", hint: "it may have been revoked")
         }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > configuration.maximumBodyBytes {
             throw tooLarge()

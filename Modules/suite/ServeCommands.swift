@@ -44,19 +44,27 @@ struct ServeCommand: SuiteSubcommand, ModuleCommand {
         let store = try await context.documentStore()
         let token: String? =
             if let devUser { try await accounts.add(devUser, newTokenIfExists: true) } else { nil }
+        // The operator's one-time console link, for the admin user `admin` (created as an admin when missing).
+        let signIn = try await accounts.issueSignIn(for: "admin", createAdmin: true)
         let server = SuiteServer(
             store: store, accounts: accounts, rules: settings.rules, configuration: settings.configuration,
-            logger: context.logger)
+            routes: context.consoleRoutes(), logger: context.logger)
         let host = settings.configuration.host
         let json = globals.json
         try await server.run { port in
             let url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
             if json {
-                var object: [String: JSONValue] = ["url": .string(url), "port": .int(Int64(port))]
+                var object: [String: JSONValue] = [
+                    "url": .string(url), "port": .int(Int64(port)),
+                    "console": .string("\(url)/console#token=\(signIn)"),
+                ]
                 if let token, let devUser { object["user"] = .string(devUser); object["token"] = .string(token) }
                 Output.print(JSONValue.object(object).jsonString)
             } else {
                 Output.print("suite serve: listening on \(url) (API: \(url)/openapi.json; stop with Ctrl-C)")
+                Output.print(
+                    "console: \(url)/console#token=\(signIn) (signs in as admin once, within 10 minutes; "
+                        + "`suite users signin UID` makes another)")
                 if let token, let devUser {
                     Output.print("token for \(devUser): \(token)")
                     Output.print(
@@ -75,7 +83,7 @@ struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "Add, list and revoke the users of `suite serve` (bearer tokens, stored hashed).",
-        subcommands: [Add.self, List.self, Token.self, Revoke.self])
+        subcommands: [Add.self, List.self, Token.self, SignIn.self, Revoke.self])
 
     struct Add: SuiteSubcommand {
         static let configuration = CommandConfiguration(
@@ -108,6 +116,33 @@ struct UsersCommand: AsyncParsableCommand {
                 Output.print(JSONValue.object(["uid": .string(uid), "token": .string(token)]).jsonString)
             } else {
                 Output.print("new token for \(uid) (shown once): \(token)")
+            }
+        }
+    }
+
+    struct SignIn: SuiteSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "signin",
+            abstract: "Print a one-time link that signs a user in to the web console (valid 10 minutes).")
+        @Argument(help: "The user id.") var uid: String
+        @Option(help: ArgumentHelp("The server's address, as the link should show it.", valueName: "url"))
+        var url = "http://127.0.0.1:8080"
+        @OptionGroup var globals: GlobalOptions
+        var runsServices: Bool { false }
+
+        func run(_ context: SuiteContext) async throws {
+            guard let base = URL(string: url), base.scheme == "http" || base.scheme == "https", base.host != nil
+            else {
+                throw SuiteError(
+                    .invalidArgument, "--url must be the server's http(s) address, not '\(url)'",
+                    hint: "e.g. --url http://127.0.0.1:8080")
+            }
+            let token = try await context.serverAccounts().issueSignIn(for: uid)
+            let link = url.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/console#token=" + token
+            if globals.json {
+                Output.print(JSONValue.object(["uid": .string(uid), "link": .string(link)]).jsonString)
+            } else {
+                Output.print("sign in \(uid) (once, within 10 minutes): \(link)")
             }
         }
     }

@@ -104,10 +104,13 @@ public struct AnalyticsCollectionCost: Sendable, Hashable, Codable {
     public var writes: Double
     /// Document deletes.
     public var deletes: Double
+    /// The UTC day (`yyyy-MM-dd`) in a per-day report, nil in totals.
+    public var day: String?
 
     /// Creates a line.
-    public init(collection: String, reads: Double, writes: Double, deletes: Double) {
+    public init(collection: String, reads: Double, writes: Double, deletes: Double, day: String? = nil) {
         self.collection = collection
+        self.day = day
         self.reads = reads
         self.writes = writes
         self.deletes = deletes
@@ -133,7 +136,18 @@ extension SQLiteAnalyticsEngine {
     /// Document reads, writes and deletes per collection since `date`, from the `documents_cost` events the bus
     /// recorder stored; most reads first.
     public func documentCosts(since date: Date? = nil) async throws -> [AnalyticsCollectionCost] {
+        try await costs(since: date, perDay: false)
+    }
+
+    /// The same per UTC day and collection, oldest day first — the console's usage chart.
+    public func documentCostsByDay(since date: Date? = nil) async throws -> [AnalyticsCollectionCost] {
+        try await costs(since: date, perDay: true)
+    }
+
+    private func costs(since date: Date?, perDay: Bool) async throws -> [AnalyticsCollectionCost] {
         let since = Self.start(date)
+        let (day, group, order) =
+            perDay ? ("day", "1, 5", "day, reads DESC, collection") : ("NULL", "1", "reads DESC, collection")
         do {
             return try await pool.read { db in
                 try Row.fetchAll(
@@ -144,14 +158,15 @@ extension SQLiteAnalyticsEngine {
                             sum(coalesce(CAST(json_extract(parameters, '$.writes') AS REAL), 0) / sample_rate)
                                 AS writes,
                             sum(coalesce(CAST(json_extract(parameters, '$.deletes') AS REAL), 0) / sample_rate)
-                                AS deletes
+                                AS deletes,
+                            \(day) AS day
                         FROM events WHERE name = 'documents_cost' AND timestamp >= ?
-                        GROUP BY 1 ORDER BY reads DESC, collection
+                        GROUP BY \(group) ORDER BY \(order)
                         """, arguments: [since]
                 ).map {
                     AnalyticsCollectionCost(
                         collection: $0["collection"], reads: $0["reads"], writes: $0["writes"],
-                        deletes: $0["deletes"])
+                        deletes: $0["deletes"], day: $0["day"])
                 }
             }
         } catch {

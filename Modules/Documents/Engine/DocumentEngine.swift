@@ -208,6 +208,11 @@ public protocol DocumentEngine: Sendable {
     /// its documents at once. Returns `nil` (the default) when the engine does not; the store then scans, then reads.
     func scanReadingDocuments(_ scan: IndexScan) async throws -> ScannedDocuments?
 
+    /// The ids of the collections directly under the document `parentPath` (under the root when `nil`) that hold a
+    /// document at any depth, sorted bytewise — Firestore's `listCollections`. `nil` (the default) when the engine
+    /// cannot list them; browsing then needs the collection's path.
+    func collectionIDs(under parentPath: String?) async throws -> [String]?
+
     /// Documents whose path is a direct child of collection `collectionPath` (e.g. `users` or `users/u1/orders`),
     /// in path order, starting after `afterPath` when given, at most `limit`.
     ///
@@ -346,6 +351,9 @@ extension DocumentEngine {
     ) async throws {
         try await setMetadata(try transform(try await metadata(forKey: key)), forKey: key)
     }
+
+    /// `nil`: the engine cannot list collection ids.
+    public func collectionIDs(under parentPath: String?) async throws -> [String]? { nil }
 
     /// `nil`: the store scans, then reads the documents.
     public func scanReadingDocuments(_ scan: IndexScan) async throws -> ScannedDocuments? { nil }

@@ -264,6 +264,19 @@ extension InMemoryDocumentEngine: DocumentEngine {
         }
     }
 
+    /// The collection ids under `parentPath` (the root when nil) that hold a document at any depth.
+    public func collectionIDs(under parentPath: String?) async throws -> [String]? {
+        let prefix = parentPath.map { $0 + "/" } ?? ""
+        let ids = state.withLock { state in
+            Set(
+                state.collections.keys.compactMap { collection -> Substring? in
+                    guard collection.hasPrefix(prefix) else { return nil }
+                    return collection.dropFirst(prefix.count).split(separator: "/", maxSplits: 1).first
+                })
+        }
+        return ids.map(String.init).sorted { compareBytes(Array($0.utf8), Array($1.utf8)) < 0 }
+    }
+
     /// Documents of every collection named `collectionID`, in path order, after `afterPath`, at most `limit`.
     public func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?) async throws
         -> [StoredDocument]

@@ -13,6 +13,10 @@ need=()
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)  # gzip for the analytics uploader (compress-nio links zlib)
 # The PostgresDocuments tests and benchmark start their own throwaway cluster (initdb, as an unprivileged user).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+# The web console's tests drive headless Chromium through chromedriver (Selenium comes from PyPI, in a venv).
+[ -x /usr/bin/chromium ] || need+=(chromium)
+[ -x /usr/bin/chromedriver ] || need+=(chromium-driver)
+python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}" >&2

@@ -17,6 +17,7 @@ extension SuiteServer {
         "index.html": ("text/html; charset=utf-8", PackageResources.index_html),
         "console.js": ("text/javascript; charset=utf-8", PackageResources.console_js),
         "console.css": ("text/css; charset=utf-8", PackageResources.console_css),
+        "charts.js": ("text/javascript; charset=utf-8", PackageResources.charts_js),
     ]
 
     func addConsoleRoutes(to router: Router<BasicRequestContext>) {

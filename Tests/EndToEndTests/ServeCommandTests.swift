@@ -18,6 +18,8 @@ extension RealBinary {
             let suite: SuiteRunner
             let process: RunningSuite
             let url: String
+            /// The one-time console link the server printed (signs in as `admin`).
+            let console: String
             let ana: String
             let root: String
 
@@ -32,6 +34,7 @@ extension RealBinary {
                 process = try suite.start(["serve", "--port", "0", "--json"])
                 let line = process.readLine() ?? ""
                 url = (try? JSONValue(parsing: line))?["url"]?.stringValue ?? "http://127.0.0.1:1"
+                console = (try? JSONValue(parsing: line))?["console"]?.stringValue ?? ""
             }
 
             static func token(_ suite: SuiteRunner, _ arguments: [String]) throws -> String {

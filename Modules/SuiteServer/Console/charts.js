@@ -1,14 +1,28 @@
-// Suite console: small inline-SVG charts (no libraries).
+// Suite console: small inline-SVG charts, no libraries. Loaded before console.js; defines window.SuiteCharts.
 //
 // SuiteCharts.bars({labels, series: [{name, values}], stacked, ariaLabel, format, labelFormat, width, height})
-//   a vertical bar chart, one group per label (a `g[data-label]`), stacked or grouped series.
-// SuiteCharts.hbars({items: [{label, value, title, attrs, href}], ariaLabel, format, width})
-//   a horizontal bar chart, one `g` per item carrying item.attrs (e.g. data-category).
-// Both return an element holding the SVG (viewBox, width 100%, role="img", aria-label) and a legend; every bar
-// has a <title> for tooltips. Colours come from CSS classes (series-0 …) so themes apply.
+//   vertical bars, a `g[data-label]` per label, series stacked (default) or grouped, a legend for several series.
+// SuiteCharts.hbars({items: [{label, value, title, attrs, series}], ariaLabel, format, width})
+//   horizontal bars with labels, a `g` per item carrying item.attrs (e.g. data-category).
+// Every chart is an <svg> with a viewBox, width 100%, role="img" and an aria-label, and a <title> per bar (tooltips).
+// Colours come from CSS classes (series-0 …) so the themes apply. `width` is the drawing's width in CSS pixels (the
+// container's), so text keeps a readable size on a phone.
 "use strict";
 
 (function () {
+  /// An HTML element with attributes and text or node children.
+  function html(name, attrs, ...children) {
+    const node = document.createElement(name);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value !== undefined && value !== null && value !== false) node.setAttribute(key, String(value));
+    }
+    for (const child of children.flat()) {
+      if (child === undefined || child === null || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
   const NS = "http://www.w3.org/2000/svg";
 
   function svg(name, attrs, ...children) {
@@ -17,36 +31,27 @@
       if (value !== undefined && value !== null && value !== false) node.setAttribute(key, String(value));
     }
     for (const child of children.flat()) {
-      if (child === null || child === undefined || child === false) continue;
-      node.append(typeof child === "string" || typeof child === "number" ? document.createTextNode(String(child)) : child);
+      if (child === undefined || child === null || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
     return node;
   }
 
-  function html(name, attrs, ...children) {
-    const node = document.createElement(name);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (value !== undefined && value !== null && value !== false) node.setAttribute(key, String(value));
-    }
-    for (const child of children.flat()) {
-      if (child === null || child === undefined || child === false) continue;
-      node.append(typeof child === "string" || typeof child === "number" ? document.createTextNode(String(child)) : child);
-    }
-    return node;
-  }
-
-  /// The smallest 1, 2, 2.5 or 5 × 10^n at or above `value` (1 for nothing).
   function niceMax(value) {
     if (!(value > 0)) return 1;
     const power = Math.pow(10, Math.floor(Math.log10(value)));
     for (const step of [1, 2, 2.5, 5, 10]) {
-      if (value <= step * power + 1e-9) return step * power;
+      if (value <= step * power * (1 + 1e-9)) return step * power;
     }
     return 10 * power;
   }
 
-  function round(value) {
-    return Math.round(value * 100) / 100;
+  const round = (value) => Math.round(value * 100) / 100;
+
+  /// The drawing width: the container's, so text keeps its size on a phone.
+  function drawingWidth(width) {
+    const value = Number(width) || 720;
+    return Math.max(300, Math.min(1100, Math.round(value)));
   }
 
   function legend(series) {
@@ -54,18 +59,11 @@
     return html(
       "ul",
       { class: "chart-legend" },
-      series.map((entry, index) =>
-        html("li", {}, html("span", { class: `swatch series-${index}`, "aria-hidden": "true" }), entry.name)
-      )
+      series.map((entry, index) => html("li", {}, html("span", { class: `swatch series-${index}`, "aria-hidden": "true" }), entry.name))
     );
   }
 
-  /// The drawing width: the container's width when known, so text keeps its size on a phone.
-  function drawingWidth(width) {
-    const value = Number(width) || 720;
-    return Math.max(300, Math.min(1100, Math.round(value)));
-  }
-
+  /// Vertical bars, a `g[data-label]` per label; series stacked (default) or grouped.
   function bars(options) {
     const labels = options.labels || [];
     const series = options.series || [];
@@ -74,23 +72,18 @@
     const labelFormat = options.labelFormat || ((label) => String(label));
     const width = drawingWidth(options.width);
     const height = options.height || 220;
-    const left = 52;
+    const left = 56;
     const right = 10;
     const top = 12;
     const bottom = 30;
     const plotWidth = width - left - right;
     const plotHeight = height - top - bottom;
     const count = labels.length;
-
     const valueAt = (entry, index) => Math.max(0, Number(entry.values[index]) || 0);
     const peaks = labels.map((_, index) =>
       stacked
         ? series.reduce((sum, entry) => sum + valueAt(entry, index), 0)
         : series.reduce((peak, entry) => Math.max(peak, valueAt(entry, index)), 0)
-    );
-    const total = series.reduce(
-      (sum, entry) => sum + labels.reduce((inner, _, index) => inner + valueAt(entry, index), 0),
-      0
     );
     const max = niceMax(Math.max(0, ...peaks));
     const scale = (value) => (value / max) * plotHeight;
@@ -99,12 +92,10 @@
       viewBox: `0 0 ${width} ${height}`,
       width: "100%",
       role: "img",
-      "aria-label": options.ariaLabel || "bar chart",
+      "aria-label": options.ariaLabel || "Bar chart",
       class: "chart chart-bars",
       preserveAspectRatio: "xMinYMin meet",
     });
-
-    // Grid lines with their values: 0, half, max.
     const grid = svg("g", { class: "chart-grid", "aria-hidden": "true" });
     for (const fraction of [0, 0.5, 1]) {
       const y = round(top + plotHeight - fraction * plotHeight);
@@ -112,25 +103,28 @@
       grid.append(svg("text", { x: left - 6, y: y + 4, "text-anchor": "end", class: "chart-axis" }, format(max * fraction)));
     }
     root.append(grid);
-
-    if (count === 0 || total === 0) {
+    if (count === 0 || Math.max(0, ...peaks) === 0) {
       root.append(
         svg(
           "text",
           { x: left + plotWidth / 2, y: top + plotHeight / 2, "text-anchor": "middle", class: "chart-empty" },
-          options.emptyText || "No data in this period"
+          options.emptyText || "Nothing in this period"
         )
       );
     }
-
     const slot = plotWidth / Math.max(count, 1);
     const groupWidth = Math.max(1, slot * 0.72);
     const barWidth = stacked ? groupWidth : groupWidth / Math.max(series.length, 1);
-    const labelEvery = Math.max(1, Math.ceil(count / Math.max(2, Math.floor(plotWidth / 56))));
-
+    const labelEvery = Math.max(1, Math.ceil(count / Math.max(2, Math.floor(plotWidth / 58))));
     labels.forEach((label, index) => {
       const x0 = left + index * slot + (slot - groupWidth) / 2;
-      const group = svg("g", { "data-label": label, class: "chart-group" });
+      const summary = series.map((entry) => `${entry.name} ${format(valueAt(entry, index))}`).join(", ");
+      const group = svg(
+        "g",
+        { "data-label": label, class: "chart-group" },
+        svg("rect", { x: round(left + index * slot), y: top, width: round(slot), height: plotHeight, class: "chart-hit" },
+          svg("title", {}, `${labelFormat(label, true)}: ${summary}`))
+      );
       let base = top + plotHeight;
       series.forEach((entry, seriesIndex) => {
         const value = valueAt(entry, index);
@@ -145,98 +139,83 @@
               x: round(x),
               y: round(y),
               width: round(Math.max(barWidth - (stacked ? 0 : 1), 0.5)),
-              height: round(Math.max(barHeight, 0)),
+              height: round(barHeight),
               class: `bar series-${seriesIndex}`,
               "data-series": entry.name,
               "data-value": value,
             },
-            svg("title", {}, `${labelFormat(label)} · ${entry.name}: ${format(value)}`)
+            svg("title", {}, `${labelFormat(label, true)} · ${entry.name}: ${format(value)}`)
           )
         );
       });
-      // A transparent column so a hover anywhere over the day shows its totals.
-      const summary = series.map((entry) => `${entry.name} ${format(valueAt(entry, index))}`).join(", ");
-      group.insertBefore(
-        svg(
-          "rect",
-          { x: round(left + index * slot), y: top, width: round(slot), height: plotHeight, class: "chart-hit" },
-          svg("title", {}, `${labelFormat(label)}: ${summary}`)
-        ),
-        group.firstChild
-      );
       if (index % labelEvery === 0) {
         group.append(
           svg(
             "text",
-            { x: round(left + index * slot + slot / 2), y: height - bottom + 16, "text-anchor": "middle", class: "chart-axis" },
-            labelFormat(label)
+            { x: round(left + index * slot + slot / 2), y: height - bottom + 17, "text-anchor": "middle", class: "chart-axis" },
+            labelFormat(label, false)
           )
         );
       }
       root.append(group);
     });
-
     return html("div", { class: "chart-box" }, root, legend(series));
   }
 
+  /// Horizontal bars with labels, a `g` per item carrying item.attrs (e.g. data-category).
   function hbars(options) {
     const items = options.items || [];
     const format = options.format || ((value) => String(value));
     const width = drawingWidth(options.width);
     const rowHeight = 30;
     const top = 6;
-    const labelWidth = Math.min(170, Math.round(width * 0.3));
-    const valueWidth = Math.min(110, Math.round(width * 0.22));
-    const plotLeft = labelWidth + 8;
+    const labelWidth = Math.min(180, Math.round(width * 0.3));
+    const valueWidth = Math.min(120, Math.round(width * 0.24));
+    const plotLeft = labelWidth + 10;
     const plotWidth = Math.max(40, width - plotLeft - valueWidth);
     const height = top * 2 + Math.max(items.length, 1) * rowHeight;
     const max = Math.max(0, ...items.map((item) => Number(item.value) || 0)) || 1;
-
     const root = svg("svg", {
       viewBox: `0 0 ${width} ${height}`,
       width: "100%",
       role: "img",
-      "aria-label": options.ariaLabel || "bar chart",
+      "aria-label": options.ariaLabel || "Bar chart",
       class: "chart chart-hbars",
       preserveAspectRatio: "xMinYMin meet",
     });
     if (items.length === 0) {
-      root.append(svg("text", { x: width / 2, y: top + rowHeight / 2 + 4, "text-anchor": "middle", class: "chart-empty" }, options.emptyText || "No data"));
+      root.append(svg("text", { x: width / 2, y: top + rowHeight / 2 + 4, "text-anchor": "middle", class: "chart-empty" }, options.emptyText || "Nothing yet"));
     }
-    const maxLabel = Math.max(6, Math.floor(labelWidth / 7.5));
+    const maxLabel = Math.max(6, Math.floor(labelWidth / 7.2));
     items.forEach((item, index) => {
       const value = Math.max(0, Number(item.value) || 0);
       const y = top + index * rowHeight;
-      const barLength = (value / max) * plotWidth;
       const label = String(item.label);
       const shown = label.length > maxLabel ? label.slice(0, maxLabel - 1) + "…" : label;
-      const group = svg("g", Object.assign({ class: "chart-row" }, item.attrs || {}));
-      group.append(
-        svg("title", {}, item.title || `${label}: ${format(value)}`),
-        svg("text", { x: labelWidth, y: y + rowHeight / 2 + 4, "text-anchor": "end", class: "chart-label" }, shown),
-        svg("rect", { x: plotLeft, y: y + 5, width: plotWidth, height: rowHeight - 10, class: "bar-track", rx: 3 }),
+      const title = item.title || `${label}: ${format(value)}`;
+      root.append(
         svg(
-          "rect",
-          {
-            x: plotLeft,
-            y: y + 5,
-            width: round(Math.max(barLength, value > 0 ? 1 : 0)),
-            height: rowHeight - 10,
-            rx: 3,
-            class: `bar series-${item.series || 0}`,
-            "data-value": value,
-          },
-          svg("title", {}, item.title || `${label}: ${format(value)}`)
-        ),
-        svg("text", { x: plotLeft + plotWidth + 6, y: y + rowHeight / 2 + 4, class: "chart-value" }, format(value))
+          "g",
+          Object.assign({ class: "chart-row" }, item.attrs || {}),
+          svg("title", {}, title),
+          svg("text", { x: labelWidth, y: y + rowHeight / 2 + 4, "text-anchor": "end", class: "chart-label" }, shown),
+          svg("rect", { x: plotLeft, y: y + 6, width: plotWidth, height: rowHeight - 12, rx: 3, class: "bar-track" }),
+          svg(
+            "rect",
+            {
+              x: plotLeft,
+              y: y + 6,
+              width: round(value > 0 ? Math.max((value / max) * plotWidth, 1.5) : 0),
+              height: rowHeight - 12,
+              rx: 3,
+              class: `bar series-${item.series || 0}`,
+              "data-value": value,
+            },
+            svg("title", {}, title)
+          ),
+          svg("text", { x: plotLeft + plotWidth + 6, y: y + rowHeight / 2 + 4, class: "chart-value" }, format(value))
+        )
       );
-      if (item.href) {
-        const link = svg("a", { href: item.href });
-        link.append(group);
-        root.append(link);
-      } else {
-        root.append(group);
-      }
     });
     return html("div", { class: "chart-box" }, root);
   }

@@ -16,34 +16,10 @@ extension RealBinary {
     struct ConsoleAPITests {
         typealias Server = ServeCommandTests.Server
 
-        /// `curl` with extra headers; the status, the response headers (lower-cased names) and the body.
         static func call(
             _ server: Server, _ method: String, _ path: String, headers: [String] = [], body: String? = nil
         ) throws -> (status: Int, headers: [String: String], json: JSONValue) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            var arguments = ["-s", "-D", "-", "-X", method, server.url + path]
-            for header in headers { arguments += ["-H", header] }
-            if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
-            process.arguments = arguments
-            let out = Pipe()
-            process.standardOutput = out
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let text = String(decoding: data, as: UTF8.self)
-            let parts = text.components(separatedBy: "\r\n\r\n")
-            let head = parts.first ?? ""
-            let lines = head.components(separatedBy: "\r\n")
-            let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
-            var fields: [String: String] = [:]
-            for line in lines.dropFirst() {
-                guard let colon = line.firstIndex(of: ":") else { continue }
-                fields[line[..<colon].lowercased()] = line[line.index(after: colon)...]
-                    .trimmingCharacters(in: .whitespaces)
-            }
-            let rest = parts.dropFirst().joined(separator: "\r\n\r\n")
-            return (status, fields, (try? JSONValue(parsing: rest)) ?? .string(rest))
+            try server.request(method, path, headers: headers, body: body)
         }
 
         /// Signs in with a one-time token; the session cookie's header value.

@@ -47,10 +47,20 @@ extension RealBinary {
             func call(
                 _ method: String, _ path: String, token: String?, body: String? = nil, bodyFile: String? = nil
             ) throws -> (status: Int, json: JSONValue) {
+                let answer = try request(
+                    method, path, headers: token.map { ["Authorization: Bearer \($0)"] } ?? [], body: body,
+                    bodyFile: bodyFile)
+                return (answer.status, answer.json)
+            }
+
+            /// `curl` with headers; the status, the response headers (lower-cased names) and the body as JSON.
+            func request(
+                _ method: String, _ path: String, headers: [String] = [], body: String? = nil, bodyFile: String? = nil
+            ) throws -> (status: Int, headers: [String: String], json: JSONValue) {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-                var arguments = ["-s", "-X", method, "-w", "\n%{http_code}", url + path]
-                if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
+                var arguments = ["-s", "-D", "-", "-X", method, url + path]
+                for header in headers { arguments += ["-H", header] }
                 if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
                 if let bodyFile { arguments += ["--data-binary", "@" + bodyFile] }
                 process.arguments = arguments
@@ -60,10 +70,19 @@ extension RealBinary {
                 let data = out.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
                 let text = String(decoding: data, as: UTF8.self)
-                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-                let status = Int(lines.last ?? "") ?? 0
-                let body = lines.dropLast().joined(separator: "\n")
-                return (status, (try? JSONValue(parsing: body)) ?? .string(body))
+                // Interim answers (100 Continue) come first: the last header block is the answer's.
+                var parts = text.components(separatedBy: "\r\n\r\n")
+                while parts.count > 1, parts[1].hasPrefix("HTTP/") { parts.removeFirst() }
+                let lines = (parts.first ?? "").components(separatedBy: "\r\n")
+                let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+                var fields: [String: String] = [:]
+                for line in lines.dropFirst() {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    fields[line[..<colon].lowercased()] = line[line.index(after: colon)...]
+                        .trimmingCharacters(in: .whitespaces)
+                }
+                let rest = parts.dropFirst().joined(separator: "\r\n\r\n")
+                return (status, fields, (try? JSONValue(parsing: rest)) ?? .string(rest))
             }
 
             func stop() -> Int32 {

@@ -25,7 +25,7 @@ plugins: deps ## Build the runtime plugins (.so) that suite loads
 
 test: build lint ## Everything CI runs: build, plugins, lint, all tests (the web console's in headless Chromium)
 	SUITE_BIN_DIR=$(BIN_DIR) $(SWIFT) test --disable-xctest
-	@# (the console browser test joins here once the console passes it: Tools/console-test.sh)
+	BIN_DIR=$(BIN_DIR) bash Tools/console-test.sh
 
 run: build ## Build everything, then serve the documents on http://127.0.0.1:8080 (embedded default; Ctrl-C stops)
 	@$(BIN_DIR)/suite status

@@ -140,7 +140,6 @@ def seed(suite, root):
     lines = "".join(json.dumps({"id": f"p{i:03d}", "data": {"price": i, "name": f"product {i}"}}) + "\n"
                     for i in range(120))
     suite.run("docs", "import", "products", "-", stdin=lines)
-    suite.run("docs", "index", "add", "products", "price")
 
     # Ana's work: three days of this month (or of last month early in a month), 8 h with a 30 min break each.
     today = datetime.date.today()

@@ -169,7 +169,8 @@
     const width = drawingWidth(options.width);
     const rowHeight = 30;
     const top = 6;
-    const labelWidth = Math.min(180, Math.round(width * 0.3));
+    const longest = Math.max(0, ...items.map((item) => String(item.label).length));
+    const labelWidth = Math.min(180, Math.round(width * 0.3), Math.max(48, Math.round(longest * 7.2) + 8));
     const valueWidth = Math.min(120, Math.round(width * 0.24));
     const plotLeft = labelWidth + 10;
     const plotWidth = Math.max(40, width - plotLeft - valueWidth);

@@ -1512,7 +1512,7 @@
   function shortDay(label, full) {
     if (full) return label;
     const match = /^\d{4}-(\d{2})-(\d{2})$/.exec(label);
-    return match ? `${match[2]}.${match[1]}.` : label;
+    return match ? `${match[1]}-${match[2]}` : label;
   }
 
   async function renderUsage(context, root) {

@@ -224,9 +224,10 @@
     const path = rest.join("/");
     switch (head) {
       case "documents":
-        return rest.length ? { page: "documents", view: "collection", path } : { page: "documents", view: "root" };
       case "doc":
-        return rest.length ? { page: "documents", view: "document", path } : { page: "documents", view: "root" };
+        // The path decides: an odd number of segments is a collection, an even one a document.
+        if (!rest.length) return { page: "documents", view: "root" };
+        return { page: "documents", view: rest.length % 2 === 1 ? "collection" : "document", path };
       case "query":
         return { page: "documents", view: "query", path };
       case "usage":
@@ -645,12 +646,30 @@
           session = await api("POST", "/v1/session", { token: value });
         } catch (first) {
           if (first.status !== 401) throw first;
-          session = await api("POST", "/v1/session", { signIn: value });
+          try {
+            session = await api("POST", "/v1/session", { signIn: value });
+          } catch (second) {
+            if (second.status !== 401) throw second;
+            // Neither kind: the bearer token's answer, and the sign-in token's under it.
+            first.also = second;
+            throw first;
+          }
         }
         input.value = "";
         signedIn(session);
       } catch (failure) {
-        replace(errors, errorBox(failure));
+        const box = errorBox(failure);
+        if (failure.also) {
+          box.append(
+            h(
+              "p",
+              { class: "error-also" },
+              `As a sign-in token: ${failure.also.message}`,
+              failure.also.hint ? ` (${failure.also.hint})` : ""
+            )
+          );
+        }
+        replace(errors, box);
         button.disabled = false;
         setReady(true);
         input.focus();
@@ -1125,7 +1144,8 @@
   }
 
   async function renderDocument(context, root, path) {
-    const docState = { doc: null, exists: false, editing: false };
+    // `base` is what the editor started from: saving is conditional on it, so a change made meanwhile answers 409.
+    const docState = { doc: null, exists: false, editing: false, base: null };
     const meta = h("p", { id: "doc-meta", class: "muted" });
     const notice = h("div", { id: "doc-notice", "aria-live": "polite" });
     const docError = h("div", { id: "doc-error" });
@@ -1217,6 +1237,7 @@
       editButton.disabled = editing;
       replace(editError);
       if (editing) {
+        docState.base = docState.exists && docState.doc ? { version: docState.doc.version } : { exists: false };
         textarea.value = JSON.stringify((docState.exists && docState.doc && docState.doc.data) || {}, null, 2);
         textarea.focus();
       } else {
@@ -1240,11 +1261,15 @@
         replace(editError, errorBox(localError("invalidJSON", "The data must be a JSON object.", "Nothing was sent.")));
         return;
       }
-      const precondition = docState.exists && docState.doc ? { version: docState.doc.version } : { exists: false };
+      let precondition = docState.base || (docState.exists && docState.doc ? { version: docState.doc.version } : { exists: false });
+      if (precondition.version === null || precondition.version === undefined) {
+        precondition = docState.exists ? null : { exists: false };
+      }
       saveButton.disabled = true;
       setReady(false);
       try {
-        const written = await api("PUT", `/v1/docs/${encodePath(path)}`, { data, precondition });
+        const body = precondition ? { data, precondition } : { data };
+        const written = await api("PUT", `/v1/docs/${encodePath(path)}`, body);
         if (!context.alive()) return;
         show(written && written.path ? written : Object.assign({}, docState.doc, { data }));
         replace(notice);
@@ -2039,22 +2064,31 @@
       const perDay = data.perDay || [];
       const byDay = new Map(perDay.map((entry) => [String(entry.key), entry]));
       const days = continuousDays(perDay, state.analyticsDays);
-      const estimated = perDay.some((entry) => entry.estimated);
+      // `estimated` is the sampled estimate of the count (the sum of 1 / sample rate); it differs when sampling.
+      const differs = (entry) => typeof entry.estimated === "number" && Math.round(entry.estimated) !== Number(entry.count);
+      const estimated = perDay.some(differs);
       const totalEvents = perDay.reduce((sum, entry) => sum + (Number(entry.count) || 0), 0);
       replace(
         chart,
         Charts.bars({
           labels: days,
           series: [{ name: "events", values: days.map((day) => Number((byDay.get(day) || {}).count) || 0) }],
+          ...(estimated
+            ? {
+                labelFormat: (label, full) =>
+                  full && byDay.get(label) && differs(byDay.get(label)) ? `${label} (≈${Math.round(byDay.get(label).estimated)} estimated)` : shortDay(label, full),
+              }
+            : {}),
           width: chartWidth(chart),
-          labelFormat: shortDay,
+          ...(estimated ? {} : { labelFormat: shortDay }),
           format: formatCount,
           ariaLabel: `Events per day over ${days.length} days, ${totalEvents} in all${estimated ? " (some estimated)" : ""}`,
         }),
-        estimated ? h("p", { class: "muted" }, "Some counts are estimates (sampled).") : null
+        estimated ? h("p", { class: "muted" }, "Sampling is on: the counts are the events stored; the estimates of all events logged are in the tooltips and the table.") : null
       );
 
       const perName = (data.perName || []).slice().sort((a, b) => (Number(b.count) || 0) - (Number(a.count) || 0));
+      const showEstimates = perName.some(differs);
       replace(
         names,
         tableWrap(
@@ -2062,16 +2096,17 @@
             "table",
             { id: "analytics-names", class: "data-table" },
             h("caption", { class: "visually-hidden" }, "Events by name"),
-            headRow(["Name", { label: "Count", num: true }]),
+            headRow(["Name", { label: "Count", num: true }, showEstimates ? { label: "Estimated", num: true } : null].filter(Boolean)),
             h(
               "tbody",
               {},
               perName.map((entry) =>
                 h(
                   "tr",
-                  { dataset: { name: entry.key, estimated: entry.estimated ? "true" : null } },
+                  { dataset: { name: entry.key } },
                   h("th", { scope: "row" }, entry.key),
-                  numCell(String(Number(entry.count) || 0), { class: "count", title: entry.estimated ? "estimated" : null })
+                  numCell(String(Number(entry.count) || 0), { class: "count" }),
+                  showEstimates ? numCell(typeof entry.estimated === "number" ? `≈${Math.round(entry.estimated)}` : "", { class: "estimated" }) : null
                 )
               )
             )
@@ -2363,7 +2398,7 @@
       if (!value || typeof value !== "object") return value ? String(value) : "";
       const entries = Object.entries(value);
       if (!entries.length) return "";
-      return h("dl", { class: "details" }, entries.map(([key, item]) => [h("dt", {}, key), h("dd", {}, typeof item === "string" ? item : JSON.stringify(item))]));
+      return h("dl", { class: "kv" }, entries.map(([key, item]) => [h("dt", {}, key), h("dd", {}, typeof item === "string" ? item : JSON.stringify(item))]));
     };
     root.append(
       h(

@@ -16,6 +16,7 @@ TOKEN=$("$BIN_DIR/suite" --data-dir "$DATA" users add fuzz --json | python3 -c '
 SERVER=$!
 for _ in $(seq 1 100); do [ -s "$DATA/serve.out" ] && break; sleep 0.1; done
 URL=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["url"])' "$DATA/serve.out")
-"$VENV/bin/st" run "$URL/openapi.json" -H "Authorization: Bearer $TOKEN" \
+# /v1/changes/stream never ends (server-sent events): documented, not fuzzed.
+"$VENV/bin/st" run "$URL/openapi.json" -H "Authorization: Bearer $TOKEN" --exclude-path /v1/changes/stream \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
     --request-timeout 40 --max-examples "${EXAMPLES:-25}" --seed 1

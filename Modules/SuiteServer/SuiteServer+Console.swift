@@ -94,7 +94,9 @@ extension SuiteServer {
         var session: (ServerAccounts.Account, String)?
         var response = try await handle("/v1/session", request) { request in
             var request = request
-            let buffer = try await request.collectBody(upTo: 16 * 1024)
+            guard let buffer = try? await request.collectBody(upTo: 16 * 1024) else {
+                throw ServerError(.tooLarge, "the body is over 16 KiB: send {\"signIn\": \"…\"} or {\"token\": \"…\"}")
+            }
             let body = try? JSONValue(parsing: String(decoding: buffer.readableBytesView, as: UTF8.self))
             guard let object = body?.objectValue, object.count == 1,
                 let key = object.keys.first, let token = object[key]?.stringValue

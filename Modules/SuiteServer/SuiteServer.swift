@@ -227,6 +227,9 @@ public struct SuiteServer: Sendable {
             as HTTPError where error.status == .contentTooLarge
         {
             throw tooLarge()
+        } catch is NIOTooManyBytesError {
+            // A chunked body (no Content-Length) over the limit.
+            throw tooLarge()
         }
         guard buffer.readableBytes > 0 else { return (account, nil) }
         do {

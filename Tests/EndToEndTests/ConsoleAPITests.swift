@@ -206,6 +206,19 @@ extension RealBinary {
                 server, "POST", "/v1/storage/cleanup", headers: root, body: #"{"category":"video"}"#)
             #expect(dryRun.status == 200 && dryRun.json["dryRun"] == true && dryRun.json["freed"]?["items"] == 0)
             #expect(try Self.call(server, "POST", "/v1/storage/cleanup", headers: ana, body: "{}").status == 403)
+            let confirm = try Self.call(
+                server, "POST", "/v1/storage/cleanup", headers: root, body: #"{"category":"video","confirm":"yes"}"#)
+            #expect(confirm.status == 400)
+
+            // Bodies over the limit are 413, with or without a Content-Length (chunked).
+            let big = try TestSupport.makeTemporaryDirectory("console-big").appendingPathComponent("big.json")
+            try Data(#"{"data":{"x":""#.utf8 + [UInt8](repeating: 0x61, count: 1_100_000) + #""}}"#.utf8).write(to: big)
+            let chunked = try server.request(
+                "PUT", "/v1/docs/users/ana", headers: ana + ["Transfer-Encoding: chunked"], bodyFile: big.path)
+            #expect(chunked.status == 413 && chunked.json["error"]?["code"] == "tooLarge", "\(chunked.json)")
+            let session = try server.request(
+                "POST", "/v1/session", headers: ["Transfer-Encoding: chunked"], bodyFile: big.path)
+            #expect(session.status == 413)
 
             let usage = try Self.call(server, "GET", "/v1/usage?days=7", headers: root)
             #expect(usage.status == 200 && usage.json["days"]?.arrayValue?.count == 7)

@@ -167,7 +167,14 @@ extension SuiteContext {
             throw ServerError(
                 .invalidRequest, "say what to clean", hint: "name a group, a category or olderThan")
         }
-        let confirm = object["confirm"]?.boolValue ?? false
+        var confirm = false
+        if let value = object["confirm"], value != .null {
+            guard let flag = value.boolValue else {
+                throw ServerError(
+                    .invalidRequest, "confirm must be true or false", hint: "false (or none) is a dry run")
+            }
+            confirm = flag
+        }
         let cleaner = StorageCleaner(index: try await storageIndex(), bus: bus, logger: logger)
         guard confirm else {
             guard case .object(var plan) = try Self.json(try await cleaner.plan(filter, listing: 20)) else {

@@ -34,4 +34,7 @@ public enum DocumentEngineOperation: String, Sendable, Hashable, CaseIterable {
     /// ``DocumentEngine/scanReadingDocuments(_:)``: the plugin scans and reads in one call (scanning, then reading,
     /// itself when its engine cannot do both at once). A plugin built before it answers "unsupported".
     case scanDocuments
+    /// ``DocumentEngine/collectionIDs(under:)``. A plugin built before it, or whose engine cannot list collections,
+    /// answers "unsupported"; the host's answer is then `nil`.
+    case collectionIDs
 }

@@ -33,6 +33,8 @@ public enum DocumentEngineRequest: Sendable, Hashable {
     case shutdown
     /// ``DocumentEngine/scanReadingDocuments(_:)``.
     case scanDocuments(IndexScan)
+    /// ``DocumentEngine/collectionIDs(under:)``.
+    case collectionIDs(parent: String?)
 
     /// The operation this request is sent as.
     public var operation: DocumentEngineOperation {
@@ -52,6 +54,7 @@ public enum DocumentEngineRequest: Sendable, Hashable {
         case .compareAndSetMetadata: .compareAndSetMetadata
         case .shutdown: .shutdown
         case .scanDocuments: .scanDocuments
+        case .collectionIDs: .collectionIDs
         }
     }
 
@@ -98,6 +101,11 @@ public enum DocumentEngineRequest: Sendable, Hashable {
                 let hits = try await engine.scan(scan)
                 let documents = try await engine.documents(at: hits.map(\.path))
                 return .scanned(ScannedDocuments(hits: hits, documents: documents))
+            case .collectionIDs(let parent):
+                guard let ids = try await engine.collectionIDs(under: parent) else {
+                    throw DocumentsError(.unsupported, "this documents engine cannot list collections")
+                }
+                return .names(ids)
             }
         } catch let error as DocumentsError {
             return .failure(error)
@@ -149,6 +157,8 @@ public enum DocumentEngineResponse: Sendable {
     case flag(Bool)
     /// `scanDocuments`' hits, each with its document.
     case scanned(ScannedDocuments)
+    /// `collectionIDs`' ids.
+    case names([String])
     /// The engine threw; the code, message and hint cross the boundary (the underlying error does not).
     case failure(DocumentsError)
 }

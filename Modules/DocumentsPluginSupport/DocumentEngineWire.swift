@@ -125,6 +125,8 @@ public enum DocumentEngineWire {
             w.optionalBlob(new)
         case .shutdown:
             break
+        case .collectionIDs(let parent):
+            w.optionalString(parent)
         }
         return w.bytes
     }
@@ -232,6 +234,8 @@ public enum DocumentEngineWire {
             request = .compareAndSetMetadata(key: key, expected: expected, new: try r.optionalBlob())
         case .shutdown:
             request = .shutdown
+        case .collectionIDs:
+            request = .collectionIDs(parent: try r.optionalString())
         }
         try r.finish()
         return request
@@ -240,7 +244,7 @@ public enum DocumentEngineWire {
     // MARK: - Responses
 
     private enum Tag: UInt8 {
-        case failure = 0, commit, documents, hits, listed, changes, sequence, metadata, done, flag, scanned
+        case failure = 0, commit, documents, hits, listed, changes, sequence, metadata, done, flag, scanned, names
     }
 
     /// Encodes `response`.
@@ -294,6 +298,10 @@ public enum DocumentEngineWire {
         case .flag(let value):
             w.u8(Tag.flag.rawValue)
             w.bool(value)
+        case .names(let names):
+            w.u8(Tag.names.rawValue)
+            w.count(names.count)
+            for name in names { w.string(name) }
         case .scanned(let scanned):
             w.bytes.reserveCapacity(
                 8
@@ -393,6 +401,12 @@ public enum DocumentEngineWire {
                 documents.append(try r.optionalDocument())
             }
             response = .scanned(ScannedDocuments(hits: hits, documents: documents))
+        case .names:
+            let n = try r.count(minimumSize: 4)
+            var names: [String] = []
+            names.reserveCapacity(n)
+            for _ in 0..<n { names.append(try r.string()) }
+            response = .names(names)
         }
         try r.finish()
         return response
@@ -418,6 +432,7 @@ public enum DocumentEngineWire {
         case .addIndexEntries, .removeIndex, .setMetadata, .waitChanges, .shutdown: .done
         case .compareAndSetMetadata: .flag
         case .scanDocuments: .scanned
+        case .collectionIDs: .names
         }
     }
 

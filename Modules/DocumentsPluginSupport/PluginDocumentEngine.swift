@@ -157,6 +157,19 @@ public struct PluginDocumentEngine: DocumentEngine {
         return scanned
     }
 
+    /// The plugin engine's collection ids; `nil` from a plugin built before the operation or whose engine cannot list
+    /// them.
+    public func collectionIDs(under parentPath: String?) async throws -> [String]? {
+        let response: DocumentEngineResponse
+        do {
+            response = try await send(.collectionIDs(parent: parentPath))
+        } catch let error as DocumentsError where error.underlying is PluginError || error.code == .unsupported {
+            return nil
+        }
+        guard case .names(let names) = response else { throw mismatch(.collectionIDs) }
+        return names
+    }
+
     /// Ends the plugin's engine gracefully (its connections close).
     public func shutdown() async {
         _ = try? await send(.shutdown)

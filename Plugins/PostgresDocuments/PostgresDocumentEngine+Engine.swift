@@ -237,6 +237,26 @@ extension PostgresDocumentEngine: DocumentEngine {
         }
     }
 
+    /// The collection ids under `parentPath`: a skip scan of the `(parent, name_key)` index, a few seeks per id.
+    func collectionIDs(under parentPath: String?) async throws -> [String]? {
+        try await EnginePath.collectionIDs(under: parentPath) { [self] lower, inclusive, upper in
+            var bindings = PostgresBindings()
+            bindings.append(lower)
+            var sql = "SELECT parent FROM \(schema).documents WHERE parent \(inclusive ? ">=" : ">") $1"
+            if let upper {
+                bindings.append(upper)
+                sql += " AND parent < $2"
+            }
+            let query = PostgresQuery(unsafeSQL: sql + " ORDER BY parent LIMIT 1", binds: bindings)
+            return try await run("listing collections", idempotent: true) { [self] connection in
+                for try await parent in try await connection.query(query, logger: logger).decode(String.self) {
+                    return parent
+                }
+                return nil
+            }
+        }
+    }
+
     func lastSequence() async throws -> Int64 {
         try await run("reading the last sequence") { [self] connection in
             let rows = try await connection.query(

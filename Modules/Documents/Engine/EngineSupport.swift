@@ -467,3 +467,29 @@ struct CommitChecks: Sendable {
         return CommitResult(sequence: result.sequence, documents: documents)
     }
 }
+
+extension EnginePath {
+    /// The collection ids under the document `parentPath` (the root when `nil`), sorted bytewise, from an engine's
+    /// sorted set of the collection paths holding documents ("parents"), read by `seek(lower, inclusive, upper)`: the
+    /// smallest parent at or after `lower` (after it when not `inclusive`) and below `upper` (unbounded when `nil`),
+    /// or `nil`. A skip scan: a few seeks per collection id however many documents there are.
+    package static func collectionIDs(
+        under parentPath: String?, seek: (_ lower: String, _ inclusive: Bool, _ upper: String?) async throws -> String?
+    ) async rethrows -> [String] {
+        let prefix = parentPath.map { $0 + "/" } ?? ""
+        // Parents under the prefix sort in [prefix, prefix with its final "/" raised to "0").
+        let upper = parentPath.map { $0 + "0" }
+        var ids = Set<String>()
+        var next = try await seek(prefix, true, upper)
+        while let parent = next, parent.hasPrefix(prefix) {
+            let id = String(parent.dropFirst(prefix.count).prefix { $0 != "/" })
+            ids.insert(id)
+            // `prefix + id` itself is followed by ids extending it (`id-x`, bytes below "/"), then by the deeper
+            // collections of `id` (`id/…`), which end below `id0`.
+            next =
+                parent == prefix + id
+                ? try await seek(parent, false, upper) : try await seek(prefix + id + "0", true, upper)
+        }
+        return ids.sorted { compareBytes(Array($0.utf8), Array($1.utf8)) < 0 }
+    }
+}

@@ -47,33 +47,19 @@ extension SQLiteDocumentEngine {
     var index: LogStructuredIndex { LogStructuredIndex(engine: self) }
 
     /// The collection ids under `parentPath` (the root when nil) holding a document at any depth: a skip scan of the
-    /// `(parent, doc_id)` key, a few seeks per collection id however many documents there are.
+    /// `(parent, doc_id)` key.
     public func collectionIDs(under parentPath: String?) async throws -> [String]? {
-        let prefix = parentPath.map { $0 + "/" } ?? ""
-        // Parents under the prefix sort in [prefix, prefix with its final "/" raised to "0").
-        let upper = parentPath.map { $0 + "0" }
-        let bound = upper == nil ? "" : " AND parent < ?3"
-        return try read { db in
-            let after = try SQLiteStatement(
-                db, "SELECT parent FROM documents WHERE parent > ?1\(bound) ORDER BY parent LIMIT 1")
-            let from = try SQLiteStatement(
-                db, "SELECT parent FROM documents WHERE parent >= ?1\(bound) ORDER BY parent LIMIT 1")
-            func seek(_ statement: SQLiteStatement, _ lower: String) throws -> String? {
-                defer { statement.reset() }
-                statement.bind(lower, at: 1)
-                if let upper { statement.bind(upper, at: 3) }
-                return try statement.step() ? statement.text(0) : nil
+        try await EnginePath.collectionIDs(under: parentPath) { lower, inclusive, upper in
+            let sql =
+                "SELECT parent FROM documents WHERE parent \(inclusive ? ">=" : ">") ?1"
+                + (upper == nil ? "" : " AND parent < ?2") + " ORDER BY parent LIMIT 1"
+            return try read { db in
+                let select = try SQLiteStatement(db, sql)
+                defer { select.reset() }
+                select.bind(lower, at: 1)
+                if let upper { select.bind(upper, at: 2) }
+                return try select.step() ? select.text(0) : nil
             }
-            var ids = Set<String>()
-            var next = try seek(from, prefix)
-            while let parent = next, parent.hasPrefix(prefix) {
-                let id = String(parent.dropFirst(prefix.count).prefix { $0 != "/" })
-                ids.insert(id)
-                // `prefix + id` itself is followed by ids extending it (`id-x`, bytes below "/"), then by the
-                // deeper collections of `id` (`id/…`), which end below `id0`.
-                next = try parent == prefix + id ? seek(after, parent) : seek(from, prefix + id + "0")
-            }
-            return ids.sorted { compareBytes(Array($0.utf8), Array($1.utf8)) < 0 }
         }
     }
 

@@ -1,0 +1,1 @@
+../DocumentsTests/DocumentEngineBrowseContractTests.swift

@@ -15,9 +15,21 @@ extension SuiteServer {
     /// The console's files by URL name: content type and bytes.
     static let consoleFiles: [String: (type: String, bytes: [UInt8])] = [
         "index.html": ("text/html; charset=utf-8", PackageResources.index_html),
-        "console.js": ("text/javascript; charset=utf-8", PackageResources.console_js),
         "console.css": ("text/css; charset=utf-8", PackageResources.console_css),
+        "components.css": ("text/css; charset=utf-8", PackageResources.components_css),
+        "pages.css": ("text/css; charset=utf-8", PackageResources.pages_css),
         "charts.js": ("text/javascript; charset=utf-8", PackageResources.charts_js),
+        "dom.js": ("text/javascript; charset=utf-8", PackageResources.dom_js),
+        "live.js": ("text/javascript; charset=utf-8", PackageResources.live_js),
+        "documents.js": ("text/javascript; charset=utf-8", PackageResources.documents_js),
+        "document.js": ("text/javascript; charset=utf-8", PackageResources.document_js),
+        "query.js": ("text/javascript; charset=utf-8", PackageResources.query_js),
+        "usage.js": ("text/javascript; charset=utf-8", PackageResources.usage_js),
+        "storage.js": ("text/javascript; charset=utf-8", PackageResources.storage_js),
+        "analytics.js": ("text/javascript; charset=utf-8", PackageResources.analytics_js),
+        "work.js": ("text/javascript; charset=utf-8", PackageResources.work_js),
+        "system.js": ("text/javascript; charset=utf-8", PackageResources.system_js),
+        "console.js": ("text/javascript; charset=utf-8", PackageResources.console_js),
     ]
 
     func addConsoleRoutes(to router: Router<BasicRequestContext>) {

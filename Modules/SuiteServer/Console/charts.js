@@ -10,9 +10,10 @@
 "use strict";
 
 (function () {
-  /// An HTML element with attributes and text or node children.
-  function html(name, attrs, ...children) {
-    const node = document.createElement(name);
+  const NS = "http://www.w3.org/2000/svg";
+
+  /// Fills `node` with attributes and text or node children.
+  function fill(node, attrs, children) {
     for (const [key, value] of Object.entries(attrs || {})) {
       if (value !== undefined && value !== null && value !== false) node.setAttribute(key, String(value));
     }
@@ -23,18 +24,14 @@
     return node;
   }
 
-  const NS = "http://www.w3.org/2000/svg";
+  /// An HTML element with attributes and text or node children.
+  function html(name, attrs, ...children) {
+    return fill(document.createElement(name), attrs, children);
+  }
 
+  /// An SVG element with attributes and text or node children.
   function svg(name, attrs, ...children) {
-    const node = document.createElementNS(NS, name);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (value !== undefined && value !== null && value !== false) node.setAttribute(key, String(value));
-    }
-    for (const child of children.flat()) {
-      if (child === undefined || child === null || child === false) continue;
-      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-    return node;
+    return fill(document.createElementNS(NS, name), attrs, children);
   }
 
   function niceMax(value) {

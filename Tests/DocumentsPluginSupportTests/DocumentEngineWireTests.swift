@@ -61,6 +61,8 @@ let sampleRequests: [DocumentEngineRequest] = [
     .compareAndSetMetadata(key: "costs", expected: [1], new: nil),
     .shutdown,
     .scanDocuments(IndexScan(index: "users|points", lower: IndexBound(key: [1], inclusive: false), limit: 20)),
+    .collectionIDs(parent: nil),
+    .collectionIDs(parent: "users/ana"),
 ]
 
 private let document1 = StoredDocument(
@@ -94,6 +96,8 @@ let sampleResponses: [(DocumentEngineOperation, DocumentEngineResponse)] = [
     (.shutdown, .done),
     (.compareAndSetMetadata, .flag(true)),
     (.compareAndSetMetadata, .flag(false)),
+    (.collectionIDs, .names(["orders", "orders-x", "ünïcode"])),
+    (.collectionIDs, .names([])),
     (
         .scanDocuments,
         .scanned(
@@ -122,7 +126,7 @@ struct DocumentEngineWireTests {
             DocumentEngineOperation.allCases.map(\.rawValue) == [
                 "commit", "get", "scan", "list", "listGroup", "changes", "lastSequence", "addIndexEntries",
                 "removeIndex", "metadata", "setMetadata", "waitChanges", "compareAndSetMetadata", "shutdown",
-                "scanDocuments",
+                "scanDocuments", "collectionIDs",
             ])
     }
 

@@ -60,8 +60,13 @@ actor Collected<Element: Sendable> {
 
     /// Waits until `count` items arrived (or about 5 s passed).
     func waitFor(_ count: Int) async -> [Element] {
+        await waitUntil { $0.count >= count }
+    }
+
+    /// Waits until the items meet `condition` (or about 5 s passed).
+    func waitUntil(_ condition: ([Element]) -> Bool) async -> [Element] {
         for _ in 0..<500 {
-            if items.count >= count { return items }
+            if condition(items) { return items }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return items

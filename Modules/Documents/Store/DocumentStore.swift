@@ -36,6 +36,11 @@ public final class DocumentStore: Sendable {
         /// Cost counters are written to the engine's metadata at most this often (and on ``DocumentStore/close()``
         /// and ``DocumentStore/flushCosts()``).
         public var costFlushInterval: Duration = .milliseconds(1000)
+        /// `documents.cost` events are published at most this often per store: the first operation after a quiet
+        /// interval is published at once, later ones are summed per kind and collection and published together when
+        /// the interval is over (and on ``DocumentStore/close()``). Sums are exact; a busy server publishes a few
+        /// events a second instead of one per read. Zero publishes every operation.
+        public var costEventInterval: Duration = .milliseconds(250)
         /// How long the declared-index list is trusted before it is read again from the engine's metadata (so that an
         /// index declared by another process is maintained by this one too). ``DocumentStore/declareIndex(_:)``
         /// waits this long before catching up with documents other processes wrote meanwhile.
@@ -68,6 +73,7 @@ public final class DocumentStore: Sendable {
         var sessionCosts = CostReport()
         var lastCostFlush: ContinuousClock.Instant
         var flushScheduled = false
+        var costEvents = CostEventThrottle()
         var closed = false
         var recorder: (any CommitRecorder)?
     }
@@ -85,7 +91,8 @@ public final class DocumentStore: Sendable {
     /// Creates a store over `engine`.
     /// - Parameters:
     ///   - engine: where documents live (``SQLiteDocumentEngine`` by default in `suite`).
-    ///   - bus: receives `documents.changed` after every commit and `documents.cost` after every billed operation.
+    ///   - bus: receives `documents.changed` after every commit and `documents.cost` for billed operations (summed
+    ///     over ``Options/costEventInterval``).
     ///   - clock: stamps commits; inject a ``ManualWallClock`` in tests.
     ///   - limits: document size, nesting depth and batch size limits.
     ///   - logger: the module's logger.
@@ -172,6 +179,7 @@ public final class DocumentStore: Sendable {
         }
         if wasClosed { return }
         await feed.stop()
+        publishCostEvents()
         do {
             try await flushCosts()
         } catch {
@@ -370,14 +378,29 @@ public final class DocumentStore: Sendable {
             }
             return false
         }
-        events?.publish(
-            DocumentsCost(
-                payload: .init(
-                    kind: kind, collection: collection, reads: counts.reads, writes: counts.writes,
-                    deletes: counts.deletes)))
+        if let events {
+            let now = ContinuousClock.now
+            let (due, wait) = state.withLock { state in
+                state.costEvents.add(
+                    kind: kind, collection: collection, counts, now: now, interval: options.costEventInterval)
+            }
+            for payload in due { events.publish(DocumentsCost(payload: payload)) }
+            if let wait {
+                Task { [weak self] in
+                    try? await Task.sleep(for: wait)
+                    self?.publishCostEvents()
+                }
+            }
+        }
         if shouldFlush {
             Task { [weak self] in try? await self?.flushCosts() }
         }
+    }
+
+    /// Publishes the summed `documents.cost` events still held back.
+    func publishCostEvents() {
+        let due = state.withLock { $0.costEvents.take(now: ContinuousClock.now) }
+        for payload in due { events?.publish(DocumentsCost(payload: payload)) }
     }
 
     // MARK: Time

@@ -21,7 +21,7 @@ import traceback
 
 try:
     from selenium import webdriver
-    from selenium.common.exceptions import TimeoutException
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -86,10 +86,23 @@ class Console:
         self.out = out
 
     def wait(self, condition, timeout=15, what="the condition"):
+        # The live view re-renders what it shows when a change arrives: an element read a moment ago may be gone.
+        ignored = (NoSuchElementException, StaleElementReferenceException)
         try:
-            return WebDriverWait(self.driver, timeout).until(lambda d: condition())
+            return WebDriverWait(self.driver, timeout, ignored_exceptions=ignored).until(lambda d: condition())
         except TimeoutException:
             raise AssertionError(f"timed out waiting for {what}")
+
+    def click(self, css):
+        """Clicks `css`, again if a re-render replaced the element in between."""
+        def attempt():
+            self.find(css).click()
+            return True
+        self.wait(attempt, what=f"{css} to be clickable")
+
+    def text(self, css):
+        """The text of `css`, read again if a re-render replaced the element in between."""
+        return self.wait(lambda: self.find(css).text + "\u0000", what=f"the text of {css}")[:-1]
 
     def find(self, css):
         return self.driver.find_element(By.CSS_SELECTOR, css)
@@ -174,7 +187,7 @@ def seed(suite, root):
 
 def check_sign_in_through_the_printed_link(c, ctx):
     c.driver.get(ctx["console"])
-    c.wait(lambda: "admin" in c.find("#whoami").text if c.all("#whoami") else False, what="#whoami to show admin")
+    c.wait(lambda: "admin" in c.text("#whoami") if c.all("#whoami") else False, what="#whoami to show admin")
     assert "#token=" not in c.driver.current_url, f"the token stayed in the address bar: {c.driver.current_url}"
     # The link works once.
     status = c.driver.execute_script(
@@ -192,9 +205,9 @@ def check_documents_browse_and_page_through(c, ctx):
     c.go("#/documents/products", "documents")
     c.present("table#doc-list tr[data-path]")
     assert len(c.all("table#doc-list tr[data-path]")) == 50, len(c.all("table#doc-list tr[data-path]"))
-    c.find("#doc-more").click()
+    c.click("#doc-more")
     c.wait(lambda: len(c.all("table#doc-list tr[data-path]")) == 100, what="the second page (100 rows)")
-    c.find("#doc-more").click()
+    c.click("#doc-more")
     c.wait(lambda: len(c.all("table#doc-list tr[data-path]")) == 120, what="the last page (120 rows)")
     c.wait(lambda: not c.find("#doc-more").is_displayed(), what="#doc-more to hide after the last page")
     c.shot("documents-collection")
@@ -206,7 +219,7 @@ def check_document_fields_with_types(c, ctx):
     row = c.find("table#doc-fields tr[data-field='points']")
     assert row.find_element(By.CSS_SELECTOR, ".field-value").text.strip() == "10", row.text
     assert "integer" in row.find_element(By.CSS_SELECTOR, ".field-type").text.lower(), row.text
-    joined = c.find("table#doc-fields tr[data-field='joined'] .field-type").text.lower()
+    joined = c.text("table#doc-fields tr[data-field='joined'] .field-type").lower()
     assert "timestamp" in joined, joined
     c.present("ul#subcollections a")
     assert any("orders" in a.text for a in c.all("ul#subcollections a"))
@@ -215,11 +228,12 @@ def check_document_fields_with_types(c, ctx):
 
 def check_edit_in_the_console_shows_in_the_cli(c, ctx):
     c.go("#/doc/users/ana", "documents")
-    c.present("#doc-edit").click()
+    c.present("#doc-edit")
+    c.click("#doc-edit")
     area = c.present("#doc-json")
     area.clear()
     area.send_keys('{"name": "Ana", "points": 42}')
-    c.find("#doc-save").click()
+    c.click("#doc-save")
     deadline = time.time() + 10
     while time.time() < deadline:
         data = ctx["suite"].json("docs", "get", "users/ana").get("data", {})
@@ -227,15 +241,14 @@ def check_edit_in_the_console_shows_in_the_cli(c, ctx):
             break
         time.sleep(0.2)
     assert data.get("points") == 42, f"suite docs get shows {data}"
-    c.wait(lambda: c.all("table#doc-fields tr[data-field='points'] .field-value")
-           and c.find("table#doc-fields tr[data-field='points'] .field-value").text.strip() == "42",
+    c.wait(lambda: c.text("table#doc-fields tr[data-field='points'] .field-value").strip() == "42",
            what="the field table to show 42")
     # Bad JSON is refused in the page, not sent.
-    c.find("#doc-edit").click()
+    c.click("#doc-edit")
     area = c.present("#doc-json")
     area.clear()
     area.send_keys('{"points": ')
-    c.find("#doc-save").click()
+    c.click("#doc-save")
     c.wait(lambda: c.error() is not None, what="an error for invalid JSON")
     assert ctx["suite"].json("docs", "get", "users/ana")["data"]["points"] == 42
 
@@ -244,7 +257,7 @@ def check_live_view_updates_without_reload(c, ctx):
     c.go("#/documents/users", "documents")
     c.present("table#doc-list tr[data-path='users/ana']")
     c.driver.execute_script("window.__noReload = 'still here'")
-    c.wait(lambda: "live" in c.find("#live-status").text.lower(), what="#live-status to say live")
+    c.wait(lambda: "live" in c.text("#live-status").lower(), what="#live-status to say live")
     ctx["suite"].run("docs", "set", "users/carol", '{"name": "Carol", "points": 7}')
     c.present("table#doc-list tr[data-path='users/carol']", timeout=10)
     c.present("ol#live-log li[data-path='users/carol']", timeout=5)
@@ -254,13 +267,14 @@ def check_live_view_updates_without_reload(c, ctx):
 
 def check_delete_asks_first(c, ctx):
     c.go("#/doc/users/carol", "documents")
-    c.present("#doc-delete").click()
+    c.present("#doc-delete")
+    c.click("#doc-delete")
     c.wait(lambda: c.find("#confirm-dialog").is_displayed(), what="the confirmation dialog")
-    c.find("#confirm-no").click()
+    c.click("#confirm-no")
     assert ctx["suite"].run("docs", "get", "users/carol", check=False).returncode == 0, "deleted without a yes"
-    c.find("#doc-delete").click()
+    c.click("#doc-delete")
     c.wait(lambda: c.find("#confirm-dialog").is_displayed(), what="the confirmation dialog")
-    c.find("#confirm-yes").click()
+    c.click("#confirm-yes")
     deadline = time.time() + 10
     while ctx["suite"].run("docs", "get", "users/carol", check=False).returncode == 0 and time.time() < deadline:
         time.sleep(0.2)
@@ -275,11 +289,11 @@ def check_query_with_explain(c, ctx):
     limit = c.find("#query-limit")
     limit.clear()
     limit.send_keys("5")
-    c.find("#query-run").click()
+    c.click("#query-run")
     c.wait(lambda: len(c.all("table#query-results tr[data-path]")) == 5, what="5 query results")
     paths = [r.get_attribute("data-path") for r in c.all("table#query-results tr[data-path]")]
     assert paths == [f"products/p{i:03d}" for i in (119, 118, 117, 116, 115)], paths
-    explain = c.find("pre#query-explain").text
+    explain = c.text("pre#query-explain")
     assert "index" in explain and "products" in explain, explain
     c.shot("query")
 
@@ -288,7 +302,7 @@ def check_usage_matches_the_cli(c, ctx):
     expected = {line["collection"]: line for line in ctx["suite"].json("analytics", "cost")["collections"]}
     c.go("#/usage", "usage")
     c.present("table#usage-table tr[data-collection='products']")
-    shown = float(c.find("table#usage-table tr[data-collection='products'] .writes").text.replace(",", ""))
+    shown = float(c.text("table#usage-table tr[data-collection='products'] .writes").replace(",", ""))
     assert shown >= 120, f"products writes shown {shown}"
     # The server keeps counting while the test runs; the CLI's figure was read just before the page.
     assert shown >= expected["products"]["writes"], (shown, expected["products"])
@@ -306,20 +320,21 @@ def check_storage_totals_groups_and_cleanup(c, ctx):
     c.shot("storage")
     c.go("#/storage/group/g1", "storage")
     c.present("#group-detail")
-    assert "b.mp4" in c.find("#group-detail").text
+    assert "b.mp4" in c.text("#group-detail")
     c.shot("storage-group")
     c.go("#/storage", "storage")
     c.present("#cleanup-category")
     c.driver.execute_script(
         "const s = document.querySelector('#cleanup-category'); s.value = 'video';"
         "s.dispatchEvent(new Event('change', {bubbles: true}));")
-    c.find("#cleanup-preview").click()
+    c.click("#cleanup-preview")
     c.wait(lambda: c.all("#cleanup-result[data-items]")
            and c.find("#cleanup-result").get_attribute("data-items") == "1", what="the dry run (1 item)")
     assert os.path.exists(os.path.join(ctx["root"], "chats/g1/b.mp4")), "the dry run deleted the file"
-    c.present("#cleanup-confirm").click()
+    c.present("#cleanup-confirm")
+    c.click("#cleanup-confirm")
     c.wait(lambda: c.find("#confirm-dialog").is_displayed(), what="the confirmation dialog")
-    c.find("#confirm-yes").click()
+    c.click("#confirm-yes")
     c.wait(lambda: c.all("#cleanup-result[data-deleted]")
            and c.find("#cleanup-result").get_attribute("data-deleted") == "1", what="1 deleted")
     assert not os.path.exists(os.path.join(ctx["root"], "chats/g1/b.mp4")), "the file is still on disk"
@@ -330,9 +345,9 @@ def check_analytics_per_name_and_queue(c, ctx):
     queue = ctx["suite"].json("analytics", "queue")
     c.go("#/analytics", "analytics")
     c.present("table#analytics-names tr[data-name='screen_view']")
-    count = c.find("table#analytics-names tr[data-name='screen_view'] .count").text.strip()
+    count = c.text("table#analytics-names tr[data-name='screen_view'] .count").strip()
     assert count == "3", count
-    assert c.find("table#analytics-names tr[data-name='login_done'] .count").text.strip() == "2"
+    assert c.text("table#analytics-names tr[data-name='login_done'] .count").strip() == "2"
     assert c.find("#analytics-queue").get_attribute("data-pending") == str(queue["pending"]), queue
     assert c.all("#analytics-per-day svg"), "no per-day chart"
     c.shot("analytics")
@@ -346,7 +361,7 @@ def check_work_month_week_and_team(c, ctx):
     c.driver.execute_script(
         "const m = document.querySelector('#work-month'); m.value = arguments[0];"
         "m.dispatchEvent(new Event('change', {bubbles: true}));", ctx["seed"]["month"])
-    c.find("#work-show").click()
+    c.click("#work-show")
     day = ctx["seed"]["days"][0]
     c.present(f"table#work-calendar td[data-date='{day}']")
     c.ready("work")
@@ -403,7 +418,7 @@ def check_a_user_without_rights_sees_403(c, ctx):
     link = ctx["suite"].json("users", "signin", "ana", "--url", ctx["url"])["link"]
     c.driver.get("about:blank")
     c.driver.get(link)
-    c.wait(lambda: c.all("#whoami") and "ana" in c.find("#whoami").text, what="#whoami to show ana")
+    c.wait(lambda: c.all("#whoami") and "ana" in c.text("#whoami"), what="#whoami to show ana")
     c.go("#/system", "system")
     error = c.wait(lambda: c.error(), what="a 403 message")
     assert error[0] == "forbidden" and error[1], error

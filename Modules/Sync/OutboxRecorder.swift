@@ -25,6 +25,9 @@ struct OutboxRecorder: CommitRecorder {
             return last
         }
         shared.state.withLock { $0.pending += 1 }
+        shared.pendingPaths.withLock { counts in
+            for path in Set(mutation.compactMap({ $0["path"]?.stringValue })) { counts[path, default: 0] += 1 }
+        }
         return [
             .object([
                 "op": "set", "path": .string("\(SyncClient.outboxPath)/\(id)"),
@@ -33,5 +36,11 @@ struct OutboxRecorder: CommitRecorder {
                 ]),
             ])
         ]
+    }
+
+    /// Whether the outbox holds writes to `path` (as of the last count; a failed commit is corrected at the next
+    /// sync).
+    func hasPendingWrites(at path: String) -> Bool {
+        shared.pendingPaths.withLock { ($0[path] ?? 0) > 0 }
     }
 }

@@ -87,6 +87,7 @@ extension SyncClient {
             shared.state.withLock { $0.pending = max(0, $0.pending - batch.count) }
             for conflict in conflicts { events?.publish(SyncConflictEvent(payload: conflict)) }
         }
+        try await refreshPending()
         return acknowledged
     }
 
@@ -120,7 +121,7 @@ extension SyncClient {
                 try await CommitRecording.withoutRecording { try await store.batch(json: .array(writes)).commit() }
             }
             shared.state.withLock { $0.checkpoint = page.sequence }
-            for conflict in overridden { events?.publish(SyncConflictEvent(payload: conflict)) }
+            for conflict in overridden { events?.publish(SyncConflictEvent(payload: try await resolve(conflict))) }
             pulled += page.changes.count
             if !page.more { break }
         }
@@ -156,6 +157,31 @@ extension SyncClient {
                     reason: "overridden by a later write on the server", ours: ours, theirs: change.data))
         }
         return conflicts
+    }
+
+    /// Asks the resolver (if any) how `conflict` ends and writes its choice locally (a new write, recorded in the
+    /// outbox); returns the conflict with its resolution.
+    func resolve(_ conflict: SyncConflictEvent.Payload) async throws -> SyncConflictEvent.Payload {
+        guard let resolver = shared.resolver.withLock({ $0 }), let path = conflict.paths.first else { return conflict }
+        var resolved = conflict
+        let document: JSONValue?
+        switch await resolver(conflict) {
+        case .acceptServer: return conflict
+        case .keepLocal:
+            document = conflict.ours
+            resolved.resolution = "local"
+        case .replace(let replacement):
+            document = replacement
+            resolved.resolution = "replaced"
+        }
+        let write: JSONValue =
+            if let document {
+                .object(["op": "set", "path": .string(path), "data": document])
+            } else {
+                .object(["op": "delete", "path": .string(path)])
+            }
+        _ = try await local { try await store.batch(json: .array([write])).commit() }
+        return resolved
     }
 
     /// Where the replica keeps the server sequence of its last acknowledged write to `path`.

@@ -32,6 +32,12 @@ public final class SyncClient: Sendable {
     /// Mutations pushed per request.
     public static let pushBatch = 400
 
+    /// Sets (or removes, with nil) the hook that decides a conflict: a document this replica wrote that another
+    /// replica's later write replaced. Without one the server's version stays; either way a `sync.conflict` event
+    /// says what happened. Rejections by the server (rules, preconditions) are not offered: the server's refusal
+    /// stands.
+    public func setResolver(_ resolver: SyncResolver?) { shared.resolver.withLock { $0 = resolver } }
+
     /// Closes the replica's part: the store stops recording commits into the outbox.
     public func detach() { store.setCommitRecorder(nil) }
 
@@ -59,10 +65,9 @@ public final class SyncClient: Sendable {
         let lastSync = try snapshot.get("lastSync", as: Timestamp.self)?.date
         let lastError = try snapshot.get("lastError", as: String.self)
         let offline = try snapshot.get("offline", as: Bool.self) ?? false
-        let pending = try await pendingMutations(limit: nil).count
+        try await refreshPending()
         shared.state.withLock {
             $0.checkpoint = checkpoint
-            $0.pending = pending
             $0.lastSync = lastSync
             $0.lastError = lastError
             $0.offline = offline
@@ -98,14 +103,21 @@ public final class SyncClient: Sendable {
         }
     }
 
-    /// Counts the outbox again (the recorder's count is an estimate between syncs).
+    /// Counts the outbox again, mutations and paths (the recorder's counts are estimates between syncs).
     func refreshPending() async throws {
-        let count = try await pendingMutations(limit: nil).count
-        shared.state.withLock { $0.pending = count }
+        let pending = try await pendingMutations(limit: nil)
+        var paths: [String: Int] = [:]
+        for entry in pending {
+            for path in Set(entry.mutation.writes.compactMap({ $0["path"]?.stringValue })) {
+                paths[path, default: 0] += 1
+            }
+        }
+        shared.state.withLock { $0.pending = pending.count }
+        shared.pendingPaths.withLock { $0 = paths }
     }
 
-    /// The paths the outbox still has writes for (the documents whose local state the server has not acknowledged:
-    /// Firestore's `hasPendingWrites`).
+    /// The paths the outbox still has writes for (the documents whose local state the server has not acknowledged).
+    /// Snapshots of the replica's store carry the same in ``Documents/SnapshotMetadata/hasPendingWrites``.
     public func pendingPaths() async throws -> Set<String> {
         Set(
             try await pendingMutations(limit: nil).flatMap { $0.mutation.writes.compactMap { $0["path"]?.stringValue } }
@@ -173,4 +185,8 @@ public final class SyncClient: Sendable {
 final class SyncShared: Sendable {
     let state = Mutex(SyncStatus(pending: 0, checkpoint: 0, lastSync: nil, lastError: nil, offline: false))
     let lastOrder = Mutex<Int64>(0)
+    /// Outbox mutations per document path: what snapshots report as `hasPendingWrites`.
+    let pendingPaths = Mutex<[String: Int]>([:])
+    /// Decides conflicts; nil: the server's version stays.
+    let resolver = Mutex<SyncResolver?>(nil)
 }

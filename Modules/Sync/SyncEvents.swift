@@ -42,18 +42,46 @@ public struct SyncConflictEvent: BusEvent {
         public var ours: JSONValue?
         /// For a later write: the document as the server has it now.
         public var theirs: JSONValue?
+        /// How it ended: `server` (the server's version stays, the default), `local` (this replica's version was
+        /// written again) or `replaced` (the resolver's document was written); a new local write goes to the server
+        /// at the next sync.
+        public var resolution: String
 
         /// Creates a payload.
-        public init(mutation: String, paths: [String], reason: String, ours: JSONValue? = nil, theirs: JSONValue? = nil)
-        {
+        public init(
+            mutation: String, paths: [String], reason: String, ours: JSONValue? = nil, theirs: JSONValue? = nil,
+            resolution: String = "server"
+        ) {
             self.mutation = mutation
             self.paths = paths
             self.reason = reason
             self.ours = ours
             self.theirs = theirs
+            self.resolution = resolution
         }
     }
 
     /// Creates the event.
     public init(payload: Payload) { self.payload = payload }
 }
+
+/// What a ``SyncResolver`` decides for a document another replica's later write replaced.
+public enum SyncResolution: Sendable, Hashable {
+    /// The server's version stays (what happens without a resolver).
+    case acceptServer
+    /// This replica's version is written again, as a new local write that the next sync sends.
+    case keepLocal
+    /// This document (tagged JSON, as in the conflict; `nil` deletes it) is written as a new local write.
+    case replace(JSONValue?)
+}
+
+/// Decides a conflict: given the ``SyncConflictEvent/Payload`` (with `ours` and `theirs`), how it ends. It runs
+/// during a pull, after the server's version is in the replica; it must not sync.
+///
+/// ```swift
+/// sync.setResolver { conflict in
+///     // A draft this replica wrote wins; otherwise the server's version stays.
+///     conflict.ours?["draft"] == true ? .keepLocal : .acceptServer
+/// }
+/// ```
+public typealias SyncResolver = @Sendable (SyncConflictEvent.Payload) async -> SyncResolution

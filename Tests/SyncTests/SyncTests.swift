@@ -242,4 +242,68 @@ import Testing
         #expect(conflicts.withLock { $0.count } == 1)
         subscription.cancel()
     }
+
+    @Test func snapshotsShowPendingWritesUntilTheServerHasThem() async throws {
+        let world = try World()
+        let (a, link) = try await world.replica("a")
+        link.isOnline = false
+        try await a.write([.object(["op": "set", "path": "users/ana", "data": ["points": 1]])])
+        _ = try await world.server.document("users/bob").setData(["points": 2])
+        #expect(try await a.store.document("users/ana").getDocument().metadata.hasPendingWrites)
+        let listener = try a.store.document("users/ana").snapshots()
+        var updates = listener.makeAsyncIterator()
+        #expect(try await updates.next()?.metadata.hasPendingWrites == true)
+        let query = try await a.store.collection("users").query.getDocuments()
+        #expect(query.metadata.hasPendingWrites && query.documents.map(\.metadata.hasPendingWrites) == [true])
+
+        link.isOnline = true
+        try await a.sync()
+        #expect(try await a.store.document("users/ana").getDocument().metadata.hasPendingWrites == false)
+        #expect(try await a.store.document("users/bob").getDocument().metadata.hasPendingWrites == false)
+        // The pull rewrote the document with the server's version: the listener says it is confirmed.
+        #expect(try await updates.next()?.metadata.hasPendingWrites == false)
+        let after = try await a.store.collection("users").query.getDocuments()
+        #expect(!after.metadata.hasPendingWrites && after.count == 2)
+    }
+
+    @Test func aResolverKeepsOrReplacesAnOverriddenWrite() async throws {
+        let world = try World()
+        let bus = EventBus()
+        let conflicts = Mutex<[SyncConflictEvent.Payload]>([])
+        let subscription = bus.subscribe(to: SyncConflictEvent.self) { event in
+            conflicts.withLock { $0.append(event.payload) }
+        }
+        let (a, _) = try await world.replica("a", bus: bus)
+        let (b, _) = try await world.replica("b")
+        a.setResolver { conflict in conflict.paths == ["days/d1"] ? .keepLocal : .replace(["merged": true]) }
+        for path in ["days/d1", "days/d2"] {
+            try await a.write([.object(["op": "set", "path": .string(path), "data": ["by": "a"]])])
+        }
+        try await a.push()
+        for path in ["days/d1", "days/d2"] {
+            try await b.write([.object(["op": "set", "path": .string(path), "data": ["by": "b"]])])
+        }
+        try await b.sync()
+        try await a.pull()
+        let resolutions = conflicts.withLock {
+            Dictionary(uniqueKeysWithValues: $0.map { ($0.paths[0], $0.resolution) })
+        }
+        #expect(resolutions == ["days/d1": "local", "days/d2": "replaced"])
+        #expect(try await world.data(a.store, "days/d1")?["by"] == "a")
+        #expect(try await world.data(a.store, "days/d2")?["merged"] == true)
+        // The choices are new local writes: the next sync sends them, and the other replica gets them.
+        #expect(try await a.pendingPaths() == ["days/d1", "days/d2"])
+        try await a.sync()
+        try await b.sync()
+        #expect(try await world.data(world.server, "days/d1")?["by"] == "a")
+        #expect(try await world.data(b.store, "days/d2")?["merged"] == true)
+        // Without a resolver the server's version stays, as before.
+        a.setResolver(nil)
+        try await b.write([.object(["op": "set", "path": "days/d1", "data": ["by": "b again"]])])
+        try await b.sync()
+        try await a.pull()
+        #expect(try await world.data(a.store, "days/d1")?["by"] == "b again")
+        #expect(conflicts.withLock { $0.last?.resolution } == "server")
+        subscription.cancel()
+    }
 }

@@ -13,6 +13,15 @@ import Synchronization
 public protocol CommitRecorder: Sendable {
     /// The commit's writes; returns writes to add to it. Throwing fails the commit.
     func record(_ writes: [JSONValue]) throws -> [JSONValue]
+
+    /// Whether writes the recorder holds for the document at `path` still wait for a confirmation (a replica's
+    /// outbox): the store reports them as ``SnapshotMetadata/hasPendingWrites``. It must be quick. The default: none.
+    func hasPendingWrites(at path: String) -> Bool
+}
+
+extension CommitRecorder {
+    /// None: the recorder keeps nothing pending.
+    public func hasPendingWrites(at path: String) -> Bool { false }
 }
 
 /// Turns recording off for the commits a task makes.
@@ -29,6 +38,25 @@ extension DocumentStore {
     /// Sets (or removes, with nil) the store's recorder.
     public func setCommitRecorder(_ recorder: (any CommitRecorder)?) {
         state.withLock { $0.recorder = recorder }
+    }
+
+    /// `snapshots` with ``SnapshotMetadata/hasPendingWrites`` set where the recorder holds unconfirmed writes.
+    func markingPendingWrites(_ snapshots: [DocumentSnapshot]) -> [DocumentSnapshot] {
+        guard let recorder = state.withLock({ $0.recorder }) else { return snapshots }
+        return snapshots.map { snapshot in
+            var marked = snapshot
+            marked.metadata.hasPendingWrites = recorder.hasPendingWrites(at: snapshot.path.string)
+            return marked
+        }
+    }
+
+    /// `snapshot` with its documents marked, and pending writes flagged when any of them has some.
+    func markingPendingWrites(_ snapshot: QuerySnapshot) -> QuerySnapshot {
+        guard state.withLock({ $0.recorder }) != nil else { return snapshot }
+        var marked = snapshot
+        marked.documents = markingPendingWrites(snapshot.documents)
+        marked.metadata.hasPendingWrites = marked.documents.contains { $0.metadata.hasPendingWrites }
+        return marked
     }
 
     /// The writes to commit: `writes`, plus what the recorder adds.

@@ -269,7 +269,7 @@ extension DocumentStore {
         }
         knownSequence.max(result.sequence, ordering: .relaxed)
         feed.notifyCommit()
-        return snapshots
+        return markingPendingWrites(snapshots)
     }
 
     private static func check(_ precondition: WritePrecondition, path: DocumentPath, state: PathState) throws {

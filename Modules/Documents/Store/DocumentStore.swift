@@ -162,7 +162,7 @@ public final class DocumentStore: Sendable {
             }
         }
         for path in paths { recordCost(kind: "get", collection: path.collection.collectionID, CostCounts(reads: 1)) }
-        return result
+        return markingPendingWrites(result)
     }
 
     // MARK: Lifecycle

@@ -176,7 +176,7 @@ private actor DocumentListener: FeedListener {
         lastVersion = snapshot.version
         lastExists = snapshot.exists
         store.recordCost(kind: "listen", collection: path.collection.collectionID, CostCounts(reads: 1))
-        continuation.yield(snapshot)
+        continuation.yield(store.markingPendingWrites([snapshot])[0])
     }
 }
 
@@ -213,8 +213,9 @@ private actor QueryListener: FeedListener {
             store.recordCost(
                 kind: "listen", collection: query.costCollection, CostCounts(reads: Int64(max(1, results.count))))
             continuation.yield(
-                QuerySnapshot(
-                    documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: baseline))
+                store.markingPendingWrites(
+                    QuerySnapshot(
+                        documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: baseline)))
             try await drain { try await process($0) }
             if resyncPending { await resync(through: baseline) }
         } catch {
@@ -293,7 +294,9 @@ private actor QueryListener: FeedListener {
         let reads = changes.filter { $0.kind != .removed }.count
         store.recordCost(kind: "listen", collection: query.costCollection, CostCounts(reads: Int64(reads)))
         continuation.yield(
-            QuerySnapshot(documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: sequence))
+            store.markingPendingWrites(
+                QuerySnapshot(
+                    documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: sequence)))
     }
 
     func resync(through sequence: Int64) async {
@@ -306,8 +309,9 @@ private actor QueryListener: FeedListener {
             let reads = changes.filter { $0.kind != .removed }.count
             store.recordCost(kind: "listen", collection: query.costCollection, CostCounts(reads: Int64(reads)))
             continuation.yield(
-                QuerySnapshot(
-                    documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: sequence))
+                store.markingPendingWrites(
+                    QuerySnapshot(
+                        documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: sequence)))
         } catch {
             await fail(error)
         }

@@ -349,7 +349,8 @@ extension QueryConvertible {
         let result = try await QueryRunner(query: query).run()
         query.store.recordCost(
             kind: "query", collection: query.costCollection, CostCounts(reads: Int64(max(1, result.documents.count))))
-        return QuerySnapshot(documents: result.documents, documentChanges: [], sequence: result.sequence)
+        return query.store.markingPendingWrites(
+            QuerySnapshot(documents: result.documents, documentChanges: [], sequence: result.sequence))
     }
 
     /// Runs the query and reports how: index used (or collection scan), index entries scanned, documents read,

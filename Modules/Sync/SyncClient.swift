@@ -156,6 +156,32 @@ public final class SyncClient: Sendable {
         }
     }
 
+    /// Keeps the replica in step until the task is cancelled: pushes what is pending, then long-polls the server's
+    /// feed (each request held up to `wait` until a change arrives), so listeners on the replica's store see other
+    /// replicas' writes within moments. Offline, it retries with exponential backoff and jitter (1 s doubling to
+    /// 30 s), telling `onOffline`; `onPull` gets the changes of each pull that moved the checkpoint. Other errors
+    /// (a revoked token, a resync the server asks for) end it.
+    public func follow(
+        wait: Duration = .seconds(25), onPull: @Sendable (_ pulled: Int, _ checkpoint: Int64) -> Void = { _, _ in },
+        onOffline: @Sendable (_ error: SyncError, _ retryIn: Duration) -> Void = { _, _ in }
+    ) async throws {
+        var delay = 1.0
+        while !Task.isCancelled {
+            do {
+                try await push()
+                let before = status.checkpoint
+                let pulled = try await pull(wait: wait)
+                if pulled > 0 || status.checkpoint != before { onPull(pulled, status.checkpoint) }
+                delay = 1
+            } catch let error as SyncError where error.code == .offline {
+                let pause = Duration.milliseconds(Int(delay * 1000 * Double.random(in: 0.8...1.2)))
+                onOffline(error, pause)
+                try await Task.sleep(for: pause)
+                delay = min(delay * 2, 30)
+            }
+        }
+    }
+
     /// Keeps the last sync's time and error in `_sync/state`, for `suite sync status` in a later process.
     func persistStatus() async throws {
         let current = status

@@ -3,6 +3,7 @@ import Documents
 import Foundation
 import SuiteCore
 import SuiteHost
+import Sync
 
 extension DocsCommand {
     struct Import: SuiteSubcommand {
@@ -166,7 +167,8 @@ extension DocsCommand {
             discussion: """
                 A document path prints its snapshot after each change. A collection prints one line per change: \
                 {"type":"added|modified|removed","path","oldIndex","newIndex","document":{…}}, starting with the \
-                current documents as "added".
+                current documents as "added". With --remote the replica follows the server's feed meanwhile, so \
+                writes through other replicas show within moments.
                 """)
 
         @Argument(help: "A document path or a collection path.") var target: String
@@ -176,6 +178,15 @@ extension DocsCommand {
         @OptionGroup var globals: GlobalOptions
 
         func run(_ context: SuiteContext) async throws {
+            // A replica follows the server's feed meanwhile, so other replicas' writes show within moments.
+            let follower = try await context.syncClient().map { client in
+                Task {
+                    try await client.follow(onOffline: { error, _ in
+                        FileHandle.standardError.write(Data("sync: \(error.message); retrying\n".utf8))
+                    })
+                }
+            }
+            defer { follower?.cancel() }
             try await withStore(context) { store in
                 var printed = 0
                 func emit(_ line: JSONValue) -> Bool {

@@ -86,28 +86,19 @@ struct SyncCommand: AsyncParsableCommand, ModuleCommand {
 
         func run(_ context: SuiteContext) async throws {
             let client = try await SyncCommand.requireClient(context)
-            var delay = 1.0
-            while !Task.isCancelled {
-                do {
-                    try await client.push()
-                    let before = client.status.checkpoint
-                    let pulled = try await client.pull(wait: .seconds(25))
-                    if pulled > 0 || client.status.checkpoint != before {
-                        Output.print(
-                            globals.json
-                                ? JSONValue.object([
-                                    "pulled": .int(Int64(pulled)), "checkpoint": .int(client.status.checkpoint),
-                                ]).jsonString
-                                : "pulled \(pulled) changes (server sequence \(client.status.checkpoint))")
-                        Output.flush()
-                    }
-                    delay = 1
-                } catch let error as SyncError where error.code == .offline {
+            let json = globals.json
+            try await client.follow(
+                onPull: { pulled, checkpoint in
+                    Output.print(
+                        json
+                            ? JSONValue.object(["pulled": .int(Int64(pulled)), "checkpoint": .int(checkpoint)])
+                                .jsonString
+                            : "pulled \(pulled) changes (server sequence \(checkpoint))")
+                    Output.flush()
+                },
+                onOffline: { error, _ in
                     FileHandle.standardError.write(Data("sync: \(error.message); retrying\n".utf8))
-                    try await Task.sleep(for: .milliseconds(Int(delay * 1000 * Double.random(in: 0.8...1.2))))
-                    delay = min(delay * 2, 30)
-                }
-            }
+                })
         }
     }
 }

@@ -149,6 +149,32 @@ extension RealBinary {
             #expect(server.stop() == 0)
         }
 
+        /// `suite docs watch` on a replica follows the server's feed: a write through another client shows within
+        /// moments, not at the next 30 s sync.
+        @Test func docsWatchOnAReplicaShowsOtherClientsWritesPromptly() throws {
+            let server = try Server()
+            let token = try server.token("ana")
+            server.start()
+            let remote = ["--remote", server.url, "--token", token]
+            func directory(_ name: String) -> [String] {
+                ["--data-dir", server.suite.directory.appendingPathComponent(name).path]
+            }
+            #expect(
+                try server.suite.run(directory("one") + remote + ["docs", "set", "users/ana", #"{"n":1}"#]).status == 0)
+            let watch = try server.suite.start(
+                directory("two") + remote + ["docs", "watch", "users/ana", "--count", "2"])
+            let first = watch.readLine() ?? ""
+            #expect((try? JSONValue(parsing: first))?["data"]?["n"] == 1, "\(first)")
+            let start = Date()
+            #expect(
+                try server.suite.run(directory("one") + remote + ["docs", "set", "users/ana", #"{"n":2}"#]).status == 0)
+            let second = watch.readLine(timeout: 15) ?? ""
+            #expect((try? JSONValue(parsing: second))?["data"]?["n"] == 2, "\(second)")
+            #expect(Date().timeIntervalSince(start) < 10)
+            #expect(watch.wait() == 0)
+            #expect(server.stop() == 0)
+        }
+
         /// `suite sync now` killed with SIGKILL at random moments of its push, again and again: once a sync finally
         /// completes, every mutation is applied exactly once.
         @Test func killedPushesLoseNothingAndApplyNothingTwice() throws {

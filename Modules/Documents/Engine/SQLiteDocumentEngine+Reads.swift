@@ -5,7 +5,7 @@ extension SQLiteDocumentEngine {
     /// The documents at `paths`, in order; `nil` where none exists.
     public func documents(at paths: [String]) async throws -> [StoredDocument?] {
         let parts = try paths.map { try EnginePath.split(document: $0) }
-        return try read { db in
+        func fetch(_ db: Database) throws -> [StoredDocument?] {
             let select = try SQLiteStatement(
                 db,
                 """
@@ -35,6 +35,8 @@ extension SQLiteDocumentEngine {
             }
             return result
         }
+        // Several documents are read in one snapshot; one is a single statement.
+        return try paths.count == 1 ? readOneStatement(fetch) : read(fetch)
     }
 
     /// Entries of one index within bounds, in `(key, path)` order or reversed: the pending operations and every run

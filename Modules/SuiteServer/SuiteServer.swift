@@ -264,7 +264,7 @@ public struct SuiteServer: Sendable {
                     .invalidRequest
                 case .notFound: .notFound
                 case .preconditionFailed, .transactionAborted: .conflict
-                case .storage, .corrupted: .unavailable
+                case .storage, .corrupted, .unsupported: .unavailable
                 default: .internalError
                 }
             return ServerError(code, error.message, hint: error.hint, underlying: error)

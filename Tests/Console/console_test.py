@@ -307,6 +307,7 @@ def check_usage_matches_the_cli(c, ctx):
     # The server keeps counting while the test runs; the CLI's figure was read just before the page.
     assert shown >= expected["products"]["writes"], (shown, expected["products"])
     assert c.all("#usage-chart svg"), "no usage chart"
+    assert c.all("#usage-collections-chart svg"), "no per-collection chart"
     c.shot("usage")
 
 

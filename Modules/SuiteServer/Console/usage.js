@@ -41,6 +41,7 @@
       priceInput("price-per", "Per operations")
     );
     const chart = h("div", { id: "usage-chart", class: "chart-container" });
+    const collectionChart = h("div", { id: "usage-collections-chart", class: "chart-container" });
     const tableSlot = h("div", { id: "usage-table-slot" });
     const errors = h("div", { id: "usage-error" });
     root.append(
@@ -56,7 +57,7 @@
       ),
       errors,
       h("section", { class: "card", "aria-labelledby": "usage-chart-title" }, h("h2", { id: "usage-chart-title" }, "Operations per day"), chart),
-      h("section", { class: "card", "aria-labelledby": "usage-table-title" }, h("h2", { id: "usage-table-title" }, "Per collection"), prices, tableSlot)
+      h("section", { class: "card", "aria-labelledby": "usage-table-title" }, h("h2", { id: "usage-table-title" }, "Per collection"), collectionChart, prices, tableSlot)
     );
     let data = null;
 
@@ -90,6 +91,7 @@
         data = null;
         replace(errors, errorBox(error));
         replace(chart);
+        replace(collectionChart);
         replace(tableSlot);
         prices.hidden = true;
         return;
@@ -127,6 +129,21 @@
           format: formatCount,
           ariaLabel: `Reads, writes and deletes per day over ${days.length} days: ${total.reads} reads, ${total.writes} writes, ${total.deletes} deletes in all`,
         })
+      );
+
+      const names = collections.map((collection) => collection.collection);
+      replace(
+        collectionChart,
+        collections.length
+          ? Charts.bars({
+              labels: names,
+              series: ["reads", "writes", "deletes"].map((kind) => ({ name: kind, values: collections.map((c) => Number(c[kind]) || 0) })),
+              stacked: true,
+              width: chartWidth(collectionChart),
+              format: formatCount,
+              ariaLabel: `Reads, writes and deletes per collection: ${collections.map((c) => `${c.collection} ${c.reads || 0} reads, ${c.writes || 0} writes, ${c.deletes || 0} deletes`).join("; ")}`,
+            })
+          : null
       );
 
       const row = (label, item, attrs, head) =>

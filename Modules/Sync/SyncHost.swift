@@ -76,7 +76,8 @@ public final class SyncHost: Sendable {
     func marker(_ client: String, _ id: String) -> JSONValue {
         .object([
             "op": "set", "path": .string("\(Self.reservedRoot)/\(client)/applied/\(id)"),
-            "data": .object(["client": .string(client)]), "precondition": .object(["exists": false]),
+            // Empty: only its existence counts, and a field would cost an index entry per mutation.
+            "data": .object([:]), "precondition": .object(["exists": false]),
         ])
     }
 

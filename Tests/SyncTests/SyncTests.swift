@@ -105,10 +105,7 @@ import Testing
     @Test func aRejectedWriteRestoresTheServersVersionAndSaysSo() async throws {
         let world = try World()
         let bus = EventBus()
-        let conflicts = Mutex<[SyncConflictEvent.Payload]>([])
-        let subscription = bus.subscribe(to: SyncConflictEvent.self) { event in
-            conflicts.withLock { $0.append(event.payload) }
-        }
+        let conflicts = ConflictLog(bus)
         let (a, link) = try await world.replica("a", bus: bus)
         link.isOnline = false
         // Offline, the replica creates a document the server gets first from someone else.
@@ -119,9 +116,9 @@ import Testing
         link.isOnline = true
         try await a.sync()
         #expect(try await world.data(a.store, "users/ana")?["by"] == "server")
-        #expect(conflicts.withLock { $0.first?.paths } == ["users/ana"])
+        #expect(conflicts.events.withLock { $0.first?.paths } == ["users/ana"])
         #expect(a.status.pending == 0)
-        subscription.cancel()
+        conflicts.subscription.cancel()
     }
 
     @Test func theOutboxAndCheckpointSurviveAReopenAndPendingWritesAreRebased() async throws {
@@ -219,10 +216,7 @@ import Testing
     @Test func aWriteReplacedByAnotherReplicasLaterWriteIsAConflictWithBothVersions() async throws {
         let world = try World()
         let bus = EventBus()
-        let conflicts = Mutex<[SyncConflictEvent.Payload]>([])
-        let subscription = bus.subscribe(to: SyncConflictEvent.self) { event in
-            conflicts.withLock { $0.append(event.payload) }
-        }
+        let conflicts = ConflictLog(bus)
         let (a, _) = try await world.replica("a", bus: bus)
         let (b, _) = try await world.replica("b")
         try await a.write([.object(["op": "set", "path": "days/d1", "data": ["status": "working", "by": "a"]])])
@@ -233,14 +227,14 @@ import Testing
         await a.store.close()
         let (again, _) = try await world.replica("a", bus: bus)
         try await again.pull()
-        let conflict = try #require(conflicts.withLock { $0.first })
+        let conflict = try #require(conflicts.events.withLock { $0.first })
         #expect(conflict.paths == ["days/d1"] && conflict.reason.contains("later write"))
         #expect(conflict.ours?["by"] == "a" && conflict.theirs?["by"] == "b")
         #expect(try await world.data(again.store, "days/d1")?["by"] == "b")
         // The winner sees no conflict.
         try await b.pull()
-        #expect(conflicts.withLock { $0.count } == 1)
-        subscription.cancel()
+        #expect(conflicts.events.withLock { $0.count } == 1)
+        conflicts.subscription.cancel()
     }
 
     @Test func snapshotsShowPendingWritesUntilTheServerHasThem() async throws {
@@ -269,10 +263,7 @@ import Testing
     @Test func aResolverKeepsOrReplacesAnOverriddenWrite() async throws {
         let world = try World()
         let bus = EventBus()
-        let conflicts = Mutex<[SyncConflictEvent.Payload]>([])
-        let subscription = bus.subscribe(to: SyncConflictEvent.self) { event in
-            conflicts.withLock { $0.append(event.payload) }
-        }
+        let conflicts = ConflictLog(bus)
         let (a, _) = try await world.replica("a", bus: bus)
         let (b, _) = try await world.replica("b")
         a.setResolver { conflict in conflict.paths == ["days/d1"] ? .keepLocal : .replace(["merged": true]) }
@@ -285,7 +276,7 @@ import Testing
         }
         try await b.sync()
         try await a.pull()
-        let resolutions = conflicts.withLock {
+        let resolutions = conflicts.events.withLock {
             Dictionary(uniqueKeysWithValues: $0.map { ($0.paths[0], $0.resolution) })
         }
         #expect(resolutions == ["days/d1": "local", "days/d2": "replaced"])
@@ -303,7 +294,25 @@ import Testing
         try await b.sync()
         try await a.pull()
         #expect(try await world.data(a.store, "days/d1")?["by"] == "b again")
-        #expect(conflicts.withLock { $0.last?.resolution } == "server")
-        subscription.cancel()
+        #expect(conflicts.events.withLock { $0.last?.resolution } == "server")
+        conflicts.subscription.cancel()
+    }
+}
+
+/// The `sync.conflict` events a bus carries, as they arrive.
+final class ConflictLog: Sendable {
+    final class Events: Sendable {
+        let list = Mutex<[SyncConflictEvent.Payload]>([])
+        func withLock<T>(_ body: (inout [SyncConflictEvent.Payload]) -> T) -> T { list.withLock { body(&$0) } }
+    }
+
+    let events = Events()
+    let subscription: Subscription
+
+    init(_ bus: EventBus) {
+        let events = events
+        subscription = bus.subscribe(to: SyncConflictEvent.self) { event in
+            events.withLock { $0.append(event.payload) }
+        }
     }
 }

@@ -368,28 +368,27 @@ public final class DocumentStore: Sendable {
 
     func recordCost(kind: String, collection: String, _ counts: CostCounts) {
         guard !counts.isZero else { return }
-        let shouldFlush = state.withLock { state -> Bool in
+        let now = ContinuousClock.now
+        let publishing = events != nil
+        // One lock for the counters and the held-back events: this runs for every billed operation.
+        let (shouldFlush, due, wait) = state.withLock { state in
             state.pendingCosts.add(kind: kind, collection: collection, counts)
             state.sessionCosts.add(kind: kind, collection: collection, counts)
-            guard !state.flushScheduled, !state.closed else { return false }
-            if ContinuousClock.now - state.lastCostFlush >= options.costFlushInterval {
+            var shouldFlush = false
+            if !state.flushScheduled, !state.closed, now - state.lastCostFlush >= options.costFlushInterval {
                 state.flushScheduled = true
-                return true
+                shouldFlush = true
             }
-            return false
+            guard publishing else { return (shouldFlush, [DocumentsCost.Payload](), Duration?.none) }
+            let (due, wait) = state.costEvents.add(
+                kind: kind, collection: collection, counts, now: now, interval: options.costEventInterval)
+            return (shouldFlush, due, wait)
         }
-        if let events {
-            let now = ContinuousClock.now
-            let (due, wait) = state.withLock { state in
-                state.costEvents.add(
-                    kind: kind, collection: collection, counts, now: now, interval: options.costEventInterval)
-            }
-            for payload in due { events.publish(DocumentsCost(payload: payload)) }
-            if let wait {
-                Task { [weak self] in
-                    try? await Task.sleep(for: wait)
-                    self?.publishCostEvents()
-                }
+        for payload in due { events?.publish(DocumentsCost(payload: payload)) }
+        if let wait {
+            Task { [weak self] in
+                try? await Task.sleep(for: wait)
+                self?.publishCostEvents()
             }
         }
         if shouldFlush {

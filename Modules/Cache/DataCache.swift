@@ -53,6 +53,18 @@ public final class DataCache: Sendable {
         self.clock = clock
         self.publisher = bus.map { $0.publisher(source: "cache") }
         self.tier = tier
+        // A write-behind store evicts after `store` returned: count and publish those evictions when they happen.
+        (store as? any CacheEvictionReporting)?.onEvictions { [weak self] evicted in self?.evicted(evicted) }
+    }
+
+    /// Counts `evicted` and publishes a `cache.evict` for each.
+    private func evicted(_ evicted: [CacheEntrySummary]) {
+        guard !evicted.isEmpty else { return }
+        tally.withLock { $0.evictions += evicted.count }
+        for summary in evicted {
+            publisher?.publish(
+                CacheEvicted(payload: CacheEventPayload(key: summary.key, bytes: summary.bytes, tier: tier)))
+        }
     }
 
     /// The counts since this cache was created.
@@ -126,16 +138,10 @@ public final class DataCache: Sendable {
     /// the protected store only, never to a plain tier.
     public func store(_ entry: CacheEntry, sensitive: Bool = false) async throws {
         let outcome = try await (sensitive ? protected() : store).store(entry)
-        tally.withLock {
-            $0.stores += 1
-            $0.evictions += outcome.evicted.count
-        }
+        tally.withLock { $0.stores += 1 }
         publisher?.publish(
             CacheStored(payload: CacheEventPayload(key: entry.key, bytes: entry.value.count, tier: tier)))
-        for evicted in outcome.evicted {
-            publisher?.publish(
-                CacheEvicted(payload: CacheEventPayload(key: evicted.key, bytes: evicted.bytes, tier: tier)))
-        }
+        evicted(outcome.evicted)
     }
 
     /// Removes the value under `key`; whether there was one.

@@ -1,4 +1,5 @@
 public import Cache
+import Synchronization
 import Testing
 
 extension CacheStoreContract {
@@ -24,15 +25,23 @@ extension CacheStoreContract {
         }
     }
 
-    /// The byte limit holds after every store; the stored entry is there, the evicted ones are not.
+    /// The byte limit holds after every store; the stored entry is there, the evicted ones are not. A store that
+    /// evicts outside `store` (``CacheEvictionReporting``, e.g. write-behind) reports those evictions to its handlers
+    /// by the time `statistics()` returns.
     public static func checkByteLimit(_ make: Factory) async throws {
         try await with(make, Limits(byteLimit: 48 << 10)) { store in
             guard let limit = try await store.statistics().byteLimit else { return }
+            let reported = Mutex<[CacheEntrySummary]>([])
+            (store as? any CacheEvictionReporting)?.onEvictions { evicted in reported.withLock { $0 += evicted } }
             var evictions = 0
             for i in 0..<120 {
                 let entry = CacheEntry(key: "limit/\(i)", value: bytes(500 + (i * 397) % 3_000, seed: i))
-                let outcome = try await store.store(entry)
+                var outcome = try await store.store(entry)
                 let statistics = try await store.statistics()
+                outcome.evicted += reported.withLock { reported in
+                    defer { reported = [] }
+                    return reported
+                }
                 guard statistics.bytes <= limit else {
                     Issue.record("after store \(i): \(statistics.bytes) bytes held, over the limit of \(limit)")
                     return

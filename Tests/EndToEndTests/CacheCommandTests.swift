@@ -96,6 +96,28 @@ extension RealBinary {
             #expect(bad.stderr.contains("cache.rules[0].lifetime"))
         }
 
+        @Test("write-behind: a response stored by one process is in the file for the next; bad values are refused")
+        func writeBehindStoresSurviveTheProcess() throws {
+            let suite = try runner()
+            let nginx = try NginxServer(files: ["fresh/a.txt": "alpha"])
+            defer { nginx.stop() }
+            let configuration = suite.directory.appendingPathComponent("suite.yaml")
+            try Data("cache:\n  options: {write-behind: 30}\n".utf8).write(to: configuration)
+            #expect(try suite.run(["cache", "get", nginx.url("/fresh/a.txt")]).stdout == "alpha")
+            // The delay is 30 s, so only the write at exit can have put it in the file the second process reads.
+            let second = try suite.run(["cache", "get", nginx.url("/fresh/a.txt"), "--policy", "cache-only"])
+            #expect(second.stdout == "alpha", "\(second.stderr)")
+            #expect(nginx.accessLog().count == 1)
+            for (value, message) in [("0", "above 0 and at most 60"), ("fast", "not \"fast\""), ("61", "not 61")] {
+                try Data("cache:\n  options: {write-behind: \(value)}\n".utf8).write(to: configuration)
+                let result = try suite.run(["cache", "ls"])
+                #expect(result.status == 1)
+                #expect(result.stderr.contains("cache.options.write-behind"), "\(result.stderr)")
+                #expect(result.stderr.contains(message), "\(result.stderr)")
+                #expect(result.stderr.contains("hint:"), "\(result.stderr)")
+            }
+        }
+
         @Test("secrets: set from stdin, read back, never in plaintext on disk; no secret on stdin is an error")
         func secretsRoundTripEncrypted() throws {
             let suite = try runner()

@@ -12,6 +12,7 @@ extension SQLiteCacheStore {
 
     public func entry(forKey key: String, now: Int64) async throws -> CacheEntry? {
         try checkOpen()
+        if let staged = stagedEntry(forKey: key, now: now) { return staged }
         // Twice at most: a value file can vanish between reading its row and opening it when a writer replaces the
         // entry meanwhile; the second read sees the new row.
         for _ in 0..<2 {
@@ -53,6 +54,7 @@ extension SQLiteCacheStore {
     public func summaries(after key: String?, limit: Int) async throws -> [CacheEntrySummary] {
         try checkOpen()
         guard limit > 0 else { return [] }
+        try await flushBeforeReading()
         return try readDatabase("list the cache entries") { db in
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT key, size, metadata FROM entries WHERE key > ? ORDER BY key LIMIT ?",

@@ -18,20 +18,35 @@ extension SQLiteCacheStore {
     /// for another process there: it takes the lock without a busy timeout, and when another connection holds it, the
     /// write goes to GRDB's queue, where it waits (up to the busy timeout) without holding a cooperative thread. Other
     /// writes always go through the queue. Log checkpoints run on a connection of their own (``CacheCheckpointer``).
+    ///
+    /// In write-behind mode every write transaction first writes the staged entries (``CacheStage``), so a removal or
+    /// a listing after it sees them; the evictions they cause go to the ``onEvictions(_:)`` handlers after the commit.
     func writeDatabase<T: Sendable>(
         _ action: String, inline: Bool = false, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         await writeGate.lock()
         defer { writeGate.unlock() }
+        let staged = stage.snapshot()
+        let write: @Sendable (Database) throws -> (T, WriteResult) = { db in
+            var stagedResult = WriteResult()
+            try self.applyStaged(staged.entries, db, into: &stagedResult)
+            return (try body(db), stagedResult)
+        }
         do {
             if checkpointer.needsCatchUp { await checkpointer.catchUp() }
             let result: T
-            if inline, let done = try writeNow(body) {
-                result = done
+            let stagedResult: WriteResult
+            if inline, let done = try writeNow(write) {
+                (result, stagedResult) = done
             } else {
-                result = try await pool.write(body)
+                (result, stagedResult) = try await pool.write(write)
             }
             checkpointer.checkpointIfNeeded()
+            if !staged.entries.isEmpty || !staged.replacedFiles.isEmpty {
+                stage.committed(staged.entries)
+                files.removeValues(stagedResult.obsoleteFiles + staged.replacedFiles)
+                if !stagedResult.evicted.isEmpty { reportEvictions(stagedResult.evicted) }
+            }
             return result
         } catch {
             totals.invalidate()

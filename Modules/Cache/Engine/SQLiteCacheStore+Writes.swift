@@ -23,6 +23,10 @@ extension SQLiteCacheStore {
         }
         let metadata = CacheBinaryCodec.encode(entry.metadata)
         let file = entry.value.count > configuration.inlineLimit ? try await writeValueFile(entry.value) : nil
+        if let delay = configuration.writeBehind {
+            try await stage(entry, metadata: metadata, file: file, delay: delay)
+            return CacheStoreOutcome()
+        }
         do {
             let action = "store the cache entry '\(entry.key)'"
             let result = try await writeDatabase(action, inline: accesses.pendingCount <= Self.inlineAccessLimit) {
@@ -95,6 +99,15 @@ extension SQLiteCacheStore {
             let tag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tags (tag, key) VALUES (?, ?)")
             for name in entry.metadata.tags { try tag.execute(arguments: [name, entry.key]) }
         }
+    }
+
+    /// Writes staged entries (write-behind) in staging order, then evicts once for all of them (sparing the last).
+    func applyStaged(_ staged: [CacheStage.Staged], _ db: Database, into result: inout WriteResult) throws {
+        guard let last = staged.last else { return }
+        for item in staged {
+            try insert(item.entry, cost: item.entry.cost, metadata: item.metadata, file: item.file, db, into: &result)
+        }
+        try evict(db, sparing: last.entry.key, into: &result)
     }
 
     /// Deletes the least recently accessed entries (never `key`) until the store is within its limits.

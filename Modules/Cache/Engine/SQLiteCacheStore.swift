@@ -30,6 +30,17 @@ import Synchronization
 /// renamed *before* its row commits, and deleted only *after* the row is gone, so a row never names a missing file;
 /// a crash between the two leaves an orphan file, which the next open deletes.
 ///
+/// ## Write-behind (opt-in)
+///
+/// With ``Configuration-swift.struct/writeBehind`` set, `store` stages the entry in memory and returns: reads, removals
+/// and listings see it at once, and one transaction writes everything staged within that delay (or as soon as
+/// ``Configuration-swift.struct/writeBehindLimit`` bytes are staged; the store crossing it waits for that write), as
+/// Nuke's `DataCache` does. A store of a small value then costs a few microseconds instead of a commit. The price:
+/// a crash of the process loses what was staged (at most the delay's worth of stores: they are misses afterwards, the
+/// file stays consistent), and evictions happen when the staged entries are written, so they are reported to the
+/// ``onEvictions(_:)`` handlers instead of in the store's outcome. ``flush()`` writes the staged entries now;
+/// ``close()`` does too.
+///
 /// Log checkpoints (copying the write-ahead log into the database, and syncing both) run in the background on a
 /// connection of their own, not in the commit of whichever `store` crosses SQLite's threshold; the log stays under
 /// about 16 MiB.
@@ -49,6 +60,9 @@ public final class SQLiteCacheStore: Sendable {
     /// This process's writes take it (see ``writeDatabase(_:inline:_:)``).
     let writeGate = AsyncGate()
     let checkpointer: CacheCheckpointer
+    /// Entries stored and not committed yet (write-behind mode only).
+    let stage = CacheStage()
+    let evictionHandlers = Mutex<[@Sendable ([CacheEntrySummary]) -> Void]>([])
 
     /// Opens (creating if needed) the cache database at `path` and its value directory `<path>.values/`, and deletes
     /// value files that no row names (left by a crash between writing a file and committing its row).
@@ -111,6 +125,7 @@ public final class SQLiteCacheStore: Sendable {
 extension SQLiteCacheStore: CacheStore {
     public func statistics() async throws -> CacheStoreStatistics {
         try checkOpen()
+        try await flushBeforeReading()
         let (entries, bytes) = try readDatabase("read the cache statistics") { db in
             let totals = try CacheTotals.count(db)
             return (totals.entries, totals.bytes)

@@ -27,6 +27,12 @@ public final class TieredCacheStore: Sendable {
     public init(memory: InMemoryCacheStore, back: any CacheStore) {
         self.memory = memory
         self.back = back
+        // A write-behind back store evicts when it writes its staged entries: those leave memory too.
+        (back as? any CacheEvictionReporting)?.onEvictions { [weak self] evicted in
+            _ = self?.changeMemory { memory in
+                for summary in evicted { memory.removeNow(forKey: summary.key) }
+            }
+        }
     }
 
     /// Each tier's statistics.
@@ -43,7 +49,11 @@ public final class TieredCacheStore: Sendable {
     }
 }
 
-extension TieredCacheStore: CacheStore {
+extension TieredCacheStore: CacheEvictionReporting {
+    /// Adds `handler` to the back store's (when it reports evictions outside `store`; otherwise it never runs).
+    public func onEvictions(_ handler: @escaping @Sendable ([CacheEntrySummary]) -> Void) {
+        (back as? any CacheEvictionReporting)?.onEvictions(handler)
+    }
     public func entry(forKey key: String, now: Int64) async throws -> CacheEntry? {
         if let hit = memory.entryNow(forKey: key, now: now) { return hit }
         let start = generation.withLock { $0 }

@@ -11,6 +11,7 @@ import SuitePluginKit
 /// cache:
 ///   engine: sqlite                  # or memory, or a cache engine from a plugin (redis)
 ///   options: {path: cache.sqlite, byte-limit: 268435456, count-limit: 100000, inline-limit: 16384}
+///   # write-behind: 0.1 in options stages stores and writes them together every 100 ms (a crash loses those)
 ///   memory: {byte-limit: 8388608}   # the memory tier in front of the engine; byte-limit 0 turns it off
 ///   protected: {path: cache-protected.sqlite, key-file: cache.key}
 ///   rules:
@@ -34,7 +35,7 @@ public struct CacheModule: SuiteModule {
         EngineRegistry(
             module: configurationKey, pluginKind: "cache", adapt: { handle in PluginCacheStore(handle: handle) },
             factories: [
-                .init(name: "sqlite", options: ["path", "byte-limit", "count-limit", "inline-limit"]) {
+                .init(name: "sqlite", options: ["path", "byte-limit", "count-limit", "inline-limit", "write-behind"]) {
                     options, context in
                     try context.ensureDataDirectory()
                     let limits = try Self.limits(options, at: "cache.options")
@@ -42,7 +43,8 @@ public struct CacheModule: SuiteModule {
                         path: context.dataFile(options["path"], default: "cache.sqlite"),
                         configuration: SQLiteCacheStore.Configuration(
                             byteLimit: limits.bytes ?? 256 << 20, countLimit: limits.count,
-                            inlineLimit: limits.inline ?? 16 << 10),
+                            inlineLimit: limits.inline ?? 16 << 10,
+                            writeBehind: try Self.writeBehind(options, at: "cache.options")),
                         logger: context.logger)
                 },
                 .init(name: "memory", options: ["byte-limit", "count-limit"]) { options, _ in
@@ -81,6 +83,7 @@ public struct CacheModule: SuiteModule {
         if let options = selection.options.objectValue, engines.names.contains(selection.engine) {
             do {
                 _ = try Self.limits(options, at: "cache.options")
+                _ = try Self.writeBehind(options, at: "cache.options")
             } catch let error as LimitError {
                 throw section.error(error.key, error.message, hint: error.hint)
             }
@@ -235,6 +238,20 @@ public struct CacheModule: SuiteModule {
         )
     }
 
+    /// The `write-behind` option: seconds a store may stay staged before it is written (above 0, at most 60).
+    static func writeBehind(_ options: [String: JSONValue], at path: String) throws -> Duration? {
+        guard let value = options["write-behind"] else { return nil }
+        guard let seconds = value.numberValue, seconds > 0, seconds <= 60 else {
+            throw LimitError(
+                key: "\(path).write-behind",
+                message: "must be a number of seconds above 0 and at most 60, not \(value.jsonString)",
+                hint:
+                    "e.g. write-behind: 0.1 (stores are written together every 100 ms; leave it out to commit each store)"
+            )
+        }
+        return .milliseconds(Int64((seconds * 1_000).rounded(.up)))
+    }
+
     /// A limit out of range, with the key it is at.
     struct LimitError: SuiteDescribedError {
         var key: String
@@ -274,9 +291,12 @@ extension SuiteContext {
             return (
                 cache,
                 {
+                    // Closing first: a write-behind store evicts when it writes what it staged, and those count too.
+                    var failure: (any Error)?
+                    do { try await store.close() } catch { failure = error }
                     try? counters.add(cache.counts)
-                    try await store.close()
                     try await protectedBase.close()
+                    if let failure { throw failure }
                 }
             )
         }

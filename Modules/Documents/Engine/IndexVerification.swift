@@ -7,6 +7,9 @@
 /// ```
 public struct IndexSelection: Sendable {
     private let accepts: (@Sendable (String) -> Bool)?
+    /// The names of a ``named(_:)`` selection, `nil` for any other: how a selection crosses the plugin ABI without a
+    /// round trip to list the engine's indexes first.
+    package let names: Set<String>?
 
     /// Every index.
     public static let all = IndexSelection(nil)
@@ -14,11 +17,17 @@ public struct IndexSelection: Sendable {
     /// The indexes whose engine name `accepts` returns `true` for.
     public init(_ accepts: (@Sendable (String) -> Bool)?) {
         self.accepts = accepts
+        self.names = nil
+    }
+
+    private init(names: Set<String>) {
+        self.accepts = { names.contains($0) }
+        self.names = names
     }
 
     /// The indexes named in `names`.
     public static func named(_ names: Set<String>) -> IndexSelection {
-        IndexSelection { names.contains($0) }
+        IndexSelection(names: names)
     }
 
     /// Whether the index named `name` is selected.

@@ -26,7 +26,7 @@ public struct ChangeLogRetention: Sendable, Hashable {
     public static let standard = ChangeLogRetention()
 
     /// Throws ``DocumentsError/Code-swift.struct/invalidValue`` naming the setting that is out of range.
-    func validate() throws {
+    package func validate() throws {
         guard minimumCount >= 1 else {
             throw DocumentsError(
                 .invalidValue, "the change log's minimum count must be at least 1, not \(minimumCount)",
@@ -59,8 +59,8 @@ public struct ChangeLogStatus: Sendable, Hashable {
 }
 
 extension DocumentsError {
-    /// The error of a change-log read that starts before the retained horizon.
-    static func resyncRequired(after sequence: Int64, horizon: Int64) -> DocumentsError {
+    /// The error of a change-log read that starts before the retained horizon (every engine that prunes its log).
+    package static func resyncRequired(after sequence: Int64, horizon: Int64) -> DocumentsError {
         DocumentsError(
             .resyncRequired,
             "changes after sequence \(sequence) are no longer in the change log (it keeps those after \(horizon))",

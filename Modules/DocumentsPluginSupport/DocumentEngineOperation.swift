@@ -37,4 +37,15 @@ public enum DocumentEngineOperation: String, Sendable, Hashable, CaseIterable {
     /// ``DocumentEngine/collectionIDs(under:)``. A plugin built before it, or whose engine cannot list collections,
     /// answers "unsupported"; the host's answer is then `nil`.
     case collectionIDs
+    /// ``DocumentEngine/changeLogStatus()``. A plugin built before it, or whose engine does not report its log,
+    /// answers "unsupported"; the host's answer is then `nil`.
+    case changeLogStatus
+    /// The names of the engine's indexes (those in its index and those its documents' own entries name), for the host
+    /// to apply an ``IndexSelection`` that is a predicate before it sends `verifyIndexes` or `rebuildIndexes`.
+    case indexNames
+    /// ``DocumentEngine/verifyIndexes(_:maximumReported:progress:)`` of the named indexes (or all). A plugin built
+    /// before it answers "unsupported", as does one whose engine cannot verify.
+    case verifyIndexes
+    /// ``DocumentEngine/rebuildIndexes(_:progress:)`` of the named indexes (or all); "unsupported" as `verifyIndexes`.
+    case rebuildIndexes
 }

@@ -1,4 +1,5 @@
 public import Documents
+import Synchronization
 
 /// One call of a ``DocumentEngine`` requirement, as it crosses the plugin ABI: the host encodes it, the plugin decodes
 /// it and runs it on its engine.
@@ -35,6 +36,14 @@ public enum DocumentEngineRequest: Sendable, Hashable {
     case scanDocuments(IndexScan)
     /// ``DocumentEngine/collectionIDs(under:)``.
     case collectionIDs(parent: String?)
+    /// ``DocumentEngine/changeLogStatus()``.
+    case changeLogStatus
+    /// The engine's index names (see ``DocumentEngineOperation/indexNames``).
+    case indexNames
+    /// ``DocumentEngine/verifyIndexes(_:maximumReported:progress:)`` of the indexes `names` (`nil`: every index).
+    case verifyIndexes(names: [String]?, maximumReported: Int)
+    /// ``DocumentEngine/rebuildIndexes(_:progress:)`` of the indexes `names` (`nil`: every index).
+    case rebuildIndexes(names: [String]?)
 
     /// The operation this request is sent as.
     public var operation: DocumentEngineOperation {
@@ -55,6 +64,10 @@ public enum DocumentEngineRequest: Sendable, Hashable {
         case .shutdown: .shutdown
         case .scanDocuments: .scanDocuments
         case .collectionIDs: .collectionIDs
+        case .changeLogStatus: .changeLogStatus
+        case .indexNames: .indexNames
+        case .verifyIndexes: .verifyIndexes
+        case .rebuildIndexes: .rebuildIndexes
         }
     }
 
@@ -106,6 +119,19 @@ public enum DocumentEngineRequest: Sendable, Hashable {
                     throw DocumentsError(.unsupported, "this documents engine cannot list collections")
                 }
                 return .names(ids)
+            case .changeLogStatus:
+                guard let status = try await engine.changeLogStatus() else {
+                    throw DocumentsError(.unsupported, "this documents engine does not report its change log")
+                }
+                return .changeLog(status)
+            case .indexNames:
+                return .names(try await Self.indexNames(of: engine))
+            case .verifyIndexes(let names, let maximumReported):
+                return .verification(
+                    try await engine.verifyIndexes(
+                        Self.selection(names), maximumReported: maximumReported, progress: nil))
+            case .rebuildIndexes(let names):
+                return .rebuild(try await engine.rebuildIndexes(Self.selection(names), progress: nil))
             }
         } catch let error as DocumentsError {
             return .failure(error)
@@ -135,6 +161,29 @@ extension DocumentEngineRequest {
     }
 }
 
+extension DocumentEngineRequest {
+    /// The selection of the indexes `names`, or of every index.
+    static func selection(_ names: [String]?) -> IndexSelection {
+        names.map { IndexSelection.named(Set($0)) } ?? .all
+    }
+
+    /// The names of `engine`'s indexes: those its verification is asked about, through a selection that takes none
+    /// (so the engine checks nothing).
+    static func indexNames(of engine: some DocumentEngine) async throws -> [String] {
+        let seen = SeenNames()
+        let probe = IndexSelection { name in
+            seen.names.withLock { _ = $0.insert(name) }
+            return false
+        }
+        _ = try await engine.verifyIndexes(probe, maximumReported: 0, progress: nil)
+        return seen.names.withLock { $0.sorted() }
+    }
+
+    private final class SeenNames: Sendable {
+        let names = Mutex<Set<String>>([])
+    }
+}
+
 /// The outcome of a ``DocumentEngineRequest``: a value of the shape its operation returns, or a failure.
 public enum DocumentEngineResponse: Sendable {
     /// `commit`'s result.
@@ -157,8 +206,14 @@ public enum DocumentEngineResponse: Sendable {
     case flag(Bool)
     /// `scanDocuments`' hits, each with its document.
     case scanned(ScannedDocuments)
-    /// `collectionIDs`' ids.
+    /// `collectionIDs`' ids and `indexNames`' names.
     case names([String])
+    /// `changeLogStatus`'s status.
+    case changeLog(ChangeLogStatus)
+    /// `verifyIndexes`' report.
+    case verification(IndexVerification)
+    /// `rebuildIndexes`' report.
+    case rebuild(IndexRebuild)
     /// The engine threw; the code, message and hint cross the boundary (the underlying error does not).
     case failure(DocumentsError)
 }

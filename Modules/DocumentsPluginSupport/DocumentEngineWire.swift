@@ -35,6 +35,10 @@ import SuitePluginKit
 /// | `compareAndSetMetadata` | `string` key, `bytes?` expected, `bytes?` new |
 /// | `shutdown` | empty |
 /// | `scanDocuments` | as `scan` |
+/// | `collectionIDs` | `string?` parent |
+/// | `changeLogStatus`, `indexNames` | empty |
+/// | `verifyIndexes` | `[string]?` index names (absent: every index), `i64` maximumReported |
+/// | `rebuildIndexes` | `[string]?` index names (absent: every index) |
 ///
 /// ## Responses: `u8` tag, then the value
 ///
@@ -42,7 +46,10 @@ import SuitePluginKit
 /// `string?` hint · `1` commit: `i64` sequence, `[document?]` · `2` documents: `[document?]` · `3` hits:
 /// `[bytes key, string path]` · `4` listed: `[document]` · `5` changes: `[i64 sequence, string path, document?]` ·
 /// `6` sequence: `i64` · `7` metadata: `bytes?` · `8` done: nothing · `9` flag: `bool` ·
-/// `10` scanned: `[bytes key, string path, document?]`.
+/// `10` scanned: `[bytes key, string path, document?]` · `11` names: `[string]` · `12` changeLog: `i64` records,
+/// `i64` horizon, `i64` lastSequence · `13` verification: `i64` indexes, `i64` entries, `i64` differenceCount,
+/// `[u8 kind (0 missing, 1 unexpected), string index, bytes key, string path]` · `14` rebuild: `i64` indexes,
+/// `i64` entries.
 ///
 /// Decoding never trusts its input: truncated messages, bad tags, forged counts and trailing bytes are refused with
 /// ``DocumentsError/Code-swift.struct/corrupted``, never a trap.
@@ -100,8 +107,13 @@ public enum DocumentEngineWire {
         case .changes(let after, let limit):
             w.i64(after)
             w.i64(Int64(limit))
-        case .lastSequence:
+        case .lastSequence, .shutdown, .changeLogStatus, .indexNames:
             break
+        case .verifyIndexes(let names, let maximumReported):
+            w.optionalStrings(names)
+            w.i64(Int64(maximumReported))
+        case .rebuildIndexes(let names):
+            w.optionalStrings(names)
         case .addIndexEntries(let entries):
             w.count(entries.count)
             // Sorted so that equal requests encode to equal bytes.
@@ -123,8 +135,6 @@ public enum DocumentEngineWire {
             w.string(key)
             w.optionalBlob(expected)
             w.optionalBlob(new)
-        case .shutdown:
-            break
         case .collectionIDs(let parent):
             w.optionalString(parent)
         }
@@ -236,6 +246,15 @@ public enum DocumentEngineWire {
             request = .shutdown
         case .collectionIDs:
             request = .collectionIDs(parent: try r.optionalString())
+        case .changeLogStatus:
+            request = .changeLogStatus
+        case .indexNames:
+            request = .indexNames
+        case .verifyIndexes:
+            let names = try r.optionalStrings()
+            request = .verifyIndexes(names: names, maximumReported: Int(truncatingIfNeeded: try r.i64()))
+        case .rebuildIndexes:
+            request = .rebuildIndexes(names: try r.optionalStrings())
         }
         try r.finish()
         return request
@@ -245,6 +264,7 @@ public enum DocumentEngineWire {
 
     private enum Tag: UInt8 {
         case failure = 0, commit, documents, hits, listed, changes, sequence, metadata, done, flag, scanned, names
+        case changeLog, verification, rebuild
     }
 
     /// Encodes `response`.
@@ -302,6 +322,18 @@ public enum DocumentEngineWire {
             w.u8(Tag.names.rawValue)
             w.count(names.count)
             for name in names { w.string(name) }
+        case .changeLog(let status):
+            w.u8(Tag.changeLog.rawValue)
+            w.i64(Int64(status.records))
+            w.i64(status.horizon)
+            w.i64(status.lastSequence)
+        case .verification(let report):
+            w.u8(Tag.verification.rawValue)
+            w.verification(report)
+        case .rebuild(let report):
+            w.u8(Tag.rebuild.rawValue)
+            w.i64(Int64(report.indexes))
+            w.i64(Int64(report.entries))
         case .scanned(let scanned):
             w.bytes.reserveCapacity(
                 8
@@ -407,6 +439,17 @@ public enum DocumentEngineWire {
             names.reserveCapacity(n)
             for _ in 0..<n { names.append(try r.string()) }
             response = .names(names)
+        case .changeLog:
+            let records = try r.i64()
+            let horizon = try r.i64()
+            response = .changeLog(
+                ChangeLogStatus(records: Int(truncatingIfNeeded: records), horizon: horizon, lastSequence: try r.i64()))
+        case .verification:
+            response = .verification(try r.verification())
+        case .rebuild:
+            let indexes = try r.i64()
+            response = .rebuild(
+                IndexRebuild(indexes: Int(truncatingIfNeeded: indexes), entries: Int(truncatingIfNeeded: try r.i64())))
         }
         try r.finish()
         return response
@@ -432,7 +475,10 @@ public enum DocumentEngineWire {
         case .addIndexEntries, .removeIndex, .setMetadata, .waitChanges, .shutdown: .done
         case .compareAndSetMetadata: .flag
         case .scanDocuments: .scanned
-        case .collectionIDs: .names
+        case .collectionIDs, .indexNames: .names
+        case .changeLogStatus: .changeLog
+        case .verifyIndexes: .verification
+        case .rebuildIndexes: .rebuild
         }
     }
 

@@ -170,6 +170,71 @@ public struct PluginDocumentEngine: DocumentEngine {
         return names
     }
 
+    /// The plugin engine's change log; `nil` from a plugin built before the operation or whose engine does not
+    /// report it.
+    public func changeLogStatus() async throws -> ChangeLogStatus? {
+        let response: DocumentEngineResponse
+        do {
+            response = try await send(.changeLogStatus)
+        } catch let error as DocumentsError where error.underlying is PluginError || error.code == .unsupported {
+            return nil
+        }
+        guard case .changeLog(let status) = response else { throw mismatch(.changeLogStatus) }
+        return status
+    }
+
+    /// Verifies in one call (progress is reported once, at the end). A selection other than ``IndexSelection/all``
+    /// or ``IndexSelection/named(_:)`` is applied here to the plugin's index names, which costs one more call.
+    /// - Throws: ``DocumentsError/Code-swift.struct/unsupported`` when the plugin or its engine cannot verify.
+    public func verifyIndexes(
+        _ selection: IndexSelection, maximumReported: Int, progress: IndexProgressHandler?
+    ) async throws -> IndexVerification {
+        let request = DocumentEngineRequest.verifyIndexes(
+            names: try await names(selection, "verify"), maximumReported: max(0, maximumReported))
+        guard case .verification(let report) = try await sendIndexRequest(request, "verify") else {
+            throw mismatch(.verifyIndexes)
+        }
+        progress?(report.entries, report.entries)
+        return report
+    }
+
+    /// Rebuilds in one call (progress is reported once, at the end); the selection as for
+    /// ``verifyIndexes(_:maximumReported:progress:)``.
+    /// - Throws: ``DocumentsError/Code-swift.struct/unsupported`` when the plugin or its engine cannot rebuild.
+    public func rebuildIndexes(_ selection: IndexSelection, progress: IndexProgressHandler?) async throws
+        -> IndexRebuild
+    {
+        let request = DocumentEngineRequest.rebuildIndexes(names: try await names(selection, "rebuild"))
+        guard case .rebuild(let report) = try await sendIndexRequest(request, "rebuild") else {
+            throw mismatch(.rebuildIndexes)
+        }
+        progress?(report.entries, report.entries)
+        return report
+    }
+
+    /// The index names a selection stands for on the wire: `nil` for every index.
+    private func names(_ selection: IndexSelection, _ verb: String) async throws -> [String]? {
+        if selection.isAll { return nil }
+        if let names = selection.names { return names.sorted() }
+        guard case .names(let names) = try await sendIndexRequest(.indexNames, verb) else {
+            throw mismatch(.indexNames)
+        }
+        return names.filter(selection.contains)
+    }
+
+    /// Sends an index check; a plugin built before the operation existed answers as an engine that cannot.
+    private func sendIndexRequest(_ request: DocumentEngineRequest, _ verb: String) async throws
+        -> DocumentEngineResponse
+    {
+        do {
+            return try await send(request)
+        } catch let error as DocumentsError where (error.underlying as? PluginError)?.code == .callFailed {
+            throw DocumentsError(
+                .unsupported, "this documents engine plugin cannot \(verb) its indexes (it predates the operation)",
+                hint: "rebuild the plugin from this Suite version", underlying: error)
+        }
+    }
+
     /// Ends the plugin's engine gracefully (its connections close).
     public func shutdown() async {
         _ = try? await send(.shutdown)

@@ -31,6 +31,26 @@ extension WireWriter {
         }
     }
 
+    mutating func optionalStrings(_ strings: [String]?) {
+        guard let strings else { return u8(0) }
+        u8(1)
+        count(strings.count)
+        for string in strings { self.string(string) }
+    }
+
+    mutating func verification(_ report: IndexVerification) {
+        i64(Int64(report.indexes))
+        i64(Int64(report.entries))
+        i64(Int64(report.differenceCount))
+        count(report.differences.count)
+        for difference in report.differences {
+            u8(difference.kind == .missing ? 0 : 1)
+            string(difference.index)
+            blob(difference.key)
+            string(difference.path)
+        }
+    }
+
     mutating func bound(_ bound: IndexBound?) {
         if let bound {
             u8(1)
@@ -66,6 +86,38 @@ extension WireReader {
 
     mutating func optionalDocument() throws -> StoredDocument? {
         try present() ? try document() : nil
+    }
+
+    mutating func optionalStrings() throws -> [String]? {
+        guard try present() else { return nil }
+        let n = try count(minimumSize: 4)
+        var strings: [String] = []
+        strings.reserveCapacity(n)
+        for _ in 0..<n { strings.append(try string()) }
+        return strings
+    }
+
+    mutating func verification() throws -> IndexVerification {
+        let indexes = Int(truncatingIfNeeded: try i64())
+        let entries = Int(truncatingIfNeeded: try i64())
+        let differenceCount = Int(truncatingIfNeeded: try i64())
+        // kind + index length + key length + path length
+        let n = try count(minimumSize: 13)
+        var differences: [IndexDifference] = []
+        differences.reserveCapacity(n)
+        for _ in 0..<n {
+            let kind: IndexDifference.Kind
+            switch try u8() {
+            case 0: kind = .missing
+            case 1: kind = .unexpected
+            case let tag: throw malformed("unknown index difference kind \(tag)")
+            }
+            let index = try string()
+            let key = try blob()
+            differences.append(IndexDifference(kind: kind, index: index, key: key, path: try string()))
+        }
+        return IndexVerification(
+            indexes: indexes, entries: entries, differenceCount: differenceCount, differences: differences)
     }
 
     mutating func bound() throws -> IndexBound? {

@@ -63,6 +63,12 @@ let sampleRequests: [DocumentEngineRequest] = [
     .scanDocuments(IndexScan(index: "users|points", lower: IndexBound(key: [1], inclusive: false), limit: 20)),
     .collectionIDs(parent: nil),
     .collectionIDs(parent: "users/ana"),
+    .changeLogStatus,
+    .indexNames,
+    .verifyIndexes(names: nil, maximumReported: 1_000),
+    .verifyIndexes(names: ["users|points", "", "ü|composite|a:asc"], maximumReported: 0),
+    .rebuildIndexes(names: nil),
+    .rebuildIndexes(names: []),
 ]
 
 private let document1 = StoredDocument(
@@ -98,6 +104,22 @@ let sampleResponses: [(DocumentEngineOperation, DocumentEngineResponse)] = [
     (.compareAndSetMetadata, .flag(false)),
     (.collectionIDs, .names(["orders", "orders-x", "ünïcode"])),
     (.collectionIDs, .names([])),
+    (.indexNames, .names(["users|points"])),
+    (.changeLogStatus, .changeLog(ChangeLogStatus(records: 12, horizon: 0, lastSequence: Int64.max))),
+    (.changeLogStatus, .changeLog(ChangeLogStatus(records: 0, horizon: 41, lastSequence: 42))),
+    (
+        .verifyIndexes,
+        .verification(
+            IndexVerification(
+                indexes: 3, entries: 60, differenceCount: 7,
+                differences: [
+                    IndexDifference(kind: .missing, index: "users|points", key: [0, 255], path: "users/ü"),
+                    IndexDifference(kind: .unexpected, index: "", key: [], path: "a/b"),
+                ]))
+    ),
+    (.verifyIndexes, .verification(IndexVerification(indexes: 0, entries: 0, differenceCount: 0, differences: []))),
+    (.rebuildIndexes, .rebuild(IndexRebuild(indexes: 2, entries: 40))),
+    (.rebuildIndexes, .failure(DocumentsError(.unsupported, "this documents engine cannot rebuild its indexes"))),
     (
         .scanDocuments,
         .scanned(
@@ -126,7 +148,7 @@ struct DocumentEngineWireTests {
             DocumentEngineOperation.allCases.map(\.rawValue) == [
                 "commit", "get", "scan", "list", "listGroup", "changes", "lastSequence", "addIndexEntries",
                 "removeIndex", "metadata", "setMetadata", "waitChanges", "compareAndSetMetadata", "shutdown",
-                "scanDocuments", "collectionIDs",
+                "scanDocuments", "collectionIDs", "changeLogStatus", "indexNames", "verifyIndexes", "rebuildIndexes",
             ])
     }
 

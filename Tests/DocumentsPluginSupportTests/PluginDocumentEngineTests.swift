@@ -150,6 +150,51 @@ struct PluginDocumentEngineTests {
         #expect(error?.underlying is PluginError)
     }
 
+    @Test(
+        "verify and rebuild cross the ABI for every selection; the change log's status too",
+        arguments: ["plugin-memory", "plugin-sqlite"])
+    func indexChecksAndChangeLog(_ name: String) async throws {
+        let options: JSONValue =
+            name == "plugin-sqlite" ? .object(["path": .string(try PluginFixture.newDatabasePath())]) : .object([:])
+        let engine = try PluginFixture.engine(name, options: options)
+        let mutations = (0..<20).map { i in
+            DocumentMutation(
+                path: "c/d\(i)",
+                kind: .put(
+                    body: [1],
+                    indexEntries: [IndexEntry(index: "a", key: [UInt8(i % 3)]), IndexEntry(index: "b", key: [1])]))
+        }
+        _ = try await engine.commit(mutations, commitTime: 1)
+        #expect(
+            try await engine.verifyIndexes()
+                == IndexVerification(indexes: 2, entries: 40, differenceCount: 0, differences: []))
+        #expect(try await engine.verifyIndexes(.named(["a", "zz"])).entries == 20)
+        #expect(try await engine.verifyIndexes(IndexSelection { $0 != "a" }).entries == 20)
+        #expect(try await engine.rebuildIndexes(IndexSelection { $0 == "b" }) == IndexRebuild(indexes: 1, entries: 20))
+        #expect(try await engine.scan(IndexScan(index: "b")).count == 20)
+        let status = try await engine.changeLogStatus()
+        #expect(status?.lastSequence == 1 && status?.horizon == 0)
+    }
+
+    @Test("a plugin that predates verify, rebuild and changeLogStatus answers unsupported and nil, not a failure")
+    func olderPluginsAnswerUnsupported() async throws {
+        // EventLog knows none of the documents operations, as a documents plugin built before these would not.
+        let plugin = try PluginLoader.load(path: TestSupport.plugin("EventLog"))
+        let directory = try TestSupport.makeTemporaryDirectory()
+        let handle = try plugin.makeEngine(
+            kind: EngineKind.observer, name: "eventlog",
+            options: .object(["path": .string(directory.appendingPathComponent("events.jsonl").path)]))
+        let engine = PluginDocumentEngine(handle: handle)
+        for selection in [IndexSelection.all, .named(["a"]), IndexSelection { _ in true }] {
+            let verify = await captureError { _ = try await engine.verifyIndexes(selection) }
+            #expect(verify?.code == .unsupported, "\(String(describing: verify))")
+            let rebuild = await captureError { _ = try await engine.rebuildIndexes(selection) }
+            #expect(rebuild?.code == .unsupported)
+            #expect(rebuild?.message.contains("cannot rebuild its indexes") == true)
+        }
+        #expect(try await engine.changeLogStatus() == nil)
+    }
+
     @Test("the operation handler refuses unknown operations and malformed requests with their statuses")
     func handlerStatuses() async throws {
         let handler = DocumentOperationHandler(engine: InMemoryDocumentEngine())

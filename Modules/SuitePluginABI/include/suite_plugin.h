@@ -159,6 +159,10 @@ enum {
  *     "removeIndex":     string index
  *     "metadata":        string key
  *     "setMetadata":     string key, bytes? value (absent removes)
+ *   Added later, each optional (a plugin that predates one answers SUITE_STATUS_UNSUPPORTED and the host falls back or
+ *   reports "unsupported"; payloads in DocumentsPluginSupport's DocumentEngineWire): "waitChanges",
+ *   "compareAndSetMetadata", "shutdown", "scanDocuments", "collectionIDs", "changeLogStatus", "indexNames",
+ *   "verifyIndexes", "rebuildIndexes".
  *   Responses (status OK): u8 tag, then
  *     0 failure:   string code name (e.g. "preconditionFailed"), string message, string? hint — the engine refused
  *                  or failed; the host rethrows the same DocumentsError code

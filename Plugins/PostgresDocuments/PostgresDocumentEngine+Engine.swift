@@ -2,6 +2,7 @@ import Documents
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 extension PostgresDocumentEngine: DocumentEngine {
     /// One call of `commit_v2`: see ``PostgresCommitPlan`` and ``PostgresSchema``.
@@ -45,6 +46,10 @@ extension PostgresDocumentEngine: DocumentEngine {
         }
         if writes.isEmpty {
             return CommitResult(sequence: sequence, documents: Array(repeating: nil, count: mutations.count))
+        }
+        hasCommitted.store(true, ordering: .relaxed)
+        if sequence % Self.pruneInterval == 0 || writes.count >= 1_000 {
+            do { try await pruneChangeLog(steps: 1) } catch { logger.debug("change-log pruning failed: \(error)") }
         }
         let times = createTimes ?? Array(repeating: commitTime, count: writes.count)
         return CommitResult(
@@ -213,30 +218,6 @@ extension PostgresDocumentEngine: DocumentEngine {
         }
     }
 
-    func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord] {
-        if limit <= 0 || sequence == .max { return [] }
-        return try await run("reading the change log") { [self] connection in
-            var records: [ChangeRecord] = []
-            let rows = try await connection.query(
-                """
-                SELECT sequence, path, body, create_time, update_time FROM \(unescaped: schema).changes
-                WHERE sequence > \(sequence) ORDER BY sequence, position LIMIT \(limit)
-                """, logger: logger)
-            for try await (sequence, path, body, created, updated) in rows.decode(
-                (Int64, String, ByteBuffer?, Int64?, Int64?).self)
-            {
-                var document: StoredDocument?
-                if let body, let created, let updated {
-                    document = StoredDocument(
-                        path: path, body: Self.bytes(body), version: sequence, createTime: created,
-                        updateTime: updated)
-                }
-                records.append(ChangeRecord(sequence: sequence, path: path, document: document))
-            }
-            return records
-        }
-    }
-
     /// The collection ids under `parentPath`: a skip scan of the `(parent, name_key)` index, a few seeks per id.
     func collectionIDs(under parentPath: String?) async throws -> [String]? {
         try await EnginePath.collectionIDs(under: parentPath) { [self] lower, inclusive, upper in
@@ -376,21 +357,12 @@ extension PostgresDocumentEngine: DocumentEngine {
         }
     }
 
-    func changeLogStatus() async throws -> ChangeLogStatus? {
-        try await run("reading the change log's size") { [self] connection in
-            let rows = try await connection.query(
-                """
-                SELECT (SELECT count(*) FROM \(unescaped: schema).changes),
-                    (SELECT last_sequence FROM \(unescaped: schema).state WHERE id = 1)
-                """, logger: logger)
-            for try await (count, last) in rows.decode((Int64, Int64).self) {
-                return ChangeLogStatus(records: Int(count), horizon: 0, lastSequence: last)
-            }
-            return nil
-        }
-    }
-
+    /// Prunes the change log down to retention if this engine committed (see ``pruneChangeLog(now:steps:)``), then
+    /// closes the connections.
     func shutdown() async {
+        if hasCommitted.load(ordering: .relaxed) {
+            do { try await pruneChangeLog() } catch { logger.debug("change-log pruning failed: \(error)") }
+        }
         await stop()
     }
 

@@ -20,6 +20,8 @@ final class PostgresDocumentEngine: Sendable {
     let schema: String
     let logger: Logger
     let notifier: PostgresChangeNotifier
+    /// Whether this engine has committed a write (its shutdown then prunes the change log).
+    let hasCommitted = Atomic<Bool>(false)
     private let runner: Task<Void, Never>
     private let watchdog: LeaseWatchdog
 
@@ -129,10 +131,10 @@ final class PostgresDocumentEngine: Sendable {
                     hint: "use the Suite version that made it, or another schema (option 'schema')")
             }
             if !exists.rows.isEmpty {
-                // Keep the commit function current (a newer plugin may have fixed it).
-                _ = try connection.query(
-                    PostgresQuery(unsafeSQL: PostgresSchema.commitFunction(s)), logger: logger
-                ).wait()
+                // Keep the functions current (a newer plugin may have fixed them).
+                for function in PostgresSchema.functions(s) {
+                    _ = try connection.query(PostgresQuery(unsafeSQL: function), logger: logger).wait()
+                }
             }
         } catch let error as DocumentsError {
             throw error

@@ -11,6 +11,8 @@ import SuiteCore
 /// | `schema` | the PostgreSQL schema holding Suite's tables (default `suite`), created if missing |
 /// | `json` | `true` also stores every body decoded as JSONB in `documents.data`, for SQL tools (default `false`) |
 /// | `connect-timeout` | seconds to wait for the server at start (default 10) |
+/// | `change-log-days` | days the change log keeps its records (default 7, fractions allowed; 0: only the minimum) |
+/// | `change-log-minimum` | records the change log keeps however old (default 100,000; at least 1) |
 struct PostgresOptions: Sendable {
     var host: String
     var port: Int
@@ -24,6 +26,8 @@ struct PostgresOptions: Sendable {
     var schema: String
     var json: Bool
     var connectTimeout: Duration
+    /// How long the change log keeps its records (as the `sqlite` engine's options of the same names).
+    var retention: ChangeLogRetention
 
     enum SSLMode: String, Sendable {
         case disable, prefer, require
@@ -34,7 +38,9 @@ struct PostgresOptions: Sendable {
         "\(socketDirectory.map { "\($0)/.s.PGSQL.\(port)" } ?? "\(host):\(port)")/\(database)"
     }
 
-    static let known: Set<String> = ["url", "pool-size", "schema", "json", "connect-timeout"]
+    static let known: Set<String> = [
+        "url", "pool-size", "schema", "json", "connect-timeout", "change-log-days", "change-log-minimum",
+    ]
 
     init(_ options: JSONValue) throws {
         guard case .object(let fields) = options else {
@@ -81,6 +87,17 @@ struct PostgresOptions: Sendable {
         }
         connectTimeout = .seconds(
             try Self.integer(fields["connect-timeout"], name: "connect-timeout", default: 10, range: 1...600))
+        retention = .standard
+        if let value = fields["change-log-days"] {
+            guard let days = value.numberValue, days >= 0, days <= 36_500 else {
+                throw Self.invalid(
+                    "'change-log-days' must be a number of days from 0 to 36500", hint: "e.g. change-log-days: 7")
+            }
+            retention.maximumAge = .seconds(days * 86_400)
+        }
+        retention.minimumCount = try Self.integer(
+            fields["change-log-minimum"], name: "change-log-minimum", default: retention.minimumCount,
+            range: 1...Int(Int32.max))
     }
 
     static func isIdentifier(_ name: String) -> Bool {

@@ -10,10 +10,12 @@
 ///   own index entries, so that a rewrite deletes exactly those (no index on `entries.path` to maintain).
 /// - `entries`: the secondary index entries, `(index_name, key, path)`, the primary key that scans walk. `key` and
 ///   paths compare bytewise (`bytea`, `COLLATE "C"`), as the engine contract asks.
-/// - `changes`: the change log, one row per path a commit wrote, with the document as that commit left it.
-/// - `metadata`: the store's small values.
+/// - `changes`: the change log, one row per path a commit wrote, with the document as that commit left it
+///   (`update_time` is the commit's time, for a delete too: pruning goes by it).
+/// - `metadata`: the store's small values, and the change log's horizon (``horizonKey``).
 /// - `commit_v2(…)`: a whole commit in one statement (one round trip, atomic by construction): preconditions checked
 ///   under the lock, writes, index entries, change rows and a `NOTIFY` on the schema's channel.
+/// - `prune_changes(…)`: one step of change-log pruning (see ``pruneFunction(_:)``).
 enum PostgresSchema {
     /// The version of the layout below, stored in `state.format`.
     static let format = 2
@@ -46,8 +48,83 @@ enum PostgresSchema {
                 create_time bigint, update_time bigint, PRIMARY KEY (sequence, position))
             """,
             "CREATE TABLE IF NOT EXISTS \(s).metadata (key text COLLATE \"C\" PRIMARY KEY, value bytea NOT NULL)",
-            commitFunction(s),
-        ]
+        ] + functions(s)
+    }
+
+    /// The functions, created with the schema and replaced by every engine that starts (a newer plugin may have fixed
+    /// them).
+    static func functions(_ s: String) -> [String] {
+        [commitFunction(s), pruneFunction(s)]
+    }
+
+    /// The `metadata` key of the change log's horizon (decimal text): `changes` holds every record after it, none at
+    /// or before it. Absent while nothing was pruned.
+    static let horizonKey = "postgres.changes.horizon"
+
+    /// The horizon as SQL, 0 while absent.
+    static func horizon(_ s: String) -> String {
+        "coalesce((SELECT convert_from(m.value, 'UTF8')::bigint FROM \(s).metadata m WHERE m.key = '\(horizonKey)'), 0)"
+    }
+
+    /// `prune_changes(threshold, minimum, step_rows)`: moves the horizon forward over the oldest commits that
+    /// retention lets go and deletes their rows, in one transaction. A commit goes when its time is before
+    /// `threshold` (a row without a time, from an older plugin's delete, counts as old), it is not the last commit,
+    /// and it is not among the latest `minimum` records; the horizon stops at the first commit young enough to keep.
+    /// At most about `step_rows` rows go in one step (whole commits); `more` says whether another step would find
+    /// more. One pruner at a time (a transaction-scoped advisory lock; a second one returns at once). Commits are not
+    /// blocked: they only add rows after the last sequence, and the horizon never reaches it. A reader of the log
+    /// reads the horizon and the rows in one statement, so it sees the log before a step or after it, never between.
+    static func pruneFunction(_ s: String) -> String {
+        """
+        CREATE OR REPLACE FUNCTION \(s).prune_changes(
+            threshold bigint, minimum integer, step_rows integer,
+            OUT removed bigint, OUT horizon bigint, OUT more boolean)
+        LANGUAGE plpgsql AS $prune$
+        DECLARE
+            last bigint;
+            cut bigint;
+            bound bigint;
+            young bigint;
+            first_time bigint;
+        BEGIN
+            removed := 0;
+            more := false;
+            horizon := \(Self.horizon(s));
+            -- Cheap first: nothing goes while the first commit after the horizon is young (a fresh store, an import).
+            SELECT c.update_time INTO first_time FROM \(s).changes c WHERE c.sequence > horizon
+            ORDER BY c.sequence, c.position LIMIT 1;
+            IF first_time >= threshold THEN RETURN; END IF;
+            IF NOT pg_try_advisory_xact_lock(hashtext('\(s).prune_changes')) THEN RETURN; END IF;
+            SELECT st.last_sequence INTO last FROM \(s).state st WHERE st.id = 1;
+            cut := last - 1;
+            SELECT c.sequence - 1 INTO bound FROM \(s).changes c
+            ORDER BY c.sequence DESC, c.position DESC OFFSET greatest(minimum, 1) - 1 LIMIT 1;
+            IF bound IS NULL THEN RETURN; END IF;
+            cut := least(cut, bound);
+            SELECT c.sequence INTO bound FROM \(s).changes c WHERE c.sequence > horizon
+            ORDER BY c.sequence, c.position OFFSET greatest(step_rows, 1) - 1 LIMIT 1;
+            IF bound IS NOT NULL AND bound < cut THEN
+                cut := bound;
+                more := true;
+            END IF;
+            SELECT min(c.sequence) INTO young FROM \(s).changes c
+            WHERE c.sequence > horizon AND c.sequence <= cut AND c.update_time >= threshold;
+            IF young IS NOT NULL THEN
+                cut := young - 1;
+                more := false;
+            END IF;
+            IF cut <= horizon THEN
+                more := false;
+                RETURN;
+            END IF;
+            DELETE FROM \(s).changes c WHERE c.sequence > horizon AND c.sequence <= cut;
+            GET DIAGNOSTICS removed = ROW_COUNT;
+            horizon := cut;
+            INSERT INTO \(s).metadata AS m (key, value) VALUES ('\(horizonKey)', convert_to(cut::text, 'UTF8'))
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+        END
+        $prune$
+        """
     }
 
     /// The notification channel of schema `s`: its payload is the sequence just committed.
@@ -143,7 +220,7 @@ enum PostgresSchema {
                     CASE WHEN w.put THEN
                         CASE WHEN w.keeps THEN create_times[w.ord] ELSE commit_time END
                     END,
-                    CASE WHEN w.put THEN commit_time END
+                    commit_time
                 FROM unnest(w_paths, w_puts, w_bodies, w_keeps) WITH ORDINALITY AS w(path, put, body, keeps, ord);
                 PERFORM pg_notify('\(channel(s))', sequence::text);
             END

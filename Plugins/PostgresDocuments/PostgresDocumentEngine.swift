@@ -187,11 +187,14 @@ final class PostgresDocumentEngine: Sendable {
         }
     }
 
-    /// Runs `body` between `BEGIN` and `COMMIT` (`ROLLBACK` when it throws, whose error it rethrows as is).
+    /// Runs `body` between `BEGIN` and `COMMIT` (`ROLLBACK` when it throws, whose error it rethrows as is);
+    /// `readOnlySnapshot`: a read-only transaction whose statements all see one snapshot (`REPEATABLE READ`).
     static func inTransaction<T>(
-        _ connection: PostgresConnection, logger: Logger, _ body: () async throws -> T
+        _ connection: PostgresConnection, logger: Logger, readOnlySnapshot: Bool = false,
+        _ body: () async throws -> T
     ) async throws -> T {
-        try await connection.query("BEGIN", logger: logger)
+        try await connection.query(
+            readOnlySnapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN", logger: logger)
         do {
             let value = try await body()
             try await connection.query("COMMIT", logger: logger)

@@ -119,6 +119,27 @@ public struct AccessRules: Sendable, Hashable {
         }
     }
 
+    /// Where the documents `account` may read can be: for each rule that can let it read, the pattern's literal
+    /// start with `{uid}` bound (`users/{uid}/**` → `users/ana`); `[]` (the whole store) for an admin or a pattern
+    /// that starts with a wildcard. What lies there is still checked with ``allows(_:write:path:)``.
+    public func readRoots(for account: ServerAccounts.Account) -> [[String]] {
+        if account.isAdmin { return [[]] }
+        return rules.compactMap { rule in
+            guard rule.read != .nobody else { return nil }
+            var root: [String] = []
+            for segment in rule.segments {
+                if segment == "{uid}" {
+                    root.append(account.uid)
+                } else if segment == "*" || segment == "**" || segment.hasPrefix("{") {
+                    break
+                } else {
+                    root.append(String(segment))
+                }
+            }
+            return root
+        }
+    }
+
     /// Whether `account` may read (or write) the document or collection at `path`.
     public func allows(_ account: ServerAccounts.Account, write: Bool, path: String) -> Bool {
         if account.isAdmin { return true }

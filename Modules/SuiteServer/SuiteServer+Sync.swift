@@ -47,4 +47,25 @@ extension SuiteServer {
         metrics.documents(read: response.changes.count)
         return (200, ByteBuffer(bytes: try JSONEncoder().encode(response)))
     }
+
+    /// `GET /v1/sync/snapshot?after=PATH&limit=N`: a page of every document the caller may read (what a replica reads
+    /// again when the change log no longer reaches its checkpoint). Only the parts of the store the caller's rules can
+    /// open are walked.
+    func snapshot(_ account: ServerAccounts.Account, _ query: Parameters) async throws -> (Int, ByteBuffer) {
+        let limitText = query.get("limit") ?? "500"
+        guard let limit = Int(limitText), (1...1_000).contains(limit) else {
+            throw ServerError(.invalidRequest, "limit must be an integer from 1 to 1000, not '\(limitText)'")
+        }
+        let after = query.get("after").flatMap { $0.isEmpty ? nil : $0 }
+        let response: SyncSnapshotResponse
+        do {
+            response = try await sync.snapshot(roots: rules.readRoots(for: account), after: after, limit: limit) {
+                rules.allows(account, write: false, path: $0)
+            }
+        } catch let error as SyncError where error.code == .invalidInput {
+            throw ServerError(.invalidRequest, error.message, hint: error.hint)
+        }
+        metrics.documents(read: response.documents.count)
+        return (200, ByteBuffer(bytes: try JSONEncoder().encode(response)))
+    }
 }

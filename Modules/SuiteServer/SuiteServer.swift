@@ -135,6 +135,12 @@ public struct SuiteServer: Sendable {
                 return try await changes(account, request.uri.queryParameters)
             }
         }
+        router.get("/v1/sync/snapshot") { request, context in
+            try await respond("/v1/sync/snapshot", request) { request in
+                let (account, _) = try await authenticated(request)
+                return try await snapshot(account, request.uri.queryParameters)
+            }
+        }
         router.post("/v1/commit") { request, context in
             try await handle("/v1/commit", request) { request in
                 let (account, body) = try await authenticated(request)

@@ -5,7 +5,8 @@ import NIOHTTP1
 public import SuiteCore
 import Synchronization
 
-/// Sync with `suite serve` over HTTP: `POST /v1/sync/push`, `GET /v1/sync/changes`, `GET /v1/docs/{path}`, with a
+/// Sync with `suite serve` over HTTP: `POST /v1/sync/push`, `GET /v1/sync/changes`, `GET /v1/sync/snapshot`,
+/// `GET /v1/docs/{path}`, with a
 /// bearer token. A refused connection or a timeout is ``SyncError/Code/offline`` (the outbox keeps the writes).
 public final class HTTPSyncTransport: SyncTransport {
     /// The server, e.g. `http://127.0.0.1:8080`.
@@ -53,6 +54,15 @@ public final class HTTPSyncTransport: SyncTransport {
         return try await call(
             "GET", "/v1/sync/changes?since=\(since)&wait=\(seconds)&limit=\(limit)", body: nil,
             as: SyncChangesResponse.self)
+    }
+
+    public func snapshot(after: String?, limit: Int) async throws -> SyncSnapshotResponse {
+        var query = "limit=\(limit)"
+        if let after {
+            let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+            query += "&after=" + (after.addingPercentEncoding(withAllowedCharacters: allowed) ?? after)
+        }
+        return try await call("GET", "/v1/sync/snapshot?" + query, body: nil, as: SyncSnapshotResponse.self)
     }
 
     public func document(_ path: String) async throws -> JSONValue? {
@@ -109,7 +119,8 @@ public final class HTTPSyncTransport: SyncTransport {
                 .unauthorized, "\(response.status.code) from \(baseURL): \(Self.message(data))",
                 hint: "check the token (suite users token UID on the server)")
         case 410:
-            throw SyncError(.resyncRequired, Self.message(data), hint: "start the replica over")
+            throw SyncError(
+                .resyncRequired, Self.message(data), hint: "SyncClient.pull resyncs by itself (GET /v1/sync/snapshot)")
         case 502, 503, 504:
             throw SyncError(.offline, "\(response.status.code) from \(baseURL): \(Self.message(data))")
         default:

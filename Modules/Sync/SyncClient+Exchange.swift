@@ -92,15 +92,25 @@ extension SyncClient {
     }
 
     /// Follows the change feed from the checkpoint: each page's documents are written locally with the writes still
-    /// pending on them re-applied, and the new checkpoint, in one local commit. Returns the changes applied.
+    /// pending on them re-applied, and the new checkpoint, in one local commit. When the server's log no longer
+    /// reaches the checkpoint, the replica resyncs first (``resync()``). Returns the changes (and documents) applied.
     @discardableResult
     public func pull(wait: Duration = .zero) async throws -> Int {
         await gate.lock()
         defer { gate.unlock() }
         var pulled = 0
+        var resynced = false
         while true {
             let checkpoint = status.checkpoint
-            let page = try await transport.changes(since: checkpoint, wait: pulled == 0 ? wait : .zero, limit: 200)
+            let page: SyncChangesResponse
+            do {
+                page = try await transport.changes(since: checkpoint, wait: pulled == 0 ? wait : .zero, limit: 200)
+            } catch let error as SyncError where error.code == .resyncRequired && !resynced {
+                // Once per pull: a second 410 right after a resync is the server's fault, reported as it is.
+                resynced = true
+                pulled += try await resync()
+                continue
+            }
             guard page.sequence > checkpoint || !page.changes.isEmpty else { break }
             var server: [String: JSONValue?] = [:]
             for change in page.changes { server[change.path] = .some(change.data) }

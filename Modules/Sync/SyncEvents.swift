@@ -65,6 +65,30 @@ public struct SyncConflictEvent: BusEvent {
     public init(payload: Payload) { self.payload = payload }
 }
 
+/// `sync.resync`: the server's change log no longer reached the replica's checkpoint (it was offline for longer than
+/// the log is kept), so the replica read again every document it may read and goes on from `sequence`.
+public struct SyncResyncEvent: BusEvent {
+    public var name: String { "sync.resync" }
+    public var payload: Payload
+
+    /// What the resync read.
+    public struct Payload: Codable, Sendable, Hashable {
+        /// The documents the server sent.
+        public var documents: Int
+        /// The checkpoint the replica goes on from.
+        public var sequence: Int64
+
+        /// Creates a payload.
+        public init(documents: Int, sequence: Int64) {
+            self.documents = documents
+            self.sequence = sequence
+        }
+    }
+
+    /// Creates the event.
+    public init(payload: Payload) { self.payload = payload }
+}
+
 /// What a ``SyncResolver`` decides for a document another replica's later write replaced.
 public enum SyncResolution: Sendable, Hashable {
     /// The server's version stays (what happens without a resolver).

@@ -143,13 +143,42 @@ public final class SyncHost: Sendable {
         return SyncChangesResponse(changes: changes, sequence: records.last?.sequence ?? since, more: more)
     }
 
+    /// A page of the documents below `roots` (path segments; `[]`: the whole store) that `canRead` lets through, after
+    /// the document `after` from an earlier page, at most `limit`: a replica's resync (``DocumentWalk`` gives the
+    /// order). Only the collections below the roots are walked, so a user's resync reads that user's part of the store.
+    ///
+    /// - Throws: ``SyncError`` `.invalidInput` for an `after` that is not a document path or a limit below 1.
+    public func snapshot(
+        roots: [[String]], after: String?, limit: Int, canRead: @escaping (String) -> Bool
+    ) async throws -> SyncSnapshotResponse {
+        guard limit > 0 else { throw SyncError(.invalidInput, "a snapshot page needs a limit above 0, not \(limit)") }
+        let start: DocumentPath?
+        do { start = try after.map { try DocumentPath($0) } } catch {
+            throw SyncError(
+                .invalidInput, "'\(after ?? "")' is not a document path",
+                hint: "pass the next value of the previous page as after")
+        }
+        let sequence = try await store.lastSequence()
+        var walk = DocumentWalk(store: store, limit: limit, keep: canRead)
+        try await walk.walk(DocumentWalk.normalized(roots), after: start)
+        let documents = walk.kept.compactMap { snapshot in
+            snapshot.data.map {
+                SyncSnapshotResponse.Document(path: snapshot.path.string, data: DocumentJSON.json(from: $0))
+            }
+        }
+        return SyncSnapshotResponse(
+            documents: documents, sequence: sequence, next: walk.isFull ? walk.last?.string : nil)
+    }
+
     private func read(since: Int64, limit: Int) async throws -> [ChangeRecord] {
         do { return try await store.engine.changes(after: since, limit: limit + 1) } catch let error as DocumentsError
             where error.code == .resyncRequired
         {
             throw SyncError(
                 .resyncRequired, "the server's change log no longer reaches back to sequence \(since)",
-                hint: "start the replica over (a fresh data directory) to read everything again", underlying: error)
+                hint:
+                    "read everything again with snapshot(roots:after:limit:canRead:), then follow the feed from its sequence",
+                underlying: error)
         }
     }
 }

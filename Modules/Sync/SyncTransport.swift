@@ -12,6 +12,9 @@ public protocol SyncTransport: Sendable {
     func changes(since: Int64, wait: Duration, limit: Int) async throws -> SyncChangesResponse
     /// One document's data as the server has it (tagged JSON); nil when it does not exist or the caller may not read it.
     func document(_ path: String) async throws -> JSONValue?
+    /// A page of every document the caller may read, after the document `after` (nil: from the start): what a replica
+    /// reads again when the change log no longer reaches its checkpoint.
+    func snapshot(after: String?, limit: Int) async throws -> SyncSnapshotResponse
 }
 
 /// A ``SyncHost`` in the same process: what tests use to take a replica offline and back.
@@ -41,6 +44,11 @@ public final class InProcessSyncTransport: SyncTransport {
     public func changes(since: Int64, wait: Duration, limit: Int) async throws -> SyncChangesResponse {
         try check()
         return try await host.changes(since: since, limit: limit, wait: wait) { _ in true }
+    }
+
+    public func snapshot(after: String?, limit: Int) async throws -> SyncSnapshotResponse {
+        try check()
+        return try await host.snapshot(roots: [[]], after: after, limit: limit) { _ in true }
     }
 
     public func document(_ path: String) async throws -> JSONValue? {

@@ -105,3 +105,35 @@ enum SyncIdentifier {
             }
     }
 }
+
+/// A page of a resync's snapshot: the documents the caller may read, in the walk's order
+/// (`GET /v1/sync/snapshot?after=&limit=`).
+public struct SyncSnapshotResponse: Sendable, Hashable, Codable {
+    /// A document as the server has it.
+    public struct Document: Sendable, Hashable, Codable {
+        /// Its path.
+        public var path: String
+        /// Its data (tagged JSON).
+        public var data: JSONValue
+
+        /// Creates a document.
+        public init(path: String, data: JSONValue) {
+            self.path = path
+            self.data = data
+        }
+    }
+
+    /// The documents of this page.
+    public var documents: [Document]
+    /// The server's last sequence when the page was read: the first page's is where the feed goes on after a resync.
+    public var sequence: Int64
+    /// Where the next page starts (its `after`); nil on the last page.
+    public var next: String?
+
+    /// Creates a page.
+    public init(documents: [Document], sequence: Int64, next: String?) {
+        self.documents = documents
+        self.sequence = sequence
+        self.next = next
+    }
+}

@@ -35,4 +35,22 @@ struct DocumentEngineBrowseContractTests {
             [DocumentMutation(path: "users/ana/orders0/o", kind: .delete, precondition: .none)], commitTime: 2)
         #expect(try await engine.collectionIDs(under: "users/ana") == ["notes", "orders", "orders-x", "z"])
     }
+
+    /// Under a collection path the same listing names the collection's documents that have subcollections, whether
+    /// they exist or not (`DocumentStore.parentDocumentIDs(in:)`, which a resync's walk uses).
+    @Test(arguments: DocumentEngineFactory.all)
+    func collectionIDsUnderACollectionNameItsDocumentsWithSubcollections(_ factory: DocumentEngineFactory)
+        async throws
+    {
+        let engine = try await factory.make().engine
+        try await Self.put(
+            [
+                "users/ana", "users/ana/notes/n1", "users/bob", "users/cy/notes/n1", "users/cy-x/a/b",
+                "users/cy0/a/b/c/d", "usersx/dan/a/b", "users/ana/notes/n1/tags/t",
+            ], engine)
+        #expect(try await engine.collectionIDs(under: "users") == ["ana", "cy", "cy-x", "cy0"])
+        #expect(try await engine.collectionIDs(under: "users/ana/notes") == ["n1"])
+        #expect(try await engine.collectionIDs(under: "users/cy0/a") == ["b"])
+        #expect(try await engine.collectionIDs(under: "use") == [])
+    }
 }

@@ -233,6 +233,85 @@ extension RealBinary {
             #expect(server.stop() == 0)
             subscription.cancel()
         }
+
+        @Test func aReplicaBehindThePrunedLogResyncsWithinItsRules() async throws {
+            let server = try Server()
+            try Data("documents: {options: {change-log-days: 0, change-log-minimum: 1}}\n".utf8).write(
+                to: server.suite.directory.appendingPathComponent("suite.yaml"))
+            let ana = try server.token("ana")
+            let root = try server.token("root", admin: true)
+            server.start()
+            let admin = try await Self.replica(server, "root", token: root)
+            try await admin.write([.object(["op": "set", "path": "users/bob", "data": ["secret": 1]])])
+            try await admin.sync()
+            var checkpoint: Int64 = 0
+            do {
+                let mine = try await Self.replica(server, "ana", token: ana)
+                try await mine.write([
+                    .object(["op": "set", "path": "users/ana", "data": ["v": 1]]),
+                    .object(["op": "set", "path": "users/ana/notes/a", "data": ["n": 1]]),
+                ])
+                try await mine.sync()
+                checkpoint = mine.status.checkpoint
+                await mine.store.close()
+            }
+            // Another device of ana's moves on; the server's shutdown prunes the log past the first replica.
+            let other = try await Self.replica(server, "ana2", token: ana)
+            try await other.sync()
+            try await other.write([
+                .object(["op": "delete", "path": "users/ana/notes/a"]),
+                .object(["op": "set", "path": "users/ana/notes/b", "data": ["n": 2]]),
+                .object(["op": "update", "path": "users/ana", "transforms": ["v": ["increment": 10]]]),
+            ])
+            try await other.sync()
+            await other.store.close()
+            #expect(server.stop() == 0)
+            // An import large enough to be indexed at once lets the log be pruned when the command ends.
+            let lines = (0..<9_000).map { "{\"id\":\"b\($0)\",\"data\":{\"n\":\($0)}}" }.joined(separator: "\n")
+            let bulk = server.suite.directory.appendingPathComponent("bulk.jsonl")
+            try Data(lines.utf8).write(to: bulk)
+            #expect(try server.suite.run(["docs", "import", "bulk", bulk.path, "--chunk-size", "9000"]).status == 0)
+            let stats = try server.suite.run(["docs", "stats"]).stdout
+            #expect(stats.contains("(changes up to it pruned)"), "\(stats)")
+            server.start()
+            let transport = try HTTPSyncTransport(baseURL: server.url, token: ana)
+            await #expect(throws: SyncError.self) {
+                _ = try await transport.changes(since: checkpoint, wait: .zero, limit: 10)
+            }
+
+            let bus = EventBus()
+            let resyncs = RecordedPaths()
+            let subscription = bus.subscribe(named: "sync.resync", as: SyncResyncEvent.Payload.self) { payload, _ in
+                resyncs.add(["\(payload.documents)"])
+            }
+            let mine = try await Self.replica(server, "ana", token: ana, bus: bus)
+            try await mine.write([.object(["op": "set", "path": "users/ana/notes/c", "data": ["n": 3]])])
+            try await mine.pull()
+            func data(_ path: String) async throws -> DocumentData? {
+                try await mine.store.document(path).getDocument().data
+            }
+            #expect(try await data("users/ana/notes/a") == nil, "deleted by the other device while the log was pruned")
+            #expect(try await data("users/ana/notes/b")?["n"] == .int(2))
+            #expect(try await data("users/ana")?["v"] == .int(11))
+            #expect(try await data("users/ana/notes/c")?["n"] == .int(3), "the pending write stays")
+            #expect(try await data("users/bob") == nil, "outside ana's rules")
+            #expect(resyncs.all == [["2"]], "users/ana and its note b: all ana may read")
+            try await mine.sync()
+            #expect(try await admin.store.document("users/ana/notes/c").getDocument().exists == false)
+            try await admin.sync()
+            #expect(try await admin.store.document("users/ana/notes/c").getDocument().data?["n"] == .int(3))
+            // Wrong input on the route.
+            for query in ["limit=0", "limit=x", "after=users%2F%2Fx"] {
+                await #expect(throws: SyncError.self, "\(query)") {
+                    _ = try await transport.snapshot(
+                        after: query == "after=users%2F%2Fx" ? "users//x" : nil,
+                        limit: query == "limit=0" ? 0 : query == "limit=x" ? -1 : 5)
+                }
+            }
+            subscription.cancel()
+            await mine.store.close()
+            #expect(server.stop() == 0)
+        }
     }
 }
 

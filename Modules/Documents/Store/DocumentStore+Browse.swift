@@ -31,4 +31,20 @@ extension DocumentStore {
         }
         return ids
     }
+
+    /// The ids of the documents of `collection` that have subcollections, sorted, whether the documents exist or not
+    /// (Firestore's "missing documents": `users/ana/notes/1` makes `ana` one of `users`' even when `users/ana` was
+    /// never written). With ``listDocuments(in:after:limit:)`` it lets a walk reach every document below a collection.
+    ///
+    /// - Throws: ``DocumentsError`` `.unsupported` when the engine cannot list collections (a plugin engine may not).
+    public func parentDocumentIDs(in collection: CollectionPath) async throws -> [String] {
+        // The engines' collection listing reads the sorted collection paths holding documents: below a collection
+        // path, the next segment is a document id.
+        guard let ids = try await engine.collectionIDs(under: collection.string) else {
+            throw DocumentsError(
+                .unsupported, "this documents engine cannot list collections",
+                hint: "open a collection by its path instead, e.g. users")
+        }
+        return ids
+    }
 }

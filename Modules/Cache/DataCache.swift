@@ -3,8 +3,8 @@ public import SuiteCore
 import Synchronization
 
 /// The cache an app calls: values by key with lifetimes and tags over any ``CacheStore`` (normally a memory tier in
-/// front of a disk tier), secrets in a separate protected store, and hit, miss, store, evict and error events on the
-/// bus. ``CachedHTTPClient`` keeps HTTP responses in one.
+/// front of a disk tier), secrets in a separate protected store, and hit, miss, store, evict, remove, clear and error
+/// events on the bus. ``CachedHTTPClient`` keeps HTTP responses in one.
 ///
 /// ```swift
 /// let cache = DataCache(store: InMemoryCacheStore(byteLimit: 8 << 20), bus: bus)
@@ -22,8 +22,9 @@ public final class DataCache: Sendable {
     public let protectedStore: (any CacheStore)?
     /// The clock lifetimes and expiry are measured with.
     public let clock: any WallClock
-    private let publisher: EventPublisher?
-    private let tier: String
+    let publisher: EventPublisher?
+    /// The tier named in events of ``store`` (``protectedStore``'s events name `protected`).
+    let tier: String
     private let tally = Mutex(Counts())
 
     /// Lookups since this cache was created.
@@ -57,13 +58,14 @@ public final class DataCache: Sendable {
         (store as? any CacheEvictionReporting)?.onEvictions { [weak self] evicted in self?.evicted(evicted) }
     }
 
-    /// Counts `evicted` and publishes a `cache.evict` for each.
-    private func evicted(_ evicted: [CacheEntrySummary]) {
+    /// Counts `evicted` and publishes a `cache.evict` for each, naming `tier` (the cache's when `nil`).
+    private func evicted(_ evicted: [CacheEntrySummary], tier: String? = nil) {
         guard !evicted.isEmpty else { return }
         tally.withLock { $0.evictions += evicted.count }
         for summary in evicted {
             publisher?.publish(
-                CacheEvicted(payload: CacheEventPayload(key: summary.key, bytes: summary.bytes, tier: tier)))
+                CacheEvicted(
+                    payload: CacheEventPayload(key: summary.key, bytes: summary.bytes, tier: tier ?? self.tier)))
         }
     }
 
@@ -135,40 +137,15 @@ public final class DataCache: Sendable {
     }
 
     /// Stores `entry` as it is; publishes `cache.store` and a `cache.evict` per eviction. With `sensitive`, it goes to
-    /// the protected store only, never to a plain tier.
+    /// the protected store only, never to a plain tier (and its events name the tier `protected`).
     public func store(_ entry: CacheEntry, sensitive: Bool = false) async throws {
         let outcome = try await (sensitive ? protected() : store).store(entry)
         tally.withLock { $0.stores += 1 }
+        let named = tier(sensitive: sensitive)
         publisher?.publish(
-            CacheStored(payload: CacheEventPayload(key: entry.key, bytes: entry.value.count, tier: tier)))
-        evicted(outcome.evicted)
+            CacheStored(payload: CacheEventPayload(key: entry.key, bytes: entry.value.count, tier: named)))
+        evicted(outcome.evicted, tier: named)
     }
-
-    /// Removes the value under `key`; whether there was one.
-    @discardableResult
-    public func removeValue(forKey key: String, sensitive: Bool = false) async throws -> Bool {
-        try await (sensitive ? protected() : store).removeEntry(forKey: key)
-    }
-
-    /// Removes every value whose key starts with `prefix`; how many.
-    @discardableResult
-    public func removeValues(withPrefix prefix: String, sensitive: Bool = false) async throws -> Int {
-        try await (sensitive ? protected() : store).removeEntries(withPrefix: prefix)
-    }
-
-    /// Removes every value tagged `tag`; how many.
-    @discardableResult
-    public func removeValues(taggedWith tag: String) async throws -> Int {
-        try await store.removeEntries(taggedWith: tag)
-    }
-
-    /// Removes every expired value; how many.
-    @discardableResult
-    public func removeExpired() async throws -> Int { try await store.removeExpired(now: now) }
-
-    /// Removes every value (secrets stay); how many.
-    @discardableResult
-    public func removeAll() async throws -> Int { try await store.removeAll() }
 
     // MARK: - Secrets
 
@@ -196,7 +173,10 @@ public final class DataCache: Sendable {
         try await protected().removeEntry(forKey: name)
     }
 
-    private func protected() throws -> any CacheStore {
+    /// The tier events name for the plain store, or for the protected one.
+    func tier(sensitive: Bool) -> String { sensitive ? "protected" : tier }
+
+    func protected() throws -> any CacheStore {
         guard let protectedStore else {
             throw CacheError(
                 .key, "this cache has no protected store for secrets",

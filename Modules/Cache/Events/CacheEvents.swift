@@ -85,3 +85,73 @@ public struct CacheFailed: BusEvent {
     /// Creates the event.
     public init(payload: CacheEventPayload) { self.payload = payload }
 }
+
+/// Why entries were removed on request (not evicted): the ``DataCache`` call that removed them.
+public enum CacheRemovalReason: String, Codable, Sendable, Hashable, CaseIterable {
+    /// ``DataCache/removeValue(forKey:sensitive:)``.
+    case key
+    /// ``DataCache/removeValues(withPrefix:sensitive:)``.
+    case prefix
+    /// ``DataCache/removeValues(taggedWith:)``.
+    case tag
+    /// ``DataCache/removeExpired()``.
+    case expired
+}
+
+/// What a `cache.remove` event carries.
+public struct CacheRemovalPayload: Codable, Sendable, Hashable {
+    /// The removed entry's key.
+    public var key: String
+    /// The value's size in bytes (0 when unknown, as for a removal by key).
+    public var bytes: Int
+    /// The tier the entry was removed from: the cache's tier, or `protected`.
+    public var tier: String
+    /// The call that removed it.
+    public var reason: CacheRemovalReason
+
+    /// Creates a payload.
+    public init(key: String, bytes: Int, tier: String, reason: CacheRemovalReason) {
+        self.key = key
+        self.bytes = bytes
+        self.tier = tier
+        self.reason = reason
+    }
+}
+
+/// An entry was removed on request: by key, by prefix, by tag, or as expired (one event per removed key, published
+/// after the removal). Name `cache.remove`, source `cache`.
+public struct CacheRemoved: BusEvent {
+    /// Always `cache.remove`.
+    public var name: String { "cache.remove" }
+    /// The removed entry and why.
+    public var payload: CacheRemovalPayload
+
+    /// Creates the event.
+    public init(payload: CacheRemovalPayload) { self.payload = payload }
+}
+
+/// What a `cache.clear` event carries.
+public struct CacheClearPayload: Codable, Sendable, Hashable {
+    /// The tier emptied: the cache's tier, or `protected`.
+    public var tier: String
+    /// How many entries went.
+    public var entries: Int
+
+    /// Creates a payload.
+    public init(tier: String, entries: Int) {
+        self.tier = tier
+        self.entries = entries
+    }
+}
+
+/// Every entry of a tier was removed (``DataCache/removeAll()``): one event instead of one per key. Name
+/// `cache.clear`, source `cache`.
+public struct CacheCleared: BusEvent {
+    /// Always `cache.clear`.
+    public var name: String { "cache.clear" }
+    /// The tier and how many entries went.
+    public var payload: CacheClearPayload
+
+    /// Creates the event.
+    public init(payload: CacheClearPayload) { self.payload = payload }
+}

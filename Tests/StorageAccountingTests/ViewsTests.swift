@@ -76,6 +76,40 @@ struct ViewsTests {
         #expect(recorder.droppedCount == 0)
     }
 
+    @Test("cache.remove drops an item; cache.clear drops the tier's group; totals follow")
+    func busRecorderRemovals() async throws {
+        let index = try makeIndex()
+        let bus = EventBus()
+        let recorder = StorageBusRecorder(bus: bus, index: index)
+        recorder.start()
+        let cache = bus.publisher(source: "cache")
+        func event(_ name: String, _ key: String, _ bytes: Int, _ tier: String) -> GenericEvent {
+            GenericEvent(
+                name: name,
+                payload: .object(["key": .string(key), "bytes": .int(Int64(bytes)), "tier": .string(tier)]))
+        }
+        for key in ["a/1", "a/2", "b"] { cache.publish(event("cache.store", key, 100, "sqlite")) }
+        cache.publish(event("cache.store", "s", 7, "protected"))
+        cache.publish(event("cache.store", "m", 5, "memory"))
+        cache.publish(event("cache.remove", "a/1", 100, "sqlite"))
+        cache.publish(event("cache.remove", "a/2", 100, "sqlite"))
+        cache.publish(event("cache.store", "a/2", 40, "sqlite"))  // stored again after its removal: kept
+        await recorder.drain()
+        #expect(try await index.usage(StorageFilter(services: ["caches"])).logicalBytes == 152)
+        #expect(try await index.item(id: StorageBusRecorder.itemID(tier: "sqlite", key: "a/1")) == nil)
+        #expect(try await index.item(id: StorageBusRecorder.itemID(tier: "sqlite", key: "a/2"))?.sizeInBytes == 40)
+
+        cache.publish(GenericEvent(name: "cache.clear", payload: .object(["tier": .string("sqlite"), "entries": 2])))
+        cache.publish(event("cache.store", "c", 9, "sqlite"))  // after the clear: kept
+        await recorder.drain()
+        let groups = try await index.groups(StorageFilter(services: ["caches"]), sort: .name, limit: nil)
+        #expect(groups.map(\.groupId) == ["memory", "protected", "sqlite"])
+        #expect(groups.map(\.usage.items) == [1, 1, 1])
+        #expect(try await index.total() == StorageUsage(items: 3, logicalBytes: 21, allocatedBytes: 21))
+        await recorder.stop()
+        #expect(recorder.droppedCount == 0 && recorder.failedBatchCount == 0)
+    }
+
     @Test("the idle scheduler waits for the load to drop, and gives up after maxWait")
     func idleScheduler() async throws {
         let loads = Mutex<[Double]>([3.0, 2.0, 0.2])

@@ -2,8 +2,9 @@ import Foundation
 public import SuiteCore
 import Synchronization
 
-/// Keeps the index up to date from bus events: the Cache module's `cache.store` and `cache.evict` become items of
-/// service `caches` (group = the tier, content id = the key), without importing the Cache module (docs/events.md).
+/// Keeps the index up to date from bus events: the Cache module's `cache.store` becomes an item of service `caches`
+/// (group = the tier, content id = the key), `cache.evict` and `cache.remove` remove it, and `cache.clear` removes
+/// the tier's whole group — without importing the Cache module (docs/events.md).
 ///
 /// Events are handled in publish order by one task, in batches (one transaction per batch). The queue is bounded;
 /// what does not fit is dropped and counted in ``droppedCount`` (a later reconciliation or scan corrects the index).
@@ -11,23 +12,29 @@ import Synchronization
 /// ```swift
 /// let recorder = StorageBusRecorder(bus: bus, index: index)
 /// recorder.start()
-/// // … the app's DataCache publishes cache.store / cache.evict …
+/// // … the app's DataCache publishes cache.store / cache.evict / cache.remove / cache.clear …
 /// await recorder.stop()
 /// ```
 public final class StorageBusRecorder: Sendable {
     /// The service of the items this recorder writes.
     public static let service = "caches"
 
-    /// What `cache.store` and `cache.evict` carry (docs/events.md).
+    /// What `cache.store`, `cache.evict` and `cache.remove` carry (docs/events.md).
     struct CachePayload: Codable, Sendable {
         var key: String
         var bytes: Int64
         var tier: String
     }
 
+    /// What `cache.clear` carries.
+    struct ClearPayload: Codable, Sendable {
+        var tier: String
+    }
+
     private enum Operation: Sendable {
         case store(CachePayload, Date)
-        case evict(CachePayload)
+        case remove(CachePayload)
+        case clear(tier: String)
     }
 
     private struct State {
@@ -80,7 +87,13 @@ public final class StorageBusRecorder: Sendable {
             enqueue(.store(payload, envelope.time))
         }
         let evict = bus.subscribe(named: "cache.evict", as: CachePayload.self) { payload, _ in
-            enqueue(.evict(payload))
+            enqueue(.remove(payload))
+        }
+        let remove = bus.subscribe(named: "cache.remove", as: CachePayload.self) { payload, _ in
+            enqueue(.remove(payload))
+        }
+        let clear = bus.subscribe(named: "cache.clear", as: ClearPayload.self) { payload, _ in
+            enqueue(.clear(tier: payload.tier))
         }
         let task = Task {
             var iterator = stream.makeAsyncIterator()
@@ -99,7 +112,7 @@ public final class StorageBusRecorder: Sendable {
             }
         }
         state.withLock {
-            $0.tokens = [store, evict]
+            $0.tokens = [store, evict, remove, clear]
             $0.task = task
         }
     }
@@ -123,30 +136,49 @@ public final class StorageBusRecorder: Sendable {
         await task?.value
     }
 
-    /// Applies a batch in order: consecutive stores in one write, each eviction as it comes.
+    /// Applies a batch in order: consecutive stores in one write, consecutive removals in another, a clear at once.
     private static func apply(_ batch: [Operation], to index: any StorageIndex) async -> Bool {
         var stores: [StorageItem] = []
+        var removals: [String] = []
         var ok = true
         func flush() async {
-            guard !stores.isEmpty else { return }
-            do { try await index.record(stores) } catch { ok = false }
+            do {
+                if !stores.isEmpty { try await index.record(stores) }
+                if !removals.isEmpty { try await index.remove(ids: removals) }
+            } catch {
+                ok = false
+            }
             stores = []
+            removals = []
         }
         for operation in batch {
             switch operation {
             case .store(let payload, let time):
+                if !removals.isEmpty { await flush() }
                 stores.removeAll { $0.id == itemID(tier: payload.tier, key: payload.key) }
                 stores.append(
                     StorageItem(
                         id: itemID(tier: payload.tier, key: payload.key), serviceType: service, groupId: payload.tier,
                         contentId: payload.key, contentType: StorageContentType.unknown,
                         sizeInBytes: max(0, payload.bytes), createdDate: time, fileName: payload.key))
-            case .evict(let payload):
+            case .remove(let payload):
+                if !stores.isEmpty { await flush() }
+                removals.append(itemID(tier: payload.tier, key: payload.key))
+            case .clear(let tier):
                 await flush()
-                do { try await index.remove(ids: [itemID(tier: payload.tier, key: payload.key)]) } catch { ok = false }
+                do { try await removeGroup(tier, from: index) } catch { ok = false }
             }
         }
         await flush()
         return ok
+    }
+
+    /// Removes every item of service ``service`` in group `tier`, a page at a time.
+    private static func removeGroup(_ tier: String, from index: any StorageIndex) async throws {
+        let filter = StorageFilter(services: [service], groups: [tier])
+        while true {
+            let ids = try await index.items(filter, order: .id, limit: 4_096).map(\.id)
+            guard !ids.isEmpty, try await index.remove(ids: ids) > 0 else { return }
+        }
     }
 }

@@ -66,7 +66,8 @@ public struct StorageModule: SuiteModule {
         public var roots: [Root]
         /// The directories of `suite storage app-size` when not given on the command line.
         public var appSize: [String: JSONValue]
-        /// Whether the Cache module's `cache.store` / `cache.evict` events become items of the `caches` service.
+        /// Whether the Cache module's events keep the items of the `caches` service (`cache.store` records one;
+        /// `cache.evict`, `cache.remove` and `cache.clear` remove them).
         public var recordCaches: Bool
     }
 

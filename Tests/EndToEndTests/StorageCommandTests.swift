@@ -197,5 +197,38 @@ extension RealBinary {
             #expect(rows.compactMap { $0["usage"]?["logicalBytes"]?.intValue }.reduce(0, +) >= 5_000)
 
         }
+
+        @Test("suite cache purge --prefix and --all take the purged entries out of the caches service")
+        func purgedCacheEntriesLeaveTheIndex() throws {
+            let nginx = try NginxServer(files: [
+                "fresh/a.txt": String(repeating: "a", count: 5_000), "fresh/b.txt": String(repeating: "b", count: 700),
+            ])
+            defer { nginx.stop() }
+            let fixture = try Fixture()
+            for path in ["/fresh/a.txt", "/fresh/b.txt"] {
+                let fetched = try fixture.run(["cache", "get", nginx.url(path)])
+                #expect(fetched.status == 0, "\(fetched.stderr)")
+            }
+            func caches() throws -> (items: Int64, bytes: Int64) {
+                let rows = try fixture.json(["storage", "groups", "--service", "caches"]).arrayValue ?? []
+                let usages = rows.compactMap { $0["usage"] }
+                return (
+                    usages.compactMap { $0["items"]?.intValue }.reduce(0, +),
+                    usages.compactMap { $0["logicalBytes"]?.intValue }.reduce(0, +)
+                )
+            }
+            let before = try caches()
+            #expect(before.items == 2 && before.bytes >= 5_700)
+
+            let purged = try fixture.json(["cache", "purge", "--prefix", nginx.url("/fresh/a")])
+            #expect(purged["removed"] == 1)
+            let after = try caches()
+            #expect(after.items == 1)
+            #expect(after.bytes >= 700 && after.bytes < 5_000)
+
+            let all = try fixture.json(["cache", "purge", "--all"])
+            #expect(all["removed"] == 1)
+            #expect(try caches().items == 0)
+        }
     }
 }

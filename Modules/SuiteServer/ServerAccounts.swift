@@ -41,10 +41,12 @@ public final class ServerAccounts: Sendable {
 
     let pool: DatabasePool
     private let path: String
+    private let logPath: String
 
     /// Opens (or creates) the accounts file.
     public init(path: String) throws {
         self.path = path
+        logPath = path + "-wal"
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
@@ -115,42 +117,67 @@ public final class ServerAccounts: Sendable {
 
     /// The account a token belongs to, or nil. Answers from memory while the accounts file is unchanged (another
     /// process's `suite users revoke` changes it, so a revocation counts at once).
+    ///
+    /// The file is looked at (two `stat`s) at most once per ``stampInterval``, not on every request: a revocation
+    /// counts within that time.
     public func authenticate(_ token: String) async throws -> Account? {
-        let stamp = fileStamp()
-        if let hit = cache.withLock({ cache -> Account?? in
-            if cache.stamp != stamp {
-                cache.stamp = stamp
-                cache.accounts.removeAll()
+        let now = ContinuousClock.now
+        let stale = cache.withLock { cache in now - cache.checked >= Self.stampInterval }
+        let stamp = stale ? fileStamp() : nil
+        let (generation, hit) = cache.withLock { cache -> (UInt64, Account??) in
+            if let stamp {
+                cache.checked = now
+                if cache.stamp != stamp {
+                    cache.stamp = stamp
+                    cache.generation &+= 1
+                    cache.accounts.removeAll()
+                }
             }
-            return cache.accounts[token]
-        }) {
-            return hit
+            return (cache.generation, cache.accounts[token])
         }
+        if let hit { return hit }
         let account = try await lookUp(token)
         cache.withLock { cache in
-            if cache.stamp == stamp, cache.accounts.count < 10_000 { cache.accounts[token] = .some(account) }
+            if cache.generation == generation, cache.accounts.count < 10_000 { cache.accounts[token] = .some(account) }
         }
         return account
     }
 
+    /// How long a look at the accounts file stands for: a revocation by another process counts within it.
+    static let stampInterval = Duration.milliseconds(10)
+
     private struct Cache {
-        var stamp: [Int64] = []
+        var stamp = Stamp()
+        var checked = ContinuousClock.now - .seconds(3_600)
+        var generation: UInt64 = 0
         var accounts: [String: Account?] = [:]
     }
     private let cache = Mutex(Cache())
 
-    /// Size and modification time of the file and its write-ahead log.
-    private func fileStamp() -> [Int64] {
-        [path, path + "-wal"].flatMap { file -> [Int64] in
+    /// Size and modification time of the file and of its write-ahead log.
+    private struct Stamp: Equatable {
+        var file = Part()
+        var log = Part()
+
+        struct Part: Equatable {
+            var size: Int64 = -1
+            var seconds: Int64 = -1
+            var nanoseconds: Int64 = -1
+        }
+    }
+
+    private func fileStamp() -> Stamp {
+        func part(_ file: String) -> Stamp.Part {
             var info = stat()
-            guard stat(file, &info) == 0 else { return [-1, -1, -1] }
+            guard stat(file, &info) == 0 else { return Stamp.Part() }
             #if os(Linux)
                 let time = info.st_mtim
             #else
                 let time = info.st_mtimespec
             #endif
-            return [Int64(info.st_size), Int64(time.tv_sec), Int64(time.tv_nsec)]
+            return Stamp.Part(size: Int64(info.st_size), seconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec))
         }
+        return Stamp(file: part(path), log: part(logPath))
     }
 
     private func lookUp(_ token: String) async throws -> Account? {
@@ -184,6 +211,11 @@ public final class ServerAccounts: Sendable {
             try db.execute(sql: "DELETE FROM sessions WHERE uid = ?", arguments: [uid])
             try db.execute(sql: "DELETE FROM users WHERE uid = ?", arguments: [uid])
             return db.changesCount
+        }
+        // This process sees its own revocation at once; other processes' within ``stampInterval``.
+        cache.withLock { cache in
+            cache.generation &+= 1
+            cache.accounts.removeAll()
         }
         guard removed > 0 else {
             throw ServerError(.notFound, "no user \(uid)", hint: "`suite users list` shows the users")

@@ -9,11 +9,16 @@ public final class ServerMetrics: Sendable {
         var status: Int
     }
 
+    /// A route's latency histogram.
+    struct Latencies {
+        var buckets = [Int](repeating: 0, count: ServerMetrics.bounds.count)
+        var sum = 0.0
+        var count = 0
+    }
+
     struct State {
         var requests: [Key: Int] = [:]
-        var buckets: [String: [Int]] = [:]
-        var sums: [String: Double] = [:]
-        var counts: [String: Int] = [:]
+        var latencies: [String: Latencies] = [:]
         var documentsRead = 0
         var documentsWritten = 0
     }
@@ -27,12 +32,15 @@ public final class ServerMetrics: Sendable {
     func record(method: String, route: String, status: Int, seconds: Double) {
         state.withLock { state in
             state.requests[Key(method: method, route: route, status: status), default: 0] += 1
-            var buckets = state.buckets[route] ?? [Int](repeating: 0, count: Self.bounds.count)
-            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { buckets[index] += 1 }
-            state.buckets[route] = buckets
-            state.sums[route, default: 0] += seconds
-            state.counts[route, default: 0] += 1
+            // In place: one lookup, no copy of the buckets.
+            Self.add(seconds, to: &state.latencies[route, default: Latencies()])
         }
+    }
+
+    private static func add(_ seconds: Double, to latencies: inout Latencies) {
+        for index in bounds.indices where seconds <= bounds[index] { latencies.buckets[index] += 1 }
+        latencies.sum += seconds
+        latencies.count += 1
     }
 
     func documents(read: Int = 0, written: Int = 0) {
@@ -58,15 +66,15 @@ public final class ServerMetrics: Sendable {
         }
         lines.append("# HELP suite_http_request_duration_seconds Time to answer a request, by route.")
         lines.append("# TYPE suite_http_request_duration_seconds histogram")
-        for route in state.buckets.keys.sorted() {
-            let buckets = state.buckets[route] ?? []
+        for (route, latencies) in state.latencies.sorted(by: { $0.key < $1.key }) {
             for (index, bound) in Self.bounds.enumerated() {
                 lines.append(
-                    "suite_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(buckets[index])")
+                    "suite_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(latencies.buckets[index])"
+                )
             }
-            let count = state.counts[route] ?? 0
+            let count = latencies.count
             lines.append("suite_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(count)")
-            lines.append("suite_http_request_duration_seconds_sum{route=\"\(route)\"} \(state.sums[route] ?? 0)")
+            lines.append("suite_http_request_duration_seconds_sum{route=\"\(route)\"} \(latencies.sum)")
             lines.append("suite_http_request_duration_seconds_count{route=\"\(route)\"} \(count)")
         }
         lines.append("# HELP suite_documents_read_total Documents read through the API.")

@@ -228,9 +228,11 @@ public struct SuiteServer: Sendable {
                 .unauthenticated, "no bearer token",
                 hint: "send Authorization: Bearer TOKEN (issue one with `suite users add UID`)")
         }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > configuration.maximumBodyBytes {
-            throw tooLarge()
-        }
+        let length = request.headers[.contentLength].flatMap(Int.init)
+        if let length, length > configuration.maximumBodyBytes { throw tooLarge() }
+        // No Content-Length and no Transfer-Encoding: HTTP/1.1 says there is no body (a GET, as a rule). Not reading
+        // the empty body stream saves a GET its iteration.
+        if length == nil || length == 0, request.headers[.transferEncoding] == nil { return (account, nil) }
         var request = request
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: configuration.maximumBodyBytes) } catch let error

@@ -17,17 +17,6 @@ extension SQLiteDocumentEngine {
         }
     }
 
-    /// Like ``read(_:)`` for a body that runs one statement once (a point read): SQLite's own statement transaction
-    /// is its snapshot, so no BEGIN and COMMIT around it (the hot path of `suite serve`'s GET).
-    func readOneStatement<T>(_ body: (Database) throws -> T) throws -> T {
-        try checkOpen()
-        do {
-            return try pool.unsafeRead(body)
-        } catch {
-            throw Self.mapError(error, path: path)
-        }
-    }
-
     func checkOpen() throws {
         if isClosed.load(ordering: .sequentiallyConsistent) {
             throw DocumentsError(

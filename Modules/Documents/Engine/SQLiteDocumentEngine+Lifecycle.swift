@@ -68,6 +68,7 @@ extension SQLiteDocumentEngine {
     /// later process to read on open).
     private func closePool() throws {
         guard !isClosed.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        pointReader.close()
         pool.releaseMemory()  // closes the idle reader connections
         do { try pool.close() } catch { throw Self.mapError(error, path: path) }
     }

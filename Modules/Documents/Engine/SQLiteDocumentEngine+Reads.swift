@@ -5,6 +5,25 @@ extension SQLiteDocumentEngine {
     /// The documents at `paths`, in order; `nil` where none exists.
     public func documents(at paths: [String]) async throws -> [StoredDocument?] {
         let parts = try paths.map { try EnginePath.split(document: $0) }
+        if paths.count == 1 {
+            // The hot path of a GET: the engine's own connections, no GRDB pool (``SQLitePointReader``).
+            try checkOpen()
+            let part = parts[0]
+            do {
+                let row = try pointReader.withConnection { connection throws(SQLitePointReader.PointReadFailure) in
+                    try connection.read(parent: part.parent, id: part.id)
+                }
+                return [
+                    row.map {
+                        StoredDocument(path: paths[0], body: $0.3, version: $0.0, createTime: $0.1, updateTime: $0.2)
+                    }
+                ]
+            } catch {
+                throw DocumentsError(
+                    .storage, "cannot read \(paths[0]) from \(path): \(error.message)",
+                    hint: "check the file and its permissions; `suite docs stats` opens it too")
+            }
+        }
         func fetch(_ db: Database) throws -> [StoredDocument?] {
             let select = try SQLiteStatement(
                 db,
@@ -35,8 +54,8 @@ extension SQLiteDocumentEngine {
             }
             return result
         }
-        // Several documents are read in one snapshot; one is a single statement.
-        return try paths.count == 1 ? readOneStatement(fetch) : read(fetch)
+        // Several documents are read in one snapshot.
+        return try read(fetch)
     }
 
     /// Entries of one index within bounds, in `(key, path)` order or reversed: the pending operations and every run

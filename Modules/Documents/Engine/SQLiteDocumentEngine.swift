@@ -65,6 +65,8 @@ public final class SQLiteDocumentEngine: Sendable {
     public let changeLogRetention: ChangeLogRetention
 
     let pool: DatabasePool
+    /// Connections of the engine's own for single-document reads (``SQLitePointReader``).
+    let pointReader: SQLitePointReader
     let logger: Logger
     let isClosed = Atomic<Bool>(false)
     /// Set by the first ``shutdown()`` (or ``close()``): later ones return at once.
@@ -143,6 +145,7 @@ public final class SQLiteDocumentEngine: Sendable {
             throw mapped
         }
         maintenance = SQLiteIndexMaintenance(pool: pool, tuning: tuning, logger: logger)
+        pointReader = SQLitePointReader(path: path)
         logger.debug("opened documents database", metadata: ["path": "\(path)", "durability": "\(durability)"])
     }
 

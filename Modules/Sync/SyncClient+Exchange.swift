@@ -60,10 +60,7 @@ extension SyncClient {
                             writes.append(
                                 .object([
                                     "op": "set", "path": .string(Self.ackPath(path)),
-                                    "data": .object([
-                                        "path": .string(path), "sequence": .int(sequence),
-                                        "mutation": .string(entry.mutation.id),
-                                    ]),
+                                    "data": .object(["ack": .string(Self.packAck(sequence, entry.mutation.id))]),
                                 ]))
                         }
                     }
@@ -149,21 +146,21 @@ extension SyncClient {
         var latest: [String: SyncChange] = [:]
         for change in page.changes { latest[change.path] = change }
         guard !latest.isEmpty else { return [] }
+        let paths = latest.keys.sorted()
         let acks = try await local {
-            try await store.getDocuments(try latest.keys.sorted().map { try DocumentPath(Self.ackPath($0)) })
+            try await store.getDocuments(try paths.map { try DocumentPath(Self.ackPath($0)) })
         }
         var conflicts: [SyncConflictEvent.Payload] = []
-        for ack in acks where ack.exists {
-            guard let path = try ack.get("path", as: String.self), let change = latest[path],
-                let sequence = try ack.get("sequence", as: Int64.self), change.sequence > sequence,
-                !pendingPaths.contains(path)
+        for (path, ack) in zip(paths, acks) where ack.exists {
+            guard let (sequence, mutation) = try Self.unpackAck(ack), let change = latest[path],
+                change.sequence > sequence, !pendingPaths.contains(path)
             else { continue }
             let local = try await local { try await store.document(path).getDocument().data }
             let ours = local.map { DocumentJSON.json(from: $0) }
             guard ours != change.data else { continue }
             conflicts.append(
                 .init(
-                    mutation: try ack.get("mutation", as: String.self) ?? "", paths: [path],
+                    mutation: mutation, paths: [path],
                     reason: "overridden by a later write on the server", ours: ours, theirs: change.data))
         }
         return conflicts
@@ -192,6 +189,21 @@ extension SyncClient {
             }
         _ = try await local { try await store.batch(json: .array([write])).commit() }
         return resolved
+    }
+
+    /// An acknowledgement's one field: `"<sequence> <mutation id>"`. One field, so one index entry instead of three
+    /// (every field is indexed, and a push writes an acknowledgement per document).
+    static func packAck(_ sequence: Int64, _ mutation: String) -> String { "\(sequence) \(mutation)" }
+
+    /// The sequence and mutation id of an acknowledgement (also in the three-field form of earlier versions).
+    static func unpackAck(_ ack: DocumentSnapshot) throws -> (Int64, String)? {
+        if let packed = try ack.get("ack", as: String.self) {
+            let parts = packed.split(separator: " ", maxSplits: 1)
+            guard let sequence = parts.first.flatMap({ Int64($0) }) else { return nil }
+            return (sequence, parts.count > 1 ? String(parts[1]) : "")
+        }
+        guard let sequence = try ack.get("sequence", as: Int64.self) else { return nil }
+        return (sequence, try ack.get("mutation", as: String.self) ?? "")
     }
 
     /// Where the replica keeps the server sequence of its last acknowledged write to `path`.

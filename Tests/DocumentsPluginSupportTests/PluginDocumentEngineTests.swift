@@ -137,14 +137,19 @@ struct PluginDocumentEngineTests {
         #expect(bytes == DocumentEngineWire.encode(DocumentEngineResponse.sequence(0)))
     }
 
-    @Test("a plugin engine that is not a documents engine fails as a storage error carrying the plugin error")
-    func wrongKindIsAStorageError() async throws {
+    /// EventLog's observer engine taken as a documents engine: a plugin that knows none of the documents operations.
+    static func eventLogAsDocumentsEngine() throws -> PluginDocumentEngine {
         let plugin = try PluginLoader.load(path: TestSupport.plugin("EventLog"))
         let directory = try TestSupport.makeTemporaryDirectory()
         let handle = try plugin.makeEngine(
             kind: EngineKind.observer, name: "eventlog",
             options: .object(["path": .string(directory.appendingPathComponent("events.jsonl").path)]))
-        let engine = PluginDocumentEngine(handle: handle)
+        return PluginDocumentEngine(handle: handle)
+    }
+
+    @Test("a plugin engine that is not a documents engine fails as a storage error carrying the plugin error")
+    func wrongKindIsAStorageError() async throws {
+        let engine = try Self.eventLogAsDocumentsEngine()
         let error = await captureError { _ = try await engine.lastSequence() }
         #expect(error?.code == .storage)
         #expect(error?.underlying is PluginError)
@@ -179,12 +184,7 @@ struct PluginDocumentEngineTests {
     @Test("a plugin that predates verify, rebuild and changeLogStatus answers unsupported and nil, not a failure")
     func olderPluginsAnswerUnsupported() async throws {
         // EventLog knows none of the documents operations, as a documents plugin built before these would not.
-        let plugin = try PluginLoader.load(path: TestSupport.plugin("EventLog"))
-        let directory = try TestSupport.makeTemporaryDirectory()
-        let handle = try plugin.makeEngine(
-            kind: EngineKind.observer, name: "eventlog",
-            options: .object(["path": .string(directory.appendingPathComponent("events.jsonl").path)]))
-        let engine = PluginDocumentEngine(handle: handle)
+        let engine = try Self.eventLogAsDocumentsEngine()
         for selection in [IndexSelection.all, .named(["a"]), IndexSelection { _ in true }] {
             let verify = await captureError { _ = try await engine.verifyIndexes(selection) }
             #expect(verify?.code == .unsupported, "\(String(describing: verify))")

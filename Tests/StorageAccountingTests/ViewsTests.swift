@@ -46,6 +46,15 @@ struct ViewsTests {
         #expect(new.difference(from: new).isEmpty)
     }
 
+    /// A Cache event as the bus carries it (its payload: key, bytes, tier).
+    static func event(_ name: String, _ key: String, _ bytes: Int, _ tier: String) -> GenericEvent {
+        GenericEvent(
+            name: name,
+            payload: .object([
+                "key": .string(key), "bytes": .int(Int64(bytes)), "tier": .string(tier), "message": .string(""),
+            ]))
+    }
+
     @Test("cache.store and cache.evict from a real bus become and stop being items of service caches")
     func busRecorder() async throws {
         let index = try makeIndex()
@@ -53,25 +62,18 @@ struct ViewsTests {
         let recorder = StorageBusRecorder(bus: bus, index: index)
         recorder.start()
         let cache = bus.publisher(source: "cache")
-        func event(_ name: String, _ key: String, _ bytes: Int, _ tier: String) -> GenericEvent {
-            GenericEvent(
-                name: name,
-                payload: .object([
-                    "key": .string(key), "bytes": .int(Int64(bytes)), "tier": .string(tier), "message": .string(""),
-                ]))
-        }
-        cache.publish(event("cache.store", "GET https://x/1", 1000, "disk"))
-        cache.publish(event("cache.store", "GET https://x/2", 500, "disk"))
-        cache.publish(event("cache.store", "k", 10, "memory"))
-        cache.publish(event("cache.evict", "GET https://x/1", 1000, "disk"))
-        cache.publish(event("cache.hit", "k", 10, "memory"))
+        cache.publish(Self.event("cache.store", "GET https://x/1", 1000, "disk"))
+        cache.publish(Self.event("cache.store", "GET https://x/2", 500, "disk"))
+        cache.publish(Self.event("cache.store", "k", 10, "memory"))
+        cache.publish(Self.event("cache.evict", "GET https://x/1", 1000, "disk"))
+        cache.publish(Self.event("cache.hit", "k", 10, "memory"))
         await recorder.drain()
         let groups = try await index.groups(StorageFilter(services: ["caches"]), sort: .name, limit: nil)
         #expect(groups.map(\.groupId) == ["disk", "memory"])
         #expect(groups[0].usage == StorageUsage(items: 1, logicalBytes: 500, allocatedBytes: 500))
         #expect(try await index.item(id: StorageBusRecorder.itemID(tier: "disk", key: "GET https://x/2")) != nil)
         await recorder.stop()
-        cache.publish(event("cache.store", "late", 1, "disk"))
+        cache.publish(Self.event("cache.store", "late", 1, "disk"))
         #expect(try await index.total().items == 2)
         #expect(recorder.droppedCount == 0)
     }
@@ -83,24 +85,19 @@ struct ViewsTests {
         let recorder = StorageBusRecorder(bus: bus, index: index)
         recorder.start()
         let cache = bus.publisher(source: "cache")
-        func event(_ name: String, _ key: String, _ bytes: Int, _ tier: String) -> GenericEvent {
-            GenericEvent(
-                name: name,
-                payload: .object(["key": .string(key), "bytes": .int(Int64(bytes)), "tier": .string(tier)]))
-        }
-        for key in ["a/1", "a/2", "b"] { cache.publish(event("cache.store", key, 100, "sqlite")) }
-        cache.publish(event("cache.store", "s", 7, "protected"))
-        cache.publish(event("cache.store", "m", 5, "memory"))
-        cache.publish(event("cache.remove", "a/1", 100, "sqlite"))
-        cache.publish(event("cache.remove", "a/2", 100, "sqlite"))
-        cache.publish(event("cache.store", "a/2", 40, "sqlite"))  // stored again after its removal: kept
+        for key in ["a/1", "a/2", "b"] { cache.publish(Self.event("cache.store", key, 100, "sqlite")) }
+        cache.publish(Self.event("cache.store", "s", 7, "protected"))
+        cache.publish(Self.event("cache.store", "m", 5, "memory"))
+        cache.publish(Self.event("cache.remove", "a/1", 100, "sqlite"))
+        cache.publish(Self.event("cache.remove", "a/2", 100, "sqlite"))
+        cache.publish(Self.event("cache.store", "a/2", 40, "sqlite"))  // stored again after its removal: kept
         await recorder.drain()
         #expect(try await index.usage(StorageFilter(services: ["caches"])).logicalBytes == 152)
         #expect(try await index.item(id: StorageBusRecorder.itemID(tier: "sqlite", key: "a/1")) == nil)
         #expect(try await index.item(id: StorageBusRecorder.itemID(tier: "sqlite", key: "a/2"))?.sizeInBytes == 40)
 
         cache.publish(GenericEvent(name: "cache.clear", payload: .object(["tier": .string("sqlite"), "entries": 2])))
-        cache.publish(event("cache.store", "c", 9, "sqlite"))  // after the clear: kept
+        cache.publish(Self.event("cache.store", "c", 9, "sqlite"))  // after the clear: kept
         await recorder.drain()
         let groups = try await index.groups(StorageFilter(services: ["caches"]), sort: .name, limit: nil)
         #expect(groups.map(\.groupId) == ["memory", "protected", "sqlite"])

@@ -25,13 +25,7 @@ extension SQLiteDocumentEngine {
             }
         }
         func fetch(_ db: Database) throws -> [StoredDocument?] {
-            let select = try SQLiteStatement(
-                db,
-                """
-                SELECT d.version, d.create_time, d.update_time, c.body FROM documents d \
-                CROSS JOIN changes c ON c.id = d.change_id WHERE d.parent = ?1 AND d.doc_id = ?2
-                """
-            )
+            let select = try SQLiteStatement(db, SQLitePointReader.select)
             var result: [StoredDocument?] = []
             result.reserveCapacity(paths.count)
             for (path, part) in zip(paths, parts) {

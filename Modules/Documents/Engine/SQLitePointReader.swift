@@ -30,11 +30,9 @@ final class SQLitePointReader: Sendable {
             // As the engine's GRDB readers: map the file, a page cache for what lies beyond.
             sqlite3_exec(handle, "PRAGMA cache_size = -16384; PRAGMA mmap_size = 1073741824", nil, nil, nil)
             var select: OpaquePointer?
-            let sql = """
-                SELECT d.version, d.create_time, d.update_time, c.body FROM documents d \
-                CROSS JOIN changes c ON c.id = d.change_id WHERE d.parent = ?1 AND d.doc_id = ?2
-                """
-            guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &select, nil) == SQLITE_OK,
+            guard
+                sqlite3_prepare_v3(
+                    handle, SQLitePointReader.select, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &select, nil) == SQLITE_OK,
                 let select
             else {
                 let message = String(cString: sqlite3_errmsg(handle))
@@ -84,6 +82,13 @@ final class SQLitePointReader: Sendable {
         var message: String
     }
 
+    /// A document's version, times and body, by (parent, id): the point read here and the engine's reads of several
+    /// documents alike.
+    static let select = """
+        SELECT d.version, d.create_time, d.update_time, c.body FROM documents d \
+        CROSS JOIN changes c ON c.id = d.change_id WHERE d.parent = ?1 AND d.doc_id = ?2
+        """
+
     let path: String
     private let idle = Mutex<(connections: [Connection], closed: Bool)>(([], false))
     /// Idle connections kept; more run at once only while that many reads overlap.
@@ -107,14 +112,14 @@ final class SQLitePointReader: Sendable {
         return try body(connection)
     }
 
-    /// Closes the idle connections; those in use close when their read ends.
+    /// Closes the idle connections (outside the lock, as they are released); those in use close when their read ends.
     func close() {
-        let connections = idle.withLock { state in
+        let idleConnections = idle.withLock { state in
             state.closed = true
             defer { state.connections = [] }
             return state.connections
         }
-        _ = connections
+        withExtendedLifetime(idleConnections) {}
     }
 }
 

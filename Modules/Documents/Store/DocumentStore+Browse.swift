@@ -24,12 +24,7 @@ extension DocumentStore {
     ///
     /// - Throws: ``DocumentsError`` `.unsupported` when the engine cannot list collections (a plugin engine may not).
     public func collectionIDs(under parent: DocumentPath? = nil) async throws -> [String] {
-        guard let ids = try await engine.collectionIDs(under: parent?.string) else {
-            throw DocumentsError(
-                .unsupported, "this documents engine cannot list collections",
-                hint: "open a collection by its path instead, e.g. users")
-        }
-        return ids
+        try await listedCollectionIDs(under: parent?.string)
     }
 
     /// The ids of the documents of `collection` that have subcollections, sorted, whether the documents exist or not
@@ -40,7 +35,12 @@ extension DocumentStore {
     public func parentDocumentIDs(in collection: CollectionPath) async throws -> [String] {
         // The engines' collection listing reads the sorted collection paths holding documents: below a collection
         // path, the next segment is a document id.
-        guard let ids = try await engine.collectionIDs(under: collection.string) else {
+        try await listedCollectionIDs(under: collection.string)
+    }
+
+    /// The engine's ``DocumentEngine/collectionIDs(under:)``, or `.unsupported` when it cannot list.
+    private func listedCollectionIDs(under path: String?) async throws -> [String] {
+        guard let ids = try await engine.collectionIDs(under: path) else {
             throw DocumentsError(
                 .unsupported, "this documents engine cannot list collections",
                 hint: "open a collection by its path instead, e.g. users")

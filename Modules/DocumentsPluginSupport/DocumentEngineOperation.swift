@@ -48,4 +48,12 @@ public enum DocumentEngineOperation: String, Sendable, Hashable, CaseIterable {
     case verifyIndexes
     /// ``DocumentEngine/rebuildIndexes(_:progress:)`` of the named indexes (or all); "unsupported" as `verifyIndexes`.
     case rebuildIndexes
+    /// Prepares a commit ahead of its write (``DocumentEngine``'s `prepareCommit`, which the store's bulk importer
+    /// calls for its next chunk while the previous one writes) and answers a handle for `commitPrepared`. The plugin
+    /// keeps the last few prepared commits. A plugin built before it answers "unsupported"; the host then commits
+    /// the mutations as they are.
+    case prepareCommit
+    /// Commits what `prepareCommit` prepared, as `commit` would. A handle the plugin no longer holds gets a
+    /// `wrongEngine` failure with nothing written, and the host commits the mutations as they are.
+    case commitPrepared
 }

@@ -44,6 +44,10 @@ public enum DocumentEngineRequest: Sendable, Hashable {
     case verifyIndexes(names: [String]?, maximumReported: Int)
     /// ``DocumentEngine/rebuildIndexes(_:progress:)`` of the indexes `names` (`nil`: every index).
     case rebuildIndexes(names: [String]?)
+    /// Prepares the commit of `mutations` ahead of its write; answered with a handle (``DocumentEngineResponse/prepared(_:)``).
+    case prepareCommit([DocumentMutation])
+    /// Commits the commit prepared as `handle`.
+    case commitPrepared(handle: Int64, commitTime: Int64)
 
     /// The operation this request is sent as.
     public var operation: DocumentEngineOperation {
@@ -68,12 +72,20 @@ public enum DocumentEngineRequest: Sendable, Hashable {
         case .indexNames: .indexNames
         case .verifyIndexes: .verifyIndexes
         case .rebuildIndexes: .rebuildIndexes
+        case .prepareCommit: .prepareCommit
+        case .commitPrepared: .commitPrepared
         }
     }
 
     /// Runs the request on `engine` and returns its outcome. Any error becomes a ``DocumentEngineResponse/failure(_:)``
     /// (a ``DocumentsError`` keeps its code; another error becomes `.storage`), so the caller always gets a response.
     public func run(on engine: some DocumentEngine) async -> DocumentEngineResponse {
+        await run(on: engine, prepared: nil)
+    }
+
+    /// Runs the request on `engine`, keeping prepared commits in `prepared` (without one, `prepareCommit` is
+    /// unsupported).
+    func run(on engine: some DocumentEngine, prepared: PreparedCommits?) async -> DocumentEngineResponse {
         do {
             switch self {
             case .commit(let mutations, let commitTime):
@@ -132,6 +144,14 @@ public enum DocumentEngineRequest: Sendable, Hashable {
                         Self.selection(names), maximumReported: maximumReported, progress: nil))
             case .rebuildIndexes(let names):
                 return .rebuild(try await engine.rebuildIndexes(Self.selection(names), progress: nil))
+            case .prepareCommit(let mutations):
+                guard let prepared else {
+                    throw DocumentsError(.unsupported, "this documents engine plugin does not prepare commits")
+                }
+                return .prepared(prepared.keep(try await engine.prepareCommit(mutations)))
+            case .commitPrepared(let handle, let commitTime):
+                guard let commit = prepared?.take(handle) else { throw PreparedCommits.unknown(handle) }
+                return .commit(try await engine.commit(commit, commitTime: commitTime))
             }
         } catch let error as DocumentsError {
             return .failure(error)
@@ -214,6 +234,8 @@ public enum DocumentEngineResponse: Sendable {
     case verification(IndexVerification)
     /// `rebuildIndexes`' report.
     case rebuild(IndexRebuild)
+    /// `prepareCommit`'s handle, for `commitPrepared`.
+    case prepared(Int64)
     /// The engine threw; the code, message and hint cross the boundary (the underlying error does not).
     case failure(DocumentsError)
 }

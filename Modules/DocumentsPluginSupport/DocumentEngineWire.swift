@@ -39,6 +39,8 @@ import SuitePluginKit
 /// | `changeLogStatus`, `indexNames` | empty |
 /// | `verifyIndexes` | `[string]?` index names (absent: every index), `i64` maximumReported |
 /// | `rebuildIndexes` | `[string]?` index names (absent: every index) |
+/// | `prepareCommit` | `[mutation]`, as `commit` without its time |
+/// | `commitPrepared` | `i64` handle (from `prepareCommit`), `i64` commitTime |
 ///
 /// ## Responses: `u8` tag, then the value
 ///
@@ -49,7 +51,7 @@ import SuitePluginKit
 /// `10` scanned: `[bytes key, string path, document?]` · `11` names: `[string]` · `12` changeLog: `i64` records,
 /// `i64` horizon, `i64` lastSequence · `13` verification: `i64` indexes, `i64` entries, `i64` differenceCount,
 /// `[u8 kind (0 missing, 1 unexpected), string index, bytes key, string path]` · `14` rebuild: `i64` indexes,
-/// `i64` entries.
+/// `i64` entries · `15` prepared: `i64` handle.
 ///
 /// Decoding never trusts its input: truncated messages, bad tags, forged counts and trailing bytes are refused with
 /// ``DocumentsError/Code-swift.struct/corrupted``, never a trap.
@@ -63,30 +65,13 @@ public enum DocumentEngineWire {
         case .commit(let mutations, let commitTime):
             w.bytes.reserveCapacity(16 + mutations.reduce(0) { $0 + estimatedSize($1) })
             w.i64(commitTime)
-            w.count(mutations.count)
-            for mutation in mutations {
-                w.string(mutation.path)
-                switch mutation.precondition {
-                case .none:
-                    w.u8(0)
-                case .exists(let exists):
-                    w.u8(1)
-                    w.bool(exists)
-                case .version(let version):
-                    w.u8(2)
-                    w.i64(version)
-                }
-                switch mutation.kind {
-                case .delete:
-                    w.u8(0)
-                case .put(let body, let entries):
-                    w.u8(1)
-                    w.blob(body)
-                    w.entries(entries)
-                case .check:
-                    w.u8(2)
-                }
-            }
+            w.mutations(mutations)
+        case .prepareCommit(let mutations):
+            w.bytes.reserveCapacity(8 + mutations.reduce(0) { $0 + estimatedSize($1) })
+            w.mutations(mutations)
+        case .commitPrepared(let handle, let commitTime):
+            w.i64(handle)
+            w.i64(commitTime)
         case .get(let paths):
             w.count(paths.count)
             for path in paths { w.string(path) }
@@ -168,31 +153,12 @@ public enum DocumentEngineWire {
         switch operation {
         case .commit:
             let commitTime = try r.i64()
-            // path length + precondition tag + kind tag
-            let n = try r.count(minimumSize: 6)
-            var mutations: [DocumentMutation] = []
-            mutations.reserveCapacity(n)
-            for _ in 0..<n {
-                let path = try r.string()
-                let precondition: WritePrecondition
-                switch try r.u8() {
-                case 0: precondition = .none
-                case 1: precondition = .exists(try r.bool())
-                case 2: precondition = .version(try r.i64())
-                case let tag: throw r.malformed("unknown precondition tag \(tag)")
-                }
-                let kind: DocumentMutation.Kind
-                switch try r.u8() {
-                case 0: kind = .delete
-                case 1:
-                    let body = try r.blob()
-                    kind = .put(body: body, indexEntries: try r.entries())
-                case 2: kind = .check
-                case let tag: throw r.malformed("unknown mutation tag \(tag)")
-                }
-                mutations.append(DocumentMutation(path: path, kind: kind, precondition: precondition))
-            }
-            request = .commit(mutations, commitTime: commitTime)
+            request = .commit(try r.mutations(), commitTime: commitTime)
+        case .prepareCommit:
+            request = .prepareCommit(try r.mutations())
+        case .commitPrepared:
+            let handle = try r.i64()
+            request = .commitPrepared(handle: handle, commitTime: try r.i64())
         case .get:
             let n = try r.count(minimumSize: 4)
             var paths: [String] = []
@@ -264,7 +230,7 @@ public enum DocumentEngineWire {
 
     private enum Tag: UInt8 {
         case failure = 0, commit, documents, hits, listed, changes, sequence, metadata, done, flag, scanned, names
-        case changeLog, verification, rebuild
+        case changeLog, verification, rebuild, prepared
     }
 
     /// Encodes `response`.
@@ -334,6 +300,9 @@ public enum DocumentEngineWire {
             w.u8(Tag.rebuild.rawValue)
             w.i64(Int64(report.indexes))
             w.i64(Int64(report.entries))
+        case .prepared(let handle):
+            w.u8(Tag.prepared.rawValue)
+            w.i64(handle)
         case .scanned(let scanned):
             w.bytes.reserveCapacity(
                 8
@@ -450,6 +419,8 @@ public enum DocumentEngineWire {
             let indexes = try r.i64()
             response = .rebuild(
                 IndexRebuild(indexes: Int(truncatingIfNeeded: indexes), entries: Int(truncatingIfNeeded: try r.i64())))
+        case .prepared:
+            response = .prepared(try r.i64())
         }
         try r.finish()
         return response
@@ -465,7 +436,8 @@ public enum DocumentEngineWire {
 
     private static func expectedTag(_ operation: DocumentEngineOperation) -> Tag {
         switch operation {
-        case .commit: .commit
+        case .commit, .commitPrepared: .commit
+        case .prepareCommit: .prepared
         case .get: .documents
         case .scan: .hits
         case .list, .listGroup: .listed

@@ -35,7 +35,10 @@ extension PluginRequestHandler where Kind == DocumentsEngineKind {
     /// Serves every `documents` operation with `engine`. Anything the engine throws travels back as a failure
     /// response (status OK, tag 0), so the host rebuilds the same ``DocumentsError``.
     public static func documents(serving engine: any DocumentEngine) -> PluginRequestHandler {
-        PluginRequestHandler().on(DocumentEngineRequest.self) { request in await request.run(on: engine) }
+        let prepared = PreparedCommits()
+        return PluginRequestHandler().on(DocumentEngineRequest.self) { request in
+            await request.run(on: engine, prepared: prepared)
+        }
     }
 }
 

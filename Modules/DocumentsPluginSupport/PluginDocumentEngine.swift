@@ -19,6 +19,8 @@ public import SuitePluginKit
 /// concurrently.
 public struct PluginDocumentEngine: DocumentEngine {
     private let engine: PluginEngine<DocumentsEngineKind>
+    /// Whether the plugin prepares commits (`prepareCommit`), until it answers that it does not.
+    let prepares = PreparingSupport()
 
     /// The plugin engine behind this adapter.
     public var handle: PluginEngineHandle { engine.handle }
@@ -42,11 +44,11 @@ public struct PluginDocumentEngine: DocumentEngine {
     }
 
     /// Sends `request` and returns the successful response, throwing a failure as its ``DocumentsError``.
-    private func send(_ request: DocumentEngineRequest) async throws -> DocumentEngineResponse {
+    func send(_ request: DocumentEngineRequest) async throws -> DocumentEngineResponse {
         try await engine.send(request)
     }
 
-    private func mismatch(_ operation: DocumentEngineOperation) -> DocumentsError {
+    func mismatch(_ operation: DocumentEngineOperation) -> DocumentsError {
         DocumentsError(.corrupted, "documents engine plugin answered '\(operation.rawValue)' with another response")
     }
 

@@ -14,6 +14,34 @@ extension WireWriter {
         for entry in entries { self.entry(entry) }
     }
 
+    /// A commit's mutations: `[mutation]`, mutation = `string` path, precondition, kind (see DocumentEngineWire).
+    mutating func mutations(_ mutations: [DocumentMutation]) {
+        count(mutations.count)
+        for mutation in mutations {
+            string(mutation.path)
+            switch mutation.precondition {
+            case .none:
+                u8(0)
+            case .exists(let exists):
+                u8(1)
+                bool(exists)
+            case .version(let version):
+                u8(2)
+                i64(version)
+            }
+            switch mutation.kind {
+            case .delete:
+                u8(0)
+            case .put(let body, let entries):
+                u8(1)
+                blob(body)
+                self.entries(entries)
+            case .check:
+                u8(2)
+            }
+        }
+    }
+
     mutating func document(_ document: StoredDocument) {
         string(document.path)
         blob(document.body)
@@ -74,6 +102,35 @@ extension WireReader {
         result.reserveCapacity(n)
         for _ in 0..<n { result.append(try entry()) }
         return result
+    }
+
+    /// A commit's mutations (see ``WireWriter/mutations(_:)``).
+    mutating func mutations() throws -> [DocumentMutation] {
+        // path length + precondition tag + kind tag
+        let n = try count(minimumSize: 6)
+        var mutations: [DocumentMutation] = []
+        mutations.reserveCapacity(n)
+        for _ in 0..<n {
+            let path = try string()
+            let precondition: WritePrecondition
+            switch try u8() {
+            case 0: precondition = .none
+            case 1: precondition = .exists(try bool())
+            case 2: precondition = .version(try i64())
+            case let tag: throw malformed("unknown precondition tag \(tag)")
+            }
+            let kind: DocumentMutation.Kind
+            switch try u8() {
+            case 0: kind = .delete
+            case 1:
+                let body = try blob()
+                kind = .put(body: body, indexEntries: try entries())
+            case 2: kind = .check
+            case let tag: throw malformed("unknown mutation tag \(tag)")
+            }
+            mutations.append(DocumentMutation(path: path, kind: kind, precondition: precondition))
+        }
+        return mutations
     }
 
     mutating func document() throws -> StoredDocument {

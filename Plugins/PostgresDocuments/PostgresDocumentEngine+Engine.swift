@@ -7,33 +7,16 @@ import Synchronization
 extension PostgresDocumentEngine: DocumentEngine {
     /// One call of `commit_v2`: see ``PostgresCommitPlan`` and ``PostgresSchema``.
     func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
-        let plan = try PostgresCommitPlan(mutations)
         if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
-        var entryPaths: [String] = []
-        var entryIndexes: [String] = []
-        var entryKeys: [ByteBuffer] = []
-        for write in plan.writes where write.body != nil {
-            for entry in write.entries {
-                entryPaths.append(write.path)
-                entryIndexes.append(entry.index)
-                entryKeys.append(Self.buffer(entry.key))
-            }
-        }
-        let json = options.json ? plan.writes.map { $0.body.map(PostgresJSON.text) ?? "" } : nil
-        let writes = plan.writes
-        let empty = ByteBuffer()
-        let query: PostgresQuery = """
-            SELECT sequence, failed, failed_version, create_times FROM \(unescaped: schema).commit_v2(
-                \(commitTime), \(!writes.isEmpty),
-                \(plan.checks.map(\.path))::text[], \(plan.checks.map(\.kind.rawValue))::smallint[],
-                \(plan.checks.map(\.version))::bigint[], \(plan.requiredSequence)::bigint,
-                \(writes.map(\.path))::text[], \(writes.map(\.parts.parent))::text[],
-                \(writes.map(\.parts.collectionID))::text[],
-                \(writes.map { Self.buffer(EnginePath.nameKey($0.path)) })::bytea[],
-                \(writes.map { $0.body != nil })::boolean[], \(writes.map { $0.body.map(Self.buffer) ?? empty })::bytea[],
-                \(writes.map(\.keepsCreateTime))::boolean[], \(json ?? writes.map { _ in "" })::text[],
-                \(entryPaths)::text[], \(entryIndexes)::text[], \(entryKeys)::bytea[])
-            """
+        return try await commit(try PostgresPreparedCommit(mutations, schema: schema, json: options.json), commitTime)
+    }
+
+    /// Runs a commit's `commit_v2` call, its commit time bound last.
+    func commit(_ prepared: PostgresPreparedCommit, _ commitTime: Int64) async throws -> CommitResult {
+        let plan = prepared.plan
+        var timed = prepared.query
+        timed.binds.append(commitTime, context: .default)
+        let query = timed
         let (sequence, failed, failedVersion, createTimes) = try await run("committing", idempotent: false) {
             [self] connection in
             let rows = try await connection.query(query, logger: logger)
@@ -44,8 +27,9 @@ extension PostgresDocumentEngine: DocumentEngine {
             if failed == 0 { throw plan.sequenceFailure(actual: sequence + 1) }
             throw plan.failure(ofCheck: failed - 1, currentVersion: failedVersion)
         }
+        let writes = plan.writes
         if writes.isEmpty {
-            return CommitResult(sequence: sequence, documents: Array(repeating: nil, count: mutations.count))
+            return CommitResult(sequence: sequence, documents: Array(repeating: nil, count: prepared.mutationCount))
         }
         hasCommitted.store(true, ordering: .relaxed)
         if sequence % Self.pruneInterval == 0 || writes.count >= 1_000 {

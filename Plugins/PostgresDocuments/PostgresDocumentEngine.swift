@@ -22,6 +22,8 @@ final class PostgresDocumentEngine: Sendable {
     let notifier: PostgresChangeNotifier
     /// Whether this engine has committed a write (its shutdown then prunes the change log).
     let hasCommitted = Atomic<Bool>(false)
+    /// Tells the commits this engine prepared from those of other engines.
+    let instanceID = UUID()
     private let runner: Task<Void, Never>
     private let watchdog: LeaseWatchdog
 

@@ -69,6 +69,15 @@ let sampleRequests: [DocumentEngineRequest] = [
     .verifyIndexes(names: ["users|points", "", "ü|composite|a:asc"], maximumReported: 0),
     .rebuildIndexes(names: nil),
     .rebuildIndexes(names: []),
+    .prepareCommit([]),
+    .prepareCommit([
+        DocumentMutation(
+            path: "users/ü", kind: .put(body: [0, 255], indexEntries: [IndexEntry(index: "users|n", key: [])]),
+            precondition: .version(-1)),
+        DocumentMutation(path: "users/u2", kind: .delete),
+    ]),
+    .commitPrepared(handle: 1, commitTime: 1_700_000_000_000_000),
+    .commitPrepared(handle: Int64.min, commitTime: Int64.max),
 ]
 
 private let document1 = StoredDocument(
@@ -119,6 +128,13 @@ let sampleResponses: [(DocumentEngineOperation, DocumentEngineResponse)] = [
     ),
     (.verifyIndexes, .verification(IndexVerification(indexes: 0, entries: 0, differenceCount: 0, differences: []))),
     (.rebuildIndexes, .rebuild(IndexRebuild(indexes: 2, entries: 40))),
+    (.prepareCommit, .prepared(42)),
+    (.prepareCommit, .failure(DocumentsError(.unsupported, "this documents engine plugin does not prepare commits"))),
+    (.commitPrepared, .commit(CommitResult(sequence: 8, documents: [document1]))),
+    (
+        .commitPrepared,
+        .failure(DocumentsError(.wrongEngine, "this documents engine plugin holds no prepared commit 3"))
+    ),
     (.rebuildIndexes, .failure(DocumentsError(.unsupported, "this documents engine cannot rebuild its indexes"))),
     (
         .scanDocuments,
@@ -149,6 +165,7 @@ struct DocumentEngineWireTests {
                 "commit", "get", "scan", "list", "listGroup", "changes", "lastSequence", "addIndexEntries",
                 "removeIndex", "metadata", "setMetadata", "waitChanges", "compareAndSetMetadata", "shutdown",
                 "scanDocuments", "collectionIDs", "changeLogStatus", "indexNames", "verifyIndexes", "rebuildIndexes",
+                "prepareCommit", "commitPrepared",
             ])
     }
 

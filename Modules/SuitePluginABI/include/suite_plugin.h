@@ -162,7 +162,10 @@ enum {
  *   Added later, each optional (a plugin that predates one answers SUITE_STATUS_UNSUPPORTED and the host falls back or
  *   reports "unsupported"; payloads in DocumentsPluginSupport's DocumentEngineWire): "waitChanges",
  *   "compareAndSetMetadata", "shutdown", "scanDocuments", "collectionIDs", "changeLogStatus", "indexNames",
- *   "verifyIndexes", "rebuildIndexes".
+ *   "verifyIndexes", "rebuildIndexes", "prepareCommit" (a commit's mutations, answered with an i64 handle the plugin
+ *   keeps; the bulk importer prepares its next chunk so while the previous one writes) and "commitPrepared" (i64
+ *   handle, i64 commitTime; answered as "commit"; a handle no longer kept fails with "wrongEngine" and nothing
+ *   written, and the host commits the mutations themselves).
  *   Responses (status OK): u8 tag, then
  *     0 failure:   string code name (e.g. "preconditionFailed"), string message, string? hint — the engine refused
  *                  or failed; the host rethrows the same DocumentsError code

@@ -7,7 +7,7 @@ import Documents
 /// Mutations apply in order, so a precondition on a path an earlier mutation of the same commit wrote is decided here
 /// (a delete left nothing; a put left a document whose version is the commit's own sequence — a requirement on the
 /// sequence the database checks). Preconditions on paths the commit has not touched yet become requirements on the
-/// stored documents, checked by `commit_v2` under the commit lock.
+/// stored documents, checked by `commit_v3` under the commit lock.
 struct PostgresCommitPlan: Sendable {
     enum Requirement: Int16, Sendable {
         case exists = 1

@@ -12,6 +12,8 @@ extension PostgresDocumentEngine {
 
     /// Change-log records after `sequence`, with the horizon read in the same statement (one snapshot): a read that
     /// starts before the horizon throws ``DocumentsError/Code-swift.struct/resyncRequired``, as the SQLite engine's.
+    /// The log has a row per commit: at most `limit` commits are read (each has a record at least), then their
+    /// records in order, the first `limit` of them.
     func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord] {
         if limit <= 0 || sequence == .max { return [] }
         let records = try await run("reading the change log") { [self] connection in
@@ -21,8 +23,13 @@ extension PostgresDocumentEngine {
                 SELECT h.horizon, c.sequence, c.path, c.body, c.create_time, c.update_time
                 FROM (SELECT \(unescaped: PostgresSchema.horizon(schema)) AS horizon) AS h
                 LEFT JOIN LATERAL (
-                    SELECT sequence, position, path, body, create_time, update_time FROM \(unescaped: schema).changes
-                    WHERE sequence > \(sequence) ORDER BY sequence, position LIMIT \(limit)) AS c ON true
+                    SELECT c.sequence, u.path, u.body, u.create_time, c.update_time, u.position
+                    FROM (
+                        SELECT * FROM \(unescaped: schema).changes WHERE sequence > \(sequence)
+                        ORDER BY sequence LIMIT \(limit)) AS c
+                    CROSS JOIN LATERAL unnest(c.paths, c.bodies, c.create_times)
+                        WITH ORDINALITY AS u(path, body, create_time, position)
+                    ORDER BY c.sequence, u.position LIMIT \(limit)) AS c ON true
                 ORDER BY c.sequence, c.position
                 """, logger: logger)
             for try await (horizon, sequenceOfRow, path, body, created, updated) in rows.decode(
@@ -50,7 +57,7 @@ extension PostgresDocumentEngine {
         try await run("reading the change log's size") { [self] connection in
             let rows = try await connection.query(
                 """
-                SELECT (SELECT count(*) FROM \(unescaped: schema).changes),
+                SELECT (SELECT coalesce(sum(records), 0)::bigint FROM \(unescaped: schema).changes),
                     \(unescaped: PostgresSchema.horizon(schema)),
                     (SELECT last_sequence FROM \(unescaped: schema).state WHERE id = 1)
                 """, logger: logger)

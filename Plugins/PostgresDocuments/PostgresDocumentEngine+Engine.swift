@@ -5,13 +5,13 @@ import PostgresNIO
 import Synchronization
 
 extension PostgresDocumentEngine: DocumentEngine {
-    /// One call of `commit_v2`: see ``PostgresCommitPlan`` and ``PostgresSchema``.
+    /// One call of `commit_v3`: see ``PostgresCommitPlan`` and ``PostgresSchema``.
     func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
         if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
         return try await commit(try PostgresPreparedCommit(mutations, schema: schema, json: options.json), commitTime)
     }
 
-    /// Runs a commit's `commit_v2` call, its commit time bound last.
+    /// Runs a commit's `commit_v3` call, its commit time bound last.
     func commit(_ prepared: PostgresPreparedCommit, _ commitTime: Int64) async throws -> CommitResult {
         let plan = prepared.plan
         var timed = prepared.query
@@ -21,7 +21,7 @@ extension PostgresDocumentEngine: DocumentEngine {
             [self] connection in
             let rows = try await connection.query(query, logger: logger)
             for try await row in rows.decode((Int64, Int?, Int64?, [Int64]?).self) { return row }
-            throw DocumentsError(.storage, "commit_v2 returned no row")
+            throw DocumentsError(.storage, "commit_v3 returned no row")
         }
         if let failed {
             if failed == 0 { throw plan.sequenceFailure(actual: sequence + 1) }

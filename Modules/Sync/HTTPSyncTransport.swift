@@ -1,5 +1,5 @@
-public import AsyncHTTPClient
-public import Foundation
+import AsyncHTTPClient
+import Foundation
 import NIOCore
 import NIOHTTP1
 public import SuiteCore
@@ -57,9 +57,8 @@ public final class HTTPSyncTransport: SyncTransport {
 
     public func changes(since: Int64, wait: Duration, limit: Int) async throws -> SyncChangesResponse {
         let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
-        return try await call(
-            "GET", "/v1/sync/changes?since=\(since)&wait=\(seconds)&limit=\(limit)", body: nil,
-            as: SyncChangesResponse.self)
+        return try SyncChangesResponse(
+            json: try await json("GET", "/v1/sync/changes?since=\(since)&wait=\(seconds)&limit=\(limit)"))
     }
 
     public func snapshot(after: String?, limit: Int) async throws -> SyncSnapshotResponse {
@@ -68,7 +67,7 @@ public final class HTTPSyncTransport: SyncTransport {
             let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
             query += "&after=" + (after.addingPercentEncoding(withAllowedCharacters: allowed) ?? after)
         }
-        return try await call("GET", "/v1/sync/snapshot?" + query, body: nil, as: SyncSnapshotResponse.self)
+        return try SyncSnapshotResponse(json: try await json("GET", "/v1/sync/snapshot?" + query))
     }
 
     public func document(_ path: String) async throws -> JSONValue? {
@@ -77,7 +76,19 @@ public final class HTTPSyncTransport: SyncTransport {
         }.joined(separator: "/")
         // Missing, or not readable by this user: either way the replica must not hold it.
         let json = try await call("GET", "/v1/docs/" + encoded, body: nil, as: JSONValue.self, absentOn: [403, 404])
-        return json?["data"].flatMap { $0 == .null ? nil : $0 }
+        // A `null` data is no document (`Optional.none`: a bare `nil` here would become `JSONValue.null`).
+        guard let data = json?["data"], data != .null else { return Optional.none }
+        return data
+    }
+
+    /// The JSON of a 2xx answer to a body-less request, read by `JSONValue`'s own parser.
+    private func json(_ method: String, _ path: String) async throws -> JSONValue {
+        guard let data = try await send(method, path, body: nil, absentOn: []) else {
+            throw SyncError(.protocolError, "\(method) \(path): no answer")
+        }
+        do { return try JSONValue(parsing: data) } catch {
+            throw SyncError(.protocolError, "\(method) \(path): the answer is not JSON: \(error)")
+        }
     }
 
     private func call<T: Decodable>(_ method: String, _ path: String, body: Data?, as type: T.Type) async throws -> T {

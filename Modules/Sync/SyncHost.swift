@@ -1,6 +1,6 @@
 public import Documents
 import Foundation
-public import SuiteCore
+import SuiteCore
 
 /// The server's side of sync, on the store that owns the truth: pushes applied once per mutation id, and a change
 /// feed since a checkpoint. `suite serve` puts it behind HTTP with its rules; tests call it in process.

@@ -54,6 +54,8 @@ public final class InProcessSyncTransport: SyncTransport {
     public func document(_ path: String) async throws -> JSONValue? {
         try check()
         let snapshot = try await host.store.document(path).getDocument()
-        return snapshot.json["data"].flatMap { $0 == .null ? nil : $0 }
+        // No document is `Optional.none` (a bare `nil` there would become `JSONValue.null`, a literal of its own).
+        guard let data = snapshot.json["data"], data != .null else { return Optional.none }
+        return data
     }
 }

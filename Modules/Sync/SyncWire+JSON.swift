@@ -86,3 +86,66 @@ extension SyncPushResponse {
         SyncError(.protocolError, "the answer to a push does not decode: \(message)")
     }
 }
+
+// The change feed's pages and a resync's snapshot pages are read the same way on the replica: a pull of many changes
+// decoded through Foundation spent more on `JSONValue`'s trial decoding than on writing the changes.
+
+extension SyncChangesResponse {
+    /// Reads a page of `GET /v1/sync/changes` from its JSON: `{"changes": [{"sequence", "path", "data"?}], "sequence",
+    /// "more"}`; a change without `data` (or with `null`) is a deletion.
+    ///
+    /// - Throws: ``SyncError`` `.protocolError` naming the first member missing or of the wrong type.
+    package init(json: JSONValue) throws {
+        guard let list = json["changes"]?.arrayValue else { throw Self.invalid("changes must be a list") }
+        guard let sequence = json["sequence"]?.intValue else { throw Self.invalid("sequence must be an integer") }
+        guard let more = json["more"]?.boolValue else { throw Self.invalid("more must be true or false") }
+        var changes: [SyncChange] = []
+        changes.reserveCapacity(list.count)
+        for (index, item) in list.enumerated() {
+            guard let sequence = item["sequence"]?.intValue else {
+                throw Self.invalid("changes[\(index)].sequence must be an integer")
+            }
+            guard let path = item["path"]?.stringValue else {
+                throw Self.invalid("changes[\(index)].path must be a string")
+            }
+            // `JSONValue` is nil-literal expressible: compare with `.null` and set `Optional.none` explicitly.
+            var data = item["data"]
+            if data == .null { data = Optional.none }
+            changes.append(SyncChange(sequence: sequence, path: path, data: data))
+        }
+        self.init(changes: changes, sequence: sequence, more: more)
+    }
+
+    private static func invalid(_ message: String) -> SyncError {
+        SyncError(.protocolError, "a page of the change feed does not decode: \(message)")
+    }
+}
+
+extension SyncSnapshotResponse {
+    /// Reads a page of `GET /v1/sync/snapshot` from its JSON: `{"documents": [{"path", "data"}], "sequence",
+    /// "next"?}`.
+    ///
+    /// - Throws: ``SyncError`` `.protocolError` naming the first member missing or of the wrong type.
+    package init(json: JSONValue) throws {
+        guard let list = json["documents"]?.arrayValue else { throw Self.invalid("documents must be a list") }
+        guard let sequence = json["sequence"]?.intValue else { throw Self.invalid("sequence must be an integer") }
+        let next = json["next"]
+        guard next == nil || next == .null || next?.stringValue != nil else {
+            throw Self.invalid("next must be a string")
+        }
+        var documents: [Document] = []
+        documents.reserveCapacity(list.count)
+        for (index, item) in list.enumerated() {
+            guard let path = item["path"]?.stringValue else {
+                throw Self.invalid("documents[\(index)].path must be a string")
+            }
+            guard let data = item["data"] else { throw Self.invalid("documents[\(index)].data is missing") }
+            documents.append(Document(path: path, data: data))
+        }
+        self.init(documents: documents, sequence: sequence, next: next?.stringValue)
+    }
+
+    private static func invalid(_ message: String) -> SyncError {
+        SyncError(.protocolError, "a page of the snapshot does not decode: \(message)")
+    }
+}

@@ -1,3 +1,4 @@
+import Documents
 import Foundation
 import SuiteCore
 import Testing
@@ -77,5 +78,68 @@ import Testing
         }
         #expect(SyncClient.ackPath("w/~~~~") == "_sync/state/acks/dy9-fn5-")
         #expect(SyncClient.ackPath("users/ü?>>/x") == "_sync/state/acks/dXNlcnMvw7w_Pj4veA")
+    }
+
+    @Test func aChangeFeedPageAsTheServerWritesItReadsBackWithDeletionsAsNil() throws {
+        let page = SyncChangesResponse(
+            changes: [
+                SyncChange(sequence: 7, path: "users/ana", data: ["n": 1, "x": 1.5, "tags": ["a"], "note": .null]),
+                SyncChange(sequence: 8, path: "users/bob", data: nil),
+            ],
+            sequence: 9, more: true)
+        // The server writes it with Foundation's encoder.
+        let read = try SyncChangesResponse(json: try JSONValue(parsing: try JSONEncoder().encode(page)))
+        #expect(read == page)
+        #expect(read.changes[0].data?["x"] == .double(1.5))
+        #expect(
+            try SyncChangesResponse(json: [
+                "changes": [["sequence": 1, "path": "a/b", "data": .null]], "sequence": 1, "more": false,
+            ]).changes.first?.data == nil)
+    }
+
+    @Test func aSnapshotPageAsTheServerWritesItReadsBack() throws {
+        let last = SyncSnapshotResponse(
+            documents: [.init(path: "users/ana", data: ["n": 1]), .init(path: "users/ana/items/1", data: [:])],
+            sequence: 12, next: nil)
+        #expect(try SyncSnapshotResponse(json: try JSONValue(parsing: try JSONEncoder().encode(last))) == last)
+        let more = SyncSnapshotResponse(documents: [], sequence: 3, next: "users/ana/items/1")
+        #expect(try SyncSnapshotResponse(json: try JSONValue(parsing: try JSONEncoder().encode(more))) == more)
+    }
+
+    @Test func aMalformedPageIsAProtocolErrorNamingTheMember() throws {
+        let changes: [(JSONValue, String)] = [
+            (["sequence": 1, "more": false], "changes must be a list"),
+            (["changes": [], "more": false], "sequence"),
+            (["changes": [], "sequence": 1], "more"),
+            (["changes": [["path": "a/b"]], "sequence": 1, "more": false], "changes[0].sequence"),
+            (["changes": [["sequence": 1, "path": 5]], "sequence": 1, "more": false], "changes[0].path"),
+        ]
+        for (json, member) in changes {
+            let error = try #require(throws: SyncError.self) { try SyncChangesResponse(json: json) }
+            #expect(error.code == .protocolError)
+            #expect(error.message.contains(member), "\(error.message)")
+        }
+        let snapshots: [(JSONValue, String)] = [
+            (["sequence": 1], "documents must be a list"),
+            (["documents": [], "sequence": "1"], "sequence"),
+            (["documents": [], "sequence": 1, "next": 2], "next"),
+            (["documents": [["data": [:]]], "sequence": 1], "documents[0].path"),
+            (["documents": [["path": "a/b"]], "sequence": 1], "documents[0].data"),
+        ]
+        for (json, member) in snapshots {
+            let error = try #require(throws: SyncError.self) { try SyncSnapshotResponse(json: json) }
+            #expect(error.code == .protocolError)
+            #expect(error.message.contains(member), "\(error.message)")
+        }
+    }
+
+    @Test func aMissingDocumentThroughTheInProcessTransportIsNoneNotJSONNull() async throws {
+        let store = DocumentStore(engine: InMemoryDocumentEngine())
+        _ = try await store.document("users/ana").setData(["n": 1])
+        let transport = InProcessSyncTransport(host: SyncHost(store: store))
+        let missing = try await transport.document("users/bob")
+        #expect(missing == Optional<JSONValue>.none, "\(String(describing: missing))")
+        #expect(try await transport.document("users/ana") == ["n": 1])
+        await store.close()
     }
 }

@@ -48,9 +48,7 @@ extension PluginDocumentEngine: CommitPreparing {
             return try await commit(prepared.mutations, commitTime: commitTime)
         }
         guard prepared.preparedBy == prepares.identity, let plugin = work as? PluginPreparedCommit else {
-            throw DocumentsError(
-                .wrongEngine, "a prepared commit was handed to a plugin engine other than the one that prepared it",
-                hint: "commit a prepared commit with the engine whose prepareCommit made it")
+            throw PreparedCommit.wrongEngine()
         }
         let response: DocumentEngineResponse
         do {

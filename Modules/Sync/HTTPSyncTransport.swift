@@ -46,13 +46,7 @@ public final class HTTPSyncTransport: SyncTransport {
     }
 
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
-        guard let data = try await send("POST", "/v1/sync/push", body: Data(request.json.jsonString.utf8), absentOn: [])
-        else { throw SyncError(.protocolError, "POST /v1/sync/push: no answer") }
-        let json: JSONValue
-        do { json = try JSONValue(parsing: data) } catch {
-            throw SyncError(.protocolError, "POST /v1/sync/push: the answer is not JSON: \(error)")
-        }
-        return try SyncPushResponse(json: json)
+        try SyncPushResponse(json: try await json("POST", "/v1/sync/push", body: Data(request.json.jsonString.utf8)))
     }
 
     public func changes(since: Int64, wait: Duration, limit: Int) async throws -> SyncChangesResponse {
@@ -75,36 +69,28 @@ public final class HTTPSyncTransport: SyncTransport {
             $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? String($0)
         }.joined(separator: "/")
         // Missing, or not readable by this user: either way the replica must not hold it.
-        let json = try await call("GET", "/v1/docs/" + encoded, body: nil, as: JSONValue.self, absentOn: [403, 404])
+        let json = try await optionalJSON("GET", "/v1/docs/" + encoded, body: nil, absentOn: [403, 404])
         // A `null` data is no document (`Optional.none`: a bare `nil` here would become `JSONValue.null`).
         guard let data = json?["data"], data != .null else { return Optional.none }
         return data
     }
 
-    /// The JSON of a 2xx answer to a body-less request, read by `JSONValue`'s own parser.
-    private func json(_ method: String, _ path: String) async throws -> JSONValue {
-        guard let data = try await send(method, path, body: nil, absentOn: []) else {
+    /// The JSON of a 2xx answer, read by `JSONValue`'s own parser (not Foundation's decoder, whose trial decoding of
+    /// `JSONValue` throws several errors per value).
+    private func json(_ method: String, _ path: String, body: Data? = nil) async throws -> JSONValue {
+        guard let json = try await optionalJSON(method, path, body: body, absentOn: []) else {
             throw SyncError(.protocolError, "\(method) \(path): no answer")
         }
+        return json
+    }
+
+    /// The JSON of a 2xx answer, or nil for a status in `absentOn`.
+    private func optionalJSON(_ method: String, _ path: String, body: Data?, absentOn: Set<UInt>) async throws
+        -> JSONValue?
+    {
+        guard let data = try await send(method, path, body: body, absentOn: absentOn) else { return nil }
         do { return try JSONValue(parsing: data) } catch {
             throw SyncError(.protocolError, "\(method) \(path): the answer is not JSON: \(error)")
-        }
-    }
-
-    private func call<T: Decodable>(_ method: String, _ path: String, body: Data?, as type: T.Type) async throws -> T {
-        guard let value = try await call(method, path, body: body, as: type, absentOn: []) else {
-            throw SyncError(.protocolError, "\(method) \(path): no answer")
-        }
-        return value
-    }
-
-    /// The answer decoded, or nil for a status in `absentOn`.
-    private func call<T: Decodable>(
-        _ method: String, _ path: String, body: Data?, as type: T.Type, absentOn: Set<UInt>
-    ) async throws -> T? {
-        guard let data = try await send(method, path, body: body, absentOn: absentOn) else { return nil }
-        do { return try JSONDecoder().decode(T.self, from: data) } catch {
-            throw SyncError(.protocolError, "\(method) \(path): the answer does not decode: \(error)")
         }
     }
 

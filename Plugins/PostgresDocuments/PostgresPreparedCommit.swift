@@ -68,9 +68,7 @@ extension PostgresDocumentEngine: CommitPreparing {
             return try await commit(prepared.mutations, commitTime: commitTime)
         }
         guard prepared.preparedBy == instanceID, let own = work as? PostgresPreparedCommit else {
-            throw DocumentsError(
-                .wrongEngine, "a prepared commit was handed to a postgres engine other than the one that prepared it",
-                hint: "commit a prepared commit with the engine whose prepareCommit made it")
+            throw PreparedCommit.wrongEngine()
         }
         return try await commit(own, commitTime)
     }

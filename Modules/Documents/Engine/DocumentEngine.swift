@@ -309,7 +309,7 @@ package struct PreparedCommit: Sendable {
     }
 
     /// The error of an engine handed a commit that another engine prepared.
-    static func wrongEngine(path: String? = nil) -> DocumentsError {
+    package static func wrongEngine(path: String? = nil) -> DocumentsError {
         DocumentsError(
             .wrongEngine,
             "a prepared commit was handed to an engine\(path.map { " ('\($0)')" } ?? "") other than the one that "

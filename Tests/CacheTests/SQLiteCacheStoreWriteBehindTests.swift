@@ -56,7 +56,9 @@ struct SQLiteCacheStoreWriteBehindTests {
     @Test func stagedStoresAreWrittenWithinTheDelay() async throws {
         let store = try open(delay: .milliseconds(50))
         for i in 0..<20 { try await store.store(Self.entry("k\(i)")) }
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Generous: under a full parallel test run on two cores, the timed write's task can wait seconds for a thread.
+        // A pass ends the loop as soon as the rows are there (about 50 ms); only a lost write waits it out.
+        let deadline = ContinuousClock.now + .seconds(90)
         while try committedCount() < 20, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(try committedCount() == 20, "a timed write commits what was staged, without a flush or a close")
         try await store.close()

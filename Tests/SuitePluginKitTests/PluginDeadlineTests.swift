@@ -16,7 +16,7 @@ func misbehaving(
 }
 
 /// Waits (without blocking a thread) until `condition` holds or `limit` passes; returns whether it held.
-func eventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+func eventually(within limit: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if condition() { return true }

@@ -213,7 +213,7 @@ final class CachedHTTPClientTests {
         let client = try client(verify: { response in response.body.count > 100 })
         _ = try await client.send(.init(url: nginx.url("/fresh/a.txt")))
         #expect(try await client.send(.init(url: nginx.url("/fresh/a.txt"))).cacheStatus == .miss)
-        #expect(await nginx.requests(for: "/fresh/a.txt", expected: 2).count == 2)
+        #expect(await nginx.requests(for: "/fresh/a.txt", expected: 2).count == 2, "\(nginx.accessLog())")
     }
 
     @Test func eventsAreCountedAndPublished() async throws {

@@ -40,7 +40,7 @@ public final class NginxServer {
         }
         var lastError = ""
         for _ in 0..<10 {
-            let port = Int.random(in: 20_000..<60_000)
+            let port = try LoopbackPort.free()
             let d = directory.path
             let configuration = """
                 daemon off;
@@ -66,6 +66,7 @@ public final class NginxServer {
                     }
                 }
                 """
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent("nginx.pid"))
             let file = directory.appendingPathComponent("nginx.conf")
             try Data(configuration.utf8).write(to: file)
             let process = Process()
@@ -74,7 +75,9 @@ public final class NginxServer {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            if Self.waitUntilListening(port: port, process: process) {
+            if Self.waitUntilListening(
+                port: port, process: process, pidFile: directory.appendingPathComponent("nginx.pid"))
+            {
                 self.port = port
                 self.process = process
                 return
@@ -132,9 +135,16 @@ public final class NginxServer {
 
     deinit { stop() }
 
-    private static func waitUntilListening(port: Int, process: Process) -> Bool {
+    /// Whether this nginx listens on `port`: it wrote its pid file (which it does only once its sockets are bound) and
+    /// is running, and a connection succeeds. A connection alone could reach another server that took the port first
+    /// (nginx then fails to bind and exits), or the socket itself (a loopback connect to a free port can self-connect).
+    private static func waitUntilListening(port: Int, process: Process, pidFile: URL) -> Bool {
         for _ in 0..<200 {
             if !process.isRunning { return false }
+            guard FileManager.default.fileExists(atPath: pidFile.path) else {
+                usleep(20_000)
+                continue
+            }
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)

@@ -174,7 +174,9 @@ let package = Package(
             path: "Plugins/CounterPlugin"),
 
         // MARK: - Tests
-        .target(name: "SuiteTestSupport", path: "Tests/SuiteTestSupport"),
+        // posix_spawn for the tests' child processes (Foundation's Process.run() can crash on Linux: see TestProcess).
+        .target(name: "CTestSpawn", path: "Tests/CTestSpawn"),
+        .target(name: "SuiteTestSupport", dependencies: ["CTestSpawn"], path: "Tests/SuiteTestSupport"),
         // A throwaway redis-server on a free loopback port, for the RedisCache tests and benchmark.
         .target(name: "RedisTestSupport", dependencies: ["SuiteTestSupport"], path: "Tests/RedisTestSupport"),
         // A throwaway PostgreSQL cluster (initdb in a temporary directory, as an unprivileged user), for the

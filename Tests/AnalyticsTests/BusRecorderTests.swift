@@ -82,7 +82,7 @@ import Testing
         }
         try await queue.append(records)
         // A process that has exited: its pid is free (until reused).
-        let child = Process()
+        let child = TestProcess()
         child.executableURL = URL(fileURLWithPath: "/bin/true")
         try child.run()
         child.waitUntilExit()

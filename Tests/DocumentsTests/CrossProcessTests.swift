@@ -5,7 +5,7 @@ import Testing
 
 /// Runs the real `documents-crash-writer` (Tools/CrashWriter) with `arguments`; returns its exit status and output.
 func runCrashWriter(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-    let process = Process()
+    let process = TestProcess()
     process.executableURL = TestSupport.binDirectory.appendingPathComponent("documents-crash-writer")
     process.arguments = arguments
     let output = Pipe()

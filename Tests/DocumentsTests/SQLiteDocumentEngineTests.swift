@@ -180,7 +180,7 @@ struct SQLiteDocumentEngineTests {
     @Test(arguments: [false, true])
     func killedWriterLosesNoAcknowledgedCommit(indexHeavy: Bool) async throws {
         let path = try TemporaryFiles.newDatabasePath()
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = TestSupport.binDirectory.appendingPathComponent("documents-crash-writer")
         process.arguments = indexHeavy ? [path, "--index-heavy"] : [path]
         let output = Pipe()

@@ -29,7 +29,7 @@ struct SQLiteRunOwnershipTests {
     }
 
     static var unshareWorks: Bool {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         process.arguments = ["--pid", "--fork", "--mount-proc", "/bin/true"]
         process.standardError = FileHandle.nullDevice
@@ -47,7 +47,7 @@ struct SQLiteRunOwnershipTests {
     func opensFromAnotherPidNamespaceKeepEveryEntry() async throws {
         let path = try TemporaryFiles.newDatabasePath()
         let binary = TestSupport.binDirectory.appendingPathComponent("documents-crash-writer").path
-        let writer = Process()
+        let writer = TestProcess()
         writer.executableURL = URL(fileURLWithPath: binary)
         writer.arguments = [path, "--index-heavy", "--commits", "200"]
         let acks = path + ".acks"
@@ -61,7 +61,7 @@ struct SQLiteRunOwnershipTests {
         }
         var opens = 0
         while writer.isRunning || opens < 40 {
-            let opener = Process()
+            let opener = TestProcess()
             opener.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
             opener.arguments = ["--pid", "--fork", "--mount-proc", binary, path, "--open"]
             let errors = Pipe()

@@ -142,7 +142,7 @@ extension RealBinary {
         @Test func theChangeStreamSendsWhatTheCallerMayReadAndEndsOnShutdown() throws {
             let server = try Server()
             let output = try TestSupport.makeTemporaryDirectory("console-sse").appendingPathComponent("stream.txt")
-            let curl = Process()
+            let curl = TestProcess()
             curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
             curl.arguments = [
                 "-s", "-N", "-o", output.path, "-H", "Authorization: Bearer \(server.ana)",

@@ -213,7 +213,7 @@ extension RealBinary {
             let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
                 for _ in 0..<20 {
                     group.addTask {
-                        let process = Process()
+                        let process = TestProcess()
                         process.executableURL = TestSupport.binDirectory.appendingPathComponent(
                             "documents-crash-writer")
                         process.arguments = [database.path, "--reads", "100"]

@@ -69,7 +69,7 @@ extension RealBinary {
             // Flush everything into runs (a rebuild does), then lose every block behind Suite's back.
             #expect(try suite.run(["docs", "index", "rebuild"]).status == 0)
             let file = suite.directory.appendingPathComponent("xdg-data/suite/documents.sqlite").path
-            let sqlite = Process()
+            let sqlite = TestProcess()
             sqlite.executableURL = URL(fileURLWithPath: Self.sqlite3)
             sqlite.arguments = [file, "DELETE FROM index_blocks"]
             try sqlite.run()

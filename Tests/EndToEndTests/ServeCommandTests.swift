@@ -57,7 +57,7 @@ extension RealBinary {
             func request(
                 _ method: String, _ path: String, headers: [String] = [], body: String? = nil, bodyFile: String? = nil
             ) throws -> (status: Int, headers: [String: String], json: JSONValue) {
-                let process = Process()
+                let process = TestProcess()
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
                 var arguments = ["-s", "-D", "-", "-X", method, url + path]
                 for header in headers { arguments += ["-H", header] }

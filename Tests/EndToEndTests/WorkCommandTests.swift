@@ -128,7 +128,7 @@ extension RealBinary {
                 at: database.appendingPathComponent("data"), withIntermediateDirectories: true)
             try Data().write(to: database.appendingPathComponent("timewarrior.cfg"))
             func timew(_ arguments: [String]) throws -> String {
-                let process = Process()
+                let process = TestProcess()
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/timew")
                 process.arguments = arguments
                 process.environment = [

@@ -19,7 +19,7 @@ import SuiteTestSupport
 public final class PostgresServer: @unchecked Sendable {
     // @unchecked: `process` is only read and replaced under `lock`.
     private let lock = NSLock()
-    private var process: Process?
+    private var process: TestProcess?
     private let settings: [String]
     private let binDirectory: String
     /// The account the cluster runs as when the tests run as root.
@@ -135,7 +135,7 @@ public final class PostgresServer: @unchecked Sendable {
     }
 
     private func runTool(_ tool: String, _ arguments: [String]) throws -> (status: Int32, text: String) {
-        let process = Process()
+        let process = TestProcess()
         let (executable, rest) = command([tool] + arguments)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = rest
@@ -154,7 +154,7 @@ public final class PostgresServer: @unchecked Sendable {
     }
 
     private func launch() throws {
-        let process = Process()
+        let process = TestProcess()
         let settingArguments =
             (["listen_addresses=127.0.0.1", "max_connections=400", "unix_socket_directories="]
             + settings).flatMap { ["-c", $0] }
@@ -201,7 +201,7 @@ public final class PostgresServer: @unchecked Sendable {
 
     private func stopProcess(signal: Int32) {
         guard
-            let process = lock.withLock({ () -> Process? in
+            let process = lock.withLock({ () -> TestProcess? in
                 defer { self.process = nil }
                 return self.process
             })

@@ -19,7 +19,7 @@ import SuiteTestSupport
 public final class RedisServer: @unchecked Sendable {
     // @unchecked: `process` is only read and replaced under `lock`.
     private let lock = NSLock()
-    private var process: Process?
+    private var process: TestProcess?
     private let extraArguments: [String]
 
     /// The loopback port it listens on (kept across ``restart()``).
@@ -69,7 +69,7 @@ public final class RedisServer: @unchecked Sendable {
     }
 
     private func launch() throws {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: try Self.tool("redis-server"))
         process.arguments =
             [
@@ -83,7 +83,7 @@ public final class RedisServer: @unchecked Sendable {
         lock.withLock { self.process = process }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if canConnect() { return }
+            if LoopbackPort.accepts(port) { return }
             guard process.isRunning else { break }
             Thread.sleep(forTimeInterval: 0.01)
         }
@@ -92,24 +92,9 @@ public final class RedisServer: @unchecked Sendable {
         throw Failure(description: "redis-server did not start on 127.0.0.1:\(port): \(log.suffix(500))")
     }
 
-    private func canConnect() -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-    }
-
     private func stopProcess(signal: Int32) {
         guard
-            let process = lock.withLock({ () -> Process? in
+            let process = lock.withLock({ () -> TestProcess? in
                 defer { self.process = nil }
                 return self.process
             })
@@ -138,7 +123,7 @@ public final class RedisServer: @unchecked Sendable {
 
     /// Runs `redis-cli` against the server and returns its output, trimmed (to look at what the plugin stored).
     public func cli(_ arguments: [String]) throws -> String {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: try Self.tool("redis-cli"))
         process.arguments = ["-h", "127.0.0.1", "-p", "\(port)"] + arguments
         let output = Pipe()

@@ -127,7 +127,7 @@ struct ExpectedSums {
 
 /// Runs a command and returns its standard output.
 func run(_ executable: String, _ arguments: [String]) throws -> String {
-    let process = Process()
+    let process = TestProcess()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     let pipe = Pipe()

@@ -39,7 +39,7 @@ public final class AnalyticsReceiverProcess: Sendable {
         public var description: String
     }
 
-    private let process: Process
+    private let process: TestProcess
     /// Its loopback port.
     public let port: Int
     /// Its scratch directory (the port and pid files).
@@ -48,7 +48,7 @@ public final class AnalyticsReceiverProcess: Sendable {
     /// The batch endpoint's URL, `http://127.0.0.1:<port>/v1/batch`.
     public var batchURL: String { "http://127.0.0.1:\(port)/v1/batch" }
 
-    private init(process: Process, port: Int, directory: URL) {
+    private init(process: TestProcess, port: Int, directory: URL) {
         self.process = process
         self.port = port
         self.directory = directory
@@ -62,7 +62,7 @@ public final class AnalyticsReceiverProcess: Sendable {
         }
         let directory = try TestSupport.makeTemporaryDirectory("analytics-receiver")
         let portFile = directory.appendingPathComponent("port")
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = executable
         process.arguments = ["--port-file", portFile.path]
         process.standardOutput = FileHandle.nullDevice

@@ -31,4 +31,29 @@ public enum LoopbackPort {
         guard bound else { throw Failure(description: "cannot bind a loopback socket: errno \(errno)") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+
+    /// Whether a server accepts connections on 127.0.0.1:`port`. A connection that the socket made to itself (Linux
+    /// lets a loopback connect to a free port in the ephemeral range pick that same port as its own, and succeed) does
+    /// not count.
+    public static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected else { return false }
+        var local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+        }
+        return named && Int(UInt16(bigEndian: local.sin_port)) != port
+    }
 }

@@ -12,7 +12,7 @@ public final class NginxServer {
     public let directory: URL
     /// The loopback port it listens on.
     public let port: Int
-    private let process: Process
+    private let process: TestProcess
 
     /// The folders served, each with its own caching headers.
     public static let locations = """
@@ -69,7 +69,7 @@ public final class NginxServer {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent("nginx.pid"))
             let file = directory.appendingPathComponent("nginx.conf")
             try Data(configuration.utf8).write(to: file)
-            let process = Process()
+            let process = TestProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
             process.arguments = ["-p", d, "-c", file.path, "-e", "\(d)/error.log"]
             process.standardOutput = FileHandle.nullDevice
@@ -138,25 +138,14 @@ public final class NginxServer {
     /// Whether this nginx listens on `port`: it wrote its pid file (which it does only once its sockets are bound) and
     /// is running, and a connection succeeds. A connection alone could reach another server that took the port first
     /// (nginx then fails to bind and exits), or the socket itself (a loopback connect to a free port can self-connect).
-    private static func waitUntilListening(port: Int, process: Process, pidFile: URL) -> Bool {
+    private static func waitUntilListening(port: Int, process: TestProcess, pidFile: URL) -> Bool {
         for _ in 0..<200 {
             if !process.isRunning { return false }
             guard FileManager.default.fileExists(atPath: pidFile.path) else {
                 usleep(20_000)
                 continue
             }
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            close(fd)
-            if connected { return true }
+            if LoopbackPort.accepts(port) { return true }
             usleep(20_000)
         }
         return false

@@ -97,7 +97,7 @@ public struct SuiteRunner: Sendable {
 
     /// Runs `suite` with `arguments`, optionally feeding `input` on standard input.
     public func run(_ arguments: [String], input: String? = nil) throws -> CommandResult {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = TestSupport.binDirectory.appendingPathComponent("suite")
         process.arguments = arguments
         process.currentDirectoryURL = directory
@@ -133,12 +133,12 @@ public struct SuiteRunner: Sendable {
 /// A `suite` process running in the background whose standard output is read line by line.
 public final class RunningSuite: @unchecked Sendable {
     // @unchecked: the process and the buffer are only touched under `lock` or by their own threads.
-    private let process: Process
+    private let process: TestProcess
     private let output: FileHandle
     private var buffer: [UInt8] = []
     private let lock = NSLock()
 
-    init(process: Process, output: FileHandle) {
+    init(process: TestProcess, output: FileHandle) {
         self.process = process
         self.output = output
     }
@@ -189,7 +189,7 @@ public final class RunningSuite: @unchecked Sendable {
 extension SuiteRunner {
     /// Starts `suite` with `arguments` in the background.
     public func start(_ arguments: [String]) throws -> RunningSuite {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = TestSupport.binDirectory.appendingPathComponent("suite")
         process.arguments = arguments
         process.currentDirectoryURL = directory

@@ -4,6 +4,7 @@ import Foundation
 import RedisTestSupport
 import SuiteCore
 import SuitePluginKit
+import SuiteTestSupport
 
 /// Cache hits through our `redis` engine (the RedisCache C plugin behind `PluginCacheStore`, one connection,
 /// sequential gets of one 100-byte value) beside `redis-benchmark -t get -c 1 -d 100` on the same throwaway server:
@@ -55,7 +56,7 @@ enum RedisCacheBenchmarks {
 
     /// Runs `redis-benchmark` and returns its GET requests per second.
     static func redisBenchmark(port: Int, requests: Int) throws -> Double {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: try RedisServer.tool("redis-benchmark"))
         process.arguments = [
             "-h", "127.0.0.1", "-p", "\(port)", "-t", "get", "-n", "\(requests)", "-c", "1", "-d", "100", "-q",

@@ -3,6 +3,7 @@ import GRDB
 import Logging
 import StorageAccounting
 import SuiteCore
+import SuiteTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -76,7 +77,7 @@ enum StorageBenchmarks {
     static func duSeconds(_ tree: String, runs: Int = 3) throws -> Double {
         var best = Double.infinity
         for run in 0...runs {
-            let process = Process()
+            let process = TestProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/du")
             process.arguments = ["-s", tree]
             process.standardOutput = FileHandle.nullDevice

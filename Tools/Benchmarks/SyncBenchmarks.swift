@@ -24,7 +24,7 @@ enum SyncBenchmarks {
         guard let token = try JSONValue(parsing: add)["token"]?.stringValue else {
             throw AnalyticsBenchmarks.BenchFailure("suite users add printed no token: \(add)")
         }
-        let server = Process()
+        let server = TestProcess()
         server.executableURL = URL(fileURLWithPath: suite)
         server.arguments = ["--data-dir", serverData, "serve", "--port", "0", "--json"]
         let pipe = Pipe()
@@ -126,7 +126,7 @@ enum SyncBenchmarks {
     }
 
     static func output(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let pipe = Pipe()

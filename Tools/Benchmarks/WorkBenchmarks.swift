@@ -1,6 +1,7 @@
 import Documents
 import Foundation
 import SuiteCore
+import SuiteTestSupport
 import WorkTracking
 
 /// `suite-bench work`: a year of one user's work against Timewarrior on the same intervals, and the library's month
@@ -49,7 +50,7 @@ enum WorkBenchmarks {
         func seconds(_ executable: String, _ arguments: [String]) throws -> Double {
             var best = Double.infinity
             for run in 0...5 {
-                let process = Process()
+                let process = TestProcess()
                 process.executableURL = URL(fileURLWithPath: executable)
                 process.arguments = arguments
                 process.environment = environment

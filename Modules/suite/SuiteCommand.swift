@@ -16,7 +16,7 @@ struct SuiteCommand: AsyncParsableCommand {
               0   success
               1   the command failed; an `error:` line and a `hint:` say why and what to do
               1   also: `docs index verify` found differences (it prints them)
-              64  the command line itself is wrong (unknown option, bad value)
+              64  the command line itself is wrong (unknown command or option, bad value)
             With --json, an error is one JSON object on stderr instead: {"error":{"message":…,"hint":…}}.
             """,
         version: SuiteContext.version,
@@ -39,7 +39,14 @@ struct SuiteCommand: AsyncParsableCommand {
             command = try parseAsRoot()
         } catch {
             let code = exitCode(for: error)
-            if code != .success, CommandLine.arguments.dropFirst().contains("--json") {
+            let json = CommandLine.arguments.dropFirst().contains("--json")
+            if code != .success, let unknown = UnknownSubcommand.find(in: Array(CommandLine.arguments.dropFirst())) {
+                let (message, hint) = UnknownSubcommand.describe(
+                    unknown.word, command: unknown.command, path: unknown.path)
+                Output.error(message, hint: hint, json: json)
+                exit(withError: ExitCode.validationFailure)
+            }
+            if code != .success, json {
                 Output.error(message(for: error), hint: "see `suite help` for the command's options", json: true)
                 exit(withError: code)
             }

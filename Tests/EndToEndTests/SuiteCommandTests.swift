@@ -138,6 +138,32 @@ extension RealBinary {
             }
         }
 
+        @Test("a misspelled command, at any level, names the closest one and the list; --json too; exit 64")
+        func misspelledCommands() throws {
+            let suite = try runner()
+            let top = try suite.run(["--data-dir", suite.directory.path, "dcos", "get", "users/a"])
+            #expect(top.status == 64)
+            #expect(top.stderr.contains("error: 'dcos' is not a command of `suite`"), "\(top.stderr)")
+            #expect(top.stderr.contains("hint: did you mean 'docs'? `suite --help` lists them: status, docs,"))
+            let nested = try suite.run(["docs", "index", "verfy"])
+            #expect(nested.status == 64)
+            #expect(nested.stderr.contains("'verfy' is not a command of `suite docs index`"), "\(nested.stderr)")
+            #expect(nested.stderr.contains("did you mean 'verify'?"))
+            let json = try suite.run(["sync", "stauts", "--json"])
+            #expect(json.status == 64)
+            let error = try JSONValue(parsing: json.stderr)["error"]
+            #expect(error?["message"] == "'stauts' is not a command of `suite sync`")
+            #expect(error?["hint"]?.stringValue?.hasPrefix("did you mean 'status'?") == true, "\(json.stderr)")
+            let far = try suite.run(["zzzz"])
+            #expect(far.status == 64)
+            #expect(!far.stderr.contains("did you mean") && far.stderr.contains("`suite --help` lists them"))
+            // A leaf's own errors stay ArgumentParser's: a missing argument, an unknown option with its suggestion.
+            let missing = try suite.run(["docs", "get"])
+            #expect(missing.status == 64 && missing.stderr.contains("Missing expected argument '<path>'"))
+            let option = try suite.run(["docs", "get", "users/a", "--jsn"])
+            #expect(option.status == 64 && option.stderr.contains("Did you mean '--json'?"))
+        }
+
         @Test("bad input is refused cleanly: bad JSON payload, bad configuration, bad flag value")
         func badInput() throws {
             let suite = try runner()

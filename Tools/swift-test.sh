@@ -9,6 +9,6 @@ status=${PIPESTATUS[0]}
 if [ "$status" -ne 0 ]; then
 	echo
 	echo "== what failed (repeated from above) =="
-	grep -E '^✘|recorded an issue|Fatal error|^error: ' "$log" | grep -v 'known issue' | tail -n 60
+	grep -E '^✘|recorded an issue|Fatal error|^error: |: error: ' "$log" | grep -v 'known issue' | tail -n 60
 fi
 exit "$status"

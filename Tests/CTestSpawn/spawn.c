@@ -23,11 +23,10 @@ int suite_test_spawn(
     for (int target = 0; target < 3 && error == 0; target++) {
         if (sources[target] >= 0) error = posix_spawn_file_actions_adddup2(&actions, sources[target], target);
     }
-#ifdef __linux__
     if (error == 0 && cwd != NULL) error = posix_spawn_file_actions_addchdir_np(&actions, cwd);
+#ifdef __linux__
     if (error == 0) error = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
 #else
-    if (error == 0 && cwd != NULL) error = posix_spawn_file_actions_addchdir_np(&actions, cwd);
     if (error == 0) error = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_CLOEXEC_DEFAULT);
 #endif
     // As a shell would start it: every signal at its default (the test process ignores SIGPIPE and may block

@@ -18,6 +18,10 @@ let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hum
 let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
 let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
 let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let grpcCore: Target.Dependency = .product(name: "GRPCCore", package: "grpc-swift-2")
+let grpcProtobuf: Target.Dependency = .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf")
+let grpcPosix: Target.Dependency = .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport")
+let swiftProtobuf: Target.Dependency = .product(name: "SwiftProtobuf", package: "swift-protobuf")
 
 let package = Package(
     name: "Suite",
@@ -35,6 +39,7 @@ let package = Package(
         .library(name: "StorageAccounting", targets: ["StorageAccounting"]),
         .library(name: "WorkTracking", targets: ["WorkTracking"]),
         .library(name: "SuiteServer", targets: ["SuiteServer"]),
+        .library(name: "FirestoreProtocol", targets: ["FirestoreProtocol"]),
         .library(name: "Sync", targets: ["Sync"]),
         .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
@@ -67,6 +72,10 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // MARK: - Modules
@@ -117,6 +126,15 @@ let package = Package(
             path: "Modules/SuiteServer", exclude: ["README.md"],
             // The web console's files, compiled into the module: nothing to install or find at run time.
             resources: [.embedInCode("Console")]),
+        // Firestore's gRPC protocol in front of the server's Documents stores (its .proto files are the protocol's
+        // facts, written here; Generated/ is protoc's output, committed: `make protos` regenerates it).
+        .target(
+            name: "FirestoreProtocol",
+            dependencies: [
+                "Documents", "SuiteServer", "SuiteCore", grpcCore, grpcProtobuf, grpcPosix, swiftProtobuf, logging,
+                serviceLifecycle,
+            ],
+            path: "Modules/FirestoreProtocol", exclude: ["README.md", "Protos"]),
         // The in-memory engine for the tests of code that logs analytics.
         .target(name: "AnalyticsTestSupport", dependencies: ["Analytics"], path: "Modules/AnalyticsTestSupport"),
         .target(
@@ -130,7 +148,7 @@ let package = Package(
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
                 "Analytics", "AnalyticsPluginSupport", "StorageAccounting", "WorkTracking", "SuiteServer", "Sync",
-                yams,
+                "FirestoreProtocol", yams,
                 logging, serviceLifecycle, unixSignals,
             ],
             path: "Modules/SuiteHost"

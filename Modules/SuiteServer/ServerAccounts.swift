@@ -25,6 +25,12 @@ public final class ServerAccounts: Sendable {
         public var uid: String
         /// Whether the user may read and write everything.
         public var isAdmin: Bool
+
+        /// An account as another door authenticated it (the Firestore protocol's JWT or emulator token).
+        public init(uid: String, isAdmin: Bool) {
+            self.uid = uid
+            self.isAdmin = isAdmin
+        }
     }
 
     /// A user in `list()`.

@@ -21,6 +21,12 @@ public final class ServerMetrics: Sendable {
         var latencies: [String: Latencies] = [:]
         var documentsRead = 0
         var documentsWritten = 0
+        var calls: [CallKey: Int] = [:]
+    }
+
+    struct CallKey: Hashable {
+        var method: String
+        var code: String
     }
 
     static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
@@ -29,7 +35,7 @@ public final class ServerMetrics: Sendable {
     /// Creates empty metrics.
     public init() {}
 
-    func record(method: String, route: String, status: Int, seconds: Double) {
+    package func record(method: String, route: String, status: Int, seconds: Double) {
         state.withLock { state in
             state.requests[Key(method: method, route: route, status: status), default: 0] += 1
             // In place: one lookup, no copy of the buckets.
@@ -43,7 +49,12 @@ public final class ServerMetrics: Sendable {
         latencies.count += 1
     }
 
-    func documents(read: Int = 0, written: Int = 0) {
+    /// Counts one gRPC call (the Firestore protocol) by method and status code name (`OK`, `NOT_FOUND`, …).
+    package func recordCall(method: String, code: String) {
+        state.withLock { $0.calls[CallKey(method: method, code: code), default: 0] += 1 }
+    }
+
+    package func documents(read: Int = 0, written: Int = 0) {
         state.withLock {
             $0.documentsRead += read
             $0.documentsWritten += written
@@ -84,6 +95,11 @@ public final class ServerMetrics: Sendable {
             "# HELP suite_documents_written_total Documents written (set, updated or deleted) through the API.")
         lines.append("# TYPE suite_documents_written_total counter")
         lines.append("suite_documents_written_total \(state.documentsWritten)")
+        lines.append("# HELP suite_grpc_calls_total Firestore protocol calls answered, by method and status code.")
+        lines.append("# TYPE suite_grpc_calls_total counter")
+        for (key, count) in state.calls.sorted(by: { ($0.key.method, $0.key.code) < ($1.key.method, $1.key.code) }) {
+            lines.append("suite_grpc_calls_total{method=\"\(key.method)\",code=\"\(key.code)\"} \(count)")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -104,6 +104,27 @@ extension PendingWrite {
             if !transforms.isEmpty { object["transforms"] = .object(transforms) }
         case .delete:
             object["op"] = "delete"
+        case .patch(let mask, let data, let transforms):
+            // A set: replacing, or merging the mask (a masked field missing from the data is a delete).
+            object["op"] = "set"
+            var kept = data
+            var json: [String: JSONValue] = [:]
+            if let mask {
+                kept = [:]
+                for field in mask {
+                    if let value = data.value(at: field) {
+                        kept.setValue(value, at: field)
+                    } else {
+                        json[field.canonicalString] = "delete"
+                    }
+                }
+                object["merge"] = .array((mask + transforms.map(\.0)).map { .string($0.canonicalString) })
+            }
+            object["data"] = DocumentJSON.json(from: kept)
+            for (field, transform) in transforms {
+                json[field.canonicalString] = Self.transform(FieldValue(kind: transform.kind)) ?? "delete"
+            }
+            if !json.isEmpty { object["transforms"] = .object(json) }
         }
         switch precondition {
         case .none: break
@@ -183,6 +204,8 @@ extension PendingWrite {
         case .serverTimestamp: "serverTimestamp"
         case .arrayUnion(let values): .object(["arrayUnion": .array(values.map { DocumentJSON.json(from: $0) })])
         case .arrayRemove(let values): .object(["arrayRemove": .array(values.map { DocumentJSON.json(from: $0) })])
+        case .maximum(let value): .object(["maximum": DocumentJSON.json(from: value)])
+        case .minimum(let value): .object(["minimum": DocumentJSON.json(from: value)])
         case .delete: "delete"
         case .value, .map, .array: nil
         }

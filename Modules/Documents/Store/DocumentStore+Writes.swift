@@ -3,7 +3,7 @@ import SuiteCore
 import Synchronization
 
 /// How a set treats existing fields.
-enum MergeOption: Sendable, Hashable {
+package enum MergeOption: Sendable, Hashable {
     /// Replace the document.
     case none
     /// Merge every given field (deeply into maps).
@@ -13,35 +13,53 @@ enum MergeOption: Sendable, Hashable {
 }
 
 /// One write before it is resolved against the current document.
-struct PendingWrite: Sendable {
-    enum Operation: Sendable {
+package struct PendingWrite: Sendable {
+    package enum Operation: Sendable {
         case set([String: FieldValue], MergeOption)
         /// A plain replacing set (no transforms).
         case replace(DocumentData)
         case update([(FieldPath, FieldValue)])
         case delete
+        /// Firestore's write as its protocol states it: without a mask the document becomes `data`; with one, each
+        /// masked path takes its value in `data` or is removed when `data` has none there (a mask may name a map
+        /// while a transform targets a field inside it). Then the transforms apply, in order, with Firestore's
+        /// rules for a field of another type (an increment or `maximum` of a non-number sets the operand; an array
+        /// transform of a non-array starts from an empty array).
+        case patch(mask: [FieldPath]?, data: DocumentData, transforms: [(FieldPath, FieldTransform)])
     }
 
-    var path: DocumentPath
-    var operation: Operation
-    var precondition: WritePrecondition
+    package var path: DocumentPath
+    package var operation: Operation
+    package var precondition: WritePrecondition
+    /// Firestore's `update_time` precondition: the document must exist with exactly this update time.
+    package var updateTime: Timestamp?
+
+    package init(
+        path: DocumentPath, operation: Operation, precondition: WritePrecondition, updateTime: Timestamp? = nil
+    ) {
+        self.path = path
+        self.operation = operation
+        self.precondition = precondition
+        self.updateTime = updateTime
+    }
 
     /// The cost kind of this write when done alone.
     var kind: String {
         switch operation {
         case .set, .replace: "set"
-        case .update: "update"
+        case .update, .patch: "update"
         case .delete: "delete"
         }
     }
 
     /// Whether resolving the write needs the current document.
     var needsCurrent: Bool {
-        if precondition != .none { return true }
+        if precondition != .none || updateTime != nil { return true }
         switch operation {
         case .set(_, .none), .replace: return false
         case .set: return true
         case .update: return true
+        case .patch(let mask, _, let transforms): return mask != nil || !transforms.isEmpty
         case .delete: return false
         }
     }
@@ -86,7 +104,7 @@ struct PendingWrite: Sendable {
 }
 
 /// The state of one path while a set of writes is resolved.
-private struct PathState {
+struct PathState {
     /// Whether the pre-commit state was read (so a version precondition can protect it).
     var read: Bool
     /// The stored document before the first write (when read).
@@ -101,7 +119,7 @@ private struct PathState {
 extension DocumentStore {
     /// Resolves and commits `writes` atomically; retries internally when a concurrent writer changed a document that
     /// was read to resolve them (unless `retry` is false, as in transactions). Returns one snapshot per write.
-    func commit(
+    package func commit(
         _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?] = [:],
         checks: [DocumentMutation] = [], retry: Bool = true
     ) async throws -> [DocumentSnapshot] {
@@ -184,6 +202,9 @@ extension DocumentStore {
                 } else {
                     states[slot].blindPrecondition = write.precondition
                 }
+            }
+            if let updateTime = write.updateTime {
+                try Self.check(updateTime: updateTime, path: write.path, state: states[slot])
             }
             let result = try resolve(
                 write, current: states[slot].known ? states[slot].data : nil, commitTime: commitTime)
@@ -295,6 +316,20 @@ extension DocumentStore {
         }
     }
 
+    /// Firestore's `update_time` precondition: the document, as the commit found it, exists and was last written at
+    /// exactly `updateTime`.
+    private static func check(updateTime: Timestamp, path: DocumentPath, state: PathState) throws {
+        guard let original = state.original, state.data != nil, original.updateTime == updateTime.microseconds
+        else {
+            throw DocumentsError(
+                .preconditionFailed,
+                state.data == nil
+                    ? "document '\(path.string)' does not exist"
+                    : "document '\(path.string)' was updated after \(updateTime.microseconds) µs",
+                hint: "read it again and retry")
+        }
+    }
+
     /// Applies one write to the current data (`nil` = missing); returns the new data, `nil` for a delete.
     func resolve(_ write: PendingWrite, current: DocumentData?, commitTime: Int64) throws -> DocumentData? {
         switch write.operation {
@@ -380,6 +415,25 @@ extension DocumentStore {
                 transforms.append(contentsOf: flat.transforms)
             }
             try Self.apply(transforms, to: &data, commitTime: commitTime)
+            return data
+        case .patch(let mask, let fields, let transforms):
+            var data: DocumentData
+            if let mask {
+                data = current ?? [:]
+                for field in mask {
+                    if let value = fields.value(at: field) {
+                        data.setValue(value, at: field)
+                    } else {
+                        data.removeValue(at: field)
+                    }
+                }
+            } else {
+                data = fields
+            }
+            for (field, transform) in transforms {
+                let value = transform.applyAsFirestore(to: data.value(at: field), commitTime: commitTime)
+                data.setValue(value, at: field)
+            }
             return data
         }
     }

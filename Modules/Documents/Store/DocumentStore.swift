@@ -85,6 +85,9 @@ public final class DocumentStore: Sendable {
     let costGate = AsyncGate()
     /// The highest change-log sequence this store has committed (one-shot query snapshots report it).
     let knownSequence = Atomic<Int64>(0)
+    /// The last commit time handed out: commit times of this store only grow, so two writes of one document never
+    /// share an update time (Firestore's `update_time` preconditions compare them exactly).
+    let lastCommitTime = Atomic<Int64>(0)
     /// The index names of earlier writes, so that a write does not build them again.
     let indexNames = IndexPolicy.NameCache()
 
@@ -404,5 +407,17 @@ public final class DocumentStore: Sendable {
 
     // MARK: Time
 
-    var nowMicroseconds: Int64 { Timestamp(clock.now).microseconds }
+    /// The commit time of a new commit: the clock's microseconds, or one past the previous commit time of this
+    /// store when the clock has not moved on (or went back).
+    var nowMicroseconds: Int64 {
+        let now = Timestamp(clock.now).microseconds
+        var last = lastCommitTime.load(ordering: .relaxed)
+        while true {
+            let next = max(now, last &+ 1)
+            let (exchanged, original) = lastCommitTime.compareExchange(
+                expected: last, desired: next, ordering: .relaxed)
+            if exchanged { return next }
+            last = original
+        }
+    }
 }

@@ -19,6 +19,8 @@ public struct FieldValue: Sendable, Hashable {
         case serverTimestamp
         case arrayUnion([DocumentValue])
         case arrayRemove([DocumentValue])
+        case maximum(DocumentValue)
+        case minimum(DocumentValue)
         case delete
     }
 
@@ -28,6 +30,14 @@ public struct FieldValue: Sendable, Hashable {
 
     /// A plain value.
     public init(_ value: DocumentValue) { kind = .value(value) }
+
+    /// Sets the field to the larger of its number and `operand` (Firestore's `maximum`); a missing field becomes
+    /// `operand`.
+    public static func maximum(_ operand: DocumentValue) -> FieldValue { FieldValue(kind: .maximum(operand)) }
+
+    /// Sets the field to the smaller of its number and `operand` (Firestore's `minimum`); a missing field becomes
+    /// `operand`.
+    public static func minimum(_ operand: DocumentValue) -> FieldValue { FieldValue(kind: .minimum(operand)) }
 
     /// A plain value.
     public static func value(_ value: DocumentValue) -> FieldValue { FieldValue(value) }
@@ -102,13 +112,17 @@ extension FieldValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, E
 }
 
 /// A transform found while flattening a write value, applied at commit time.
-enum FieldTransform: Sendable, Hashable {
+package enum FieldTransform: Sendable, Hashable {
     case incrementInt(Int64)
     case incrementDouble(Double)
     case serverTimestamp
     case arrayUnion([DocumentValue])
     case arrayRemove([DocumentValue])
     case delete
+    /// Firestore's `maximum`: the larger of the field and the operand (numbers only).
+    case maximum(DocumentValue)
+    /// Firestore's `minimum`: the smaller of the field and the operand (numbers only).
+    case minimum(DocumentValue)
 
     /// Applies the transform to `current` (nil when the field is missing); nil result means "remove the field".
     func apply(to current: DocumentValue?, field: FieldPath, commitTime: Int64) throws -> DocumentValue? {
@@ -152,6 +166,77 @@ enum FieldTransform: Sendable, Hashable {
                 return .array(existing.filter { value in !elements.contains { ValueSemantics.equal($0, value) } })
             case let other?: throw Self.wrongType("arrayRemove", field: field, found: other, expected: "an array")
             }
+        case .maximum(let operand), .minimum(let operand):
+            switch current {
+            case nil, .int?, .double?: return applyAsFirestore(to: current, commitTime: commitTime)
+            case let other?:
+                throw Self.wrongType(
+                    self == .maximum(operand) ? "maximum" : "minimum", field: field, found: other, expected: "a number")
+            }
+        }
+    }
+
+    /// Applies the transform as Firestore's protocol defines it, where a field of another type is no error: an
+    /// increment, `maximum` or `minimum` of a missing or non-numeric field sets the operand; `arrayUnion` and
+    /// `arrayRemove` of a non-array start from an empty array. Integer overflow saturates; an int and a double
+    /// compare as numbers and the result keeps the type of the operand that won; equal operands keep the field.
+    package func applyAsFirestore(to current: DocumentValue?, commitTime: Int64) -> DocumentValue {
+        switch self {
+        case .delete, .serverTimestamp:
+            return .timestamp(Timestamp(microseconds: commitTime))
+        case .incrementInt(let amount):
+            switch current {
+            case .int(let base)?:
+                let (sum, overflow) = base.addingReportingOverflow(amount)
+                return .int(overflow ? (amount > 0 ? .max : .min) : sum)
+            case .double(let base)?: return .double(base + Double(amount))
+            default: return .int(amount)
+            }
+        case .incrementDouble(let amount):
+            switch current {
+            case .int(let base)?: return .double(Double(base) + amount)
+            case .double(let base)?: return .double(base + amount)
+            default: return .double(amount)
+            }
+        case .arrayUnion(let elements):
+            var array: [DocumentValue] = []
+            if case .array(let existing)? = current { array = existing }
+            for element in elements where !array.contains(where: { ValueSemantics.equal($0, element) }) {
+                array.append(element)
+            }
+            return .array(array)
+        case .arrayRemove(let elements):
+            guard case .array(let existing)? = current else { return .array([]) }
+            return .array(existing.filter { value in !elements.contains { ValueSemantics.equal($0, value) } })
+        case .maximum(let operand), .minimum(let operand):
+            let isMaximum = if case .maximum = self { true } else { false }
+            guard let current, let a = Self.number(current), let b = Self.number(operand) else { return operand }
+            if a.isNaN { return current }
+            if b.isNaN { return operand }
+            if a == b { return current }
+            return (b > a) == isMaximum ? operand : current
+        }
+    }
+
+    /// The write value that flattens to this transform.
+    var kind: FieldValue.Kind {
+        switch self {
+        case .incrementInt(let n): .incrementInt(n)
+        case .incrementDouble(let n): .incrementDouble(n)
+        case .serverTimestamp: .serverTimestamp
+        case .arrayUnion(let e): .arrayUnion(e)
+        case .arrayRemove(let e): .arrayRemove(e)
+        case .delete: .delete
+        case .maximum(let v): .maximum(v)
+        case .minimum(let v): .minimum(v)
+        }
+    }
+
+    private static func number(_ value: DocumentValue) -> Double? {
+        switch value {
+        case .int(let n): Double(n)
+        case .double(let d): d
+        default: nil
         }
     }
 
@@ -208,6 +293,8 @@ extension FieldValue {
         case .serverTimestamp: return FlattenedWrite(literal: nil, transforms: [(path, .serverTimestamp)])
         case .arrayUnion(let e): return FlattenedWrite(literal: nil, transforms: [(path, .arrayUnion(e))])
         case .arrayRemove(let e): return FlattenedWrite(literal: nil, transforms: [(path, .arrayRemove(e))])
+        case .maximum(let v): return FlattenedWrite(literal: nil, transforms: [(path, .maximum(v))])
+        case .minimum(let v): return FlattenedWrite(literal: nil, transforms: [(path, .minimum(v))])
         case .delete: return FlattenedWrite(literal: nil, transforms: [(path, .delete)])
         }
     }

@@ -55,6 +55,15 @@ extension FieldValue {
                 }
             case "serverTimestamp", "delete":
                 return name == "delete" ? .delete : .serverTimestamp
+            case "maximum", "minimum":
+                let operand = try DocumentJSON.value(from: argument)
+                switch operand {
+                case .int, .double: return name == "maximum" ? .maximum(operand) : .minimum(operand)
+                default:
+                    throw DocumentsError(
+                        .invalidValue, "\(name) needs a number, got \(argument.typeDescription)",
+                        hint: "e.g. {\"\(name)\": 10}")
+                }
             case "arrayUnion", "arrayRemove":
                 guard let list = argument.arrayValue else {
                     throw DocumentsError(
@@ -69,8 +78,8 @@ extension FieldValue {
         }
         throw DocumentsError(
             .invalidValue, "unknown transform \(json.jsonString)",
-            hint: "use {\"increment\": N}, \"serverTimestamp\", {\"arrayUnion\": [...]}, {\"arrayRemove\": [...]} or "
-                + "\"delete\"")
+            hint: "use {\"increment\": N}, {\"maximum\": N}, {\"minimum\": N}, \"serverTimestamp\", "
+                + "{\"arrayUnion\": [...]}, {\"arrayRemove\": [...]} or \"delete\"")
     }
 
     /// Write values from `data` plus transforms at dotted field paths (nested into maps).

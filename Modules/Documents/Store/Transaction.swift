@@ -16,7 +16,35 @@ public final class Transaction: Sendable {
     private let store: DocumentStore
     private let state = Mutex(State())
 
-    init(store: DocumentStore) { self.store = store }
+    package init(store: DocumentStore) { self.store = store }
+
+    /// Records a document read by other means (a query inside the transaction) as if ``getDocument(_:)`` had read
+    /// it: the commit then requires it unchanged. A path read before keeps its first read.
+    package func record(_ snapshot: DocumentSnapshot) {
+        let stored = snapshot.data.map { data in
+            StoredDocument(
+                path: snapshot.path.string, body: ValueCodec.encode(data), version: snapshot.version,
+                createTime: snapshot.createTime?.microseconds ?? 0, updateTime: snapshot.updateTime?.microseconds ?? 0)
+        }
+        state.withLock { state in
+            if state.reads[snapshot.path.string] == nil { state.reads[snapshot.path.string] = .some(stored) }
+        }
+    }
+
+    /// Buffers a write built by a protocol front end.
+    package func buffer(_ write: PendingWrite) { _ = add(write) }
+
+    /// Commits as ``commit()`` does, a conflict reported as ``DocumentsError/Code-swift.struct/transactionAborted``
+    /// (the caller retries the whole transaction).
+    package func commitOnce() async throws -> [DocumentSnapshot] {
+        do {
+            return try await commit()
+        } catch let conflict as RetryableConflict {
+            throw DocumentsError(
+                .transactionAborted, "the transaction was aborted: \(conflict.error.message)",
+                hint: "retry the transaction", underlying: conflict.error)
+        }
+    }
 
     /// Reads a document (1 read). Reading the same document twice returns the first read.
     public func getDocument(_ document: DocumentReference) async throws -> DocumentSnapshot {

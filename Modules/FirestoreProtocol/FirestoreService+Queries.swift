@@ -1,0 +1,216 @@
+import Documents
+import Foundation
+import GRPCCore
+import SuiteServer
+import SwiftProtobuf
+
+/// The query calls: RunQuery (with vector search), RunAggregationQuery, PartitionQuery.
+extension FirestoreService {
+    func runQuery(
+        request: GRPCCore.ServerRequest<Google_Firestore_V1_RunQueryRequest>, context: ServerContext
+    ) async throws -> StreamingServerResponse<Google_Firestore_V1_RunQueryResponse> {
+        try await streaming("RunQuery", request.metadata) { caller in
+            let message = request.message
+            let database = try await database(message.parent, what: "parent", caller: caller)
+            try Self.refuseReadTime(Self.isSet(message.readTime))
+            let translated = try database.values.query(
+                message.structuredQuery, parent: message.parent, store: database.store)
+            try authorize(translated, caller: caller)
+            let transaction = transaction(message.consistencySelector, database: database)
+            let snapshots = try await run(translated, in: database, transaction: transaction)
+            let readTime = FirestoreValues.timestamp(Timestamp(Date()).microseconds)
+            var responses = snapshots.map { snapshot in
+                var response = Google_Firestore_V1_RunQueryResponse()
+                response.document = database.values.document(snapshot, mask: translated.mask)
+                response.readTime = readTime
+                return response
+            }
+            if responses.isEmpty {
+                var response = Google_Firestore_V1_RunQueryResponse()
+                response.readTime = readTime
+                responses.append(response)
+            }
+            if case .newTransaction? = message.consistencySelector, let transaction {
+                responses[0].transaction = transaction
+            }
+            metrics.documents(read: snapshots.count)
+            return responses
+        }
+    }
+
+    func runAggregationQuery(
+        request: GRPCCore.ServerRequest<Google_Firestore_V1_RunAggregationQueryRequest>, context: ServerContext
+    ) async throws -> StreamingServerResponse<Google_Firestore_V1_RunAggregationQueryResponse> {
+        try await streaming("RunAggregationQuery", request.metadata) { caller in
+            let message = request.message
+            let database = try await database(message.parent, what: "parent", caller: caller)
+            try Self.refuseReadTime(Self.isSet(message.readTime))
+            let aggregation = message.structuredAggregationQuery
+            var translated = try database.values.query(
+                aggregation.structuredQuery, parent: message.parent, store: database.store)
+            try authorize(translated, caller: caller)
+            guard !aggregation.aggregations.isEmpty, aggregation.aggregations.count <= 5 else {
+                throw RPCError(
+                    code: .invalidArgument, message: "An aggregation query needs from 1 to 5 aggregations")
+            }
+            let transaction = transaction(message.consistencySelector, database: database)
+            var result = Google_Firestore_V1_AggregationResult()
+            var aliases = Set<String>()
+            for (index, entry) in aggregation.aggregations.enumerated() {
+                let alias = entry.alias.isEmpty ? "field_\(index + 1)" : entry.alias
+                guard aliases.insert(alias).inserted else {
+                    throw RPCError(code: .invalidArgument, message: "Duplicate alias \(alias) in aggregations")
+                }
+                var query = translated
+                if case .count(let count)? = entry.operator, count.hasUpTo {
+                    guard count.upTo.value > 0 else {
+                        throw RPCError(code: .invalidArgument, message: "up_to must be greater than zero")
+                    }
+                    query.limit = min(query.limit ?? Int.max, Int(clamping: count.upTo.value))
+                }
+                let snapshots = try await run(query, in: database, transaction: transaction)
+                result.aggregateFields[alias] = database.values.proto(
+                    try Self.aggregate(entry, over: snapshots))
+            }
+            translated.mask = nil
+            var response = Google_Firestore_V1_RunAggregationQueryResponse()
+            response.result = result
+            response.readTime = FirestoreValues.timestamp(Timestamp(Date()).microseconds)
+            if case .newTransaction? = message.consistencySelector, let transaction {
+                response.transaction = transaction
+            }
+            return [response]
+        }
+    }
+
+    func partitionQuery(
+        request: GRPCCore.ServerRequest<Google_Firestore_V1_PartitionQueryRequest>, context: ServerContext
+    ) async throws -> ServerResponse<Google_Firestore_V1_PartitionQueryResponse> {
+        try await unary("PartitionQuery", request.metadata) { caller in
+            let message = request.message
+            let database = try await database(message.parent, what: "parent", caller: caller)
+            try Self.refuseReadTime(Self.isSet(message.readTime))
+            let translated = try database.values.query(
+                message.structuredQuery, parent: message.parent, store: database.store)
+            try authorize(translated, caller: caller)
+            guard message.partitionCount > 0 else {
+                throw RPCError(code: .invalidArgument, message: "partition_count must be positive")
+            }
+            // One partition (no cursors): the whole query, which the protocol allows.
+            return Google_Firestore_V1_PartitionQueryResponse()
+        }
+    }
+
+    // MARK: Running
+
+    /// The transaction a read names: an existing one, or one begun for it.
+    func transaction(
+        _ selector: Google_Firestore_V1_RunQueryRequest.OneOf_ConsistencySelector?, database: Database
+    ) -> Data? {
+        switch selector {
+        case .transaction(let id)?: return id
+        case .newTransaction(let options)?:
+            return transactions.begin(store: database.store, database: database.names.database, options: options)
+        default: return nil
+        }
+    }
+
+    func transaction(
+        _ selector: Google_Firestore_V1_RunAggregationQueryRequest.OneOf_ConsistencySelector?, database: Database
+    ) -> Data? {
+        switch selector {
+        case .transaction(let id)?: return id
+        case .newTransaction(let options)?:
+            return transactions.begin(store: database.store, database: database.names.database, options: options)
+        default: return nil
+        }
+    }
+
+    /// A query is allowed only when the rules allow reading every document it could return: its collection (a
+    /// collection group only for admins, as in the JSON API).
+    func authorize(_ query: TranslatedQuery, caller: ServerAccounts.Account) throws {
+        if query.target.contains("**") {
+            guard caller.isAdmin else {
+                throw RPCError(code: .permissionDenied, message: "Missing or insufficient permissions.")
+            }
+            return
+        }
+        try access.require(caller, write: false, query.target)
+    }
+
+    /// Runs a translated query: offset and limit, a collection group's scope, vector search; in a transaction the
+    /// documents read are recorded.
+    func run(_ translated: TranslatedQuery, in database: Database, transaction: Data?) async throws
+        -> [DocumentSnapshot]
+    {
+        if translated.limit == 0 { return [] }
+        var query = translated.query
+        let pushLimit = translated.scope == nil && translated.nearest == nil
+        if pushLimit, let limit = translated.limit {
+            let (total, overflow) = limit.addingReportingOverflow(translated.offset)
+            query = query.limit(overflow ? Int.max : total)
+        }
+        var documents = try await query.getDocuments().documents
+        if let scope = translated.scope { documents = documents.filter { $0.path.string.hasPrefix(scope) } }
+        if let nearest = translated.nearest {
+            documents = try Self.nearest(nearest, in: documents, values: database.values)
+        }
+        documents = Array(documents.dropFirst(translated.offset))
+        if !pushLimit || translated.nearest != nil, let limit = translated.limit {
+            documents = Array(documents.prefix(limit))
+        }
+        if let transaction, !transaction.isEmpty {
+            let entry = try transactions.entry(transaction, database: database.names.database)
+            for document in documents { entry.transaction.record(document) }
+        }
+        return documents
+    }
+
+    /// One aggregation over the documents a query returned: count, sum (an integer while every addend is one and
+    /// it does not overflow), average (a double, null without numbers).
+    static func aggregate(
+        _ aggregation: Google_Firestore_V1_StructuredAggregationQuery.Aggregation, over documents: [DocumentSnapshot]
+    ) throws -> DocumentValue {
+        switch aggregation.operator {
+        case .count?:
+            return .int(Int64(documents.count))
+        case .sum(let sum)?:
+            let field = try FirestoreValues.fieldPath(sum.field.fieldPath, what: "sum")
+            var integer: Int64 = 0
+            var double = 0.0
+            var isDouble = false
+            for document in documents {
+                switch document.get(field) {
+                case .int(let n)?:
+                    let (next, overflow) = integer.addingReportingOverflow(n)
+                    if overflow || isDouble {
+                        isDouble = true
+                        double += Double(n)
+                    } else {
+                        integer = next
+                    }
+                case .double(let d)?:
+                    isDouble = true
+                    double += d
+                default: continue
+                }
+            }
+            return isDouble ? .double(double + Double(integer)) : .int(integer)
+        case .avg(let avg)?:
+            let field = try FirestoreValues.fieldPath(avg.field.fieldPath, what: "avg")
+            var total = 0.0
+            var count = 0
+            for document in documents {
+                switch document.get(field) {
+                case .int(let n)?: total += Double(n)
+                case .double(let d)?: total += d
+                default: continue
+                }
+                count += 1
+            }
+            return count == 0 ? .null : .double(total / Double(count))
+        case nil:
+            throw RPCError(code: .invalidArgument, message: "An aggregation needs count, sum or avg")
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Documents
+import Foundation
+import GRPCCore
+import Logging
+import SuiteServer
+import SwiftProtobuf
+
+/// Firestore's RPC service (`google.firestore.v1.Firestore`) in front of Suite's Documents stores: Google's client
+/// libraries and Firebase's SDKs talk to it unchanged. Every call goes through the same store, rules and cost
+/// counters as the JSON API; the service keeps no data of its own but open transactions and streams.
+struct FirestoreService: Sendable {
+    let databases: FirestoreDatabases
+    let access: FirestoreAccess
+    let metrics: ServerMetrics
+    let transactions = FirestoreTransactions()
+    let writeStreams = FirestoreWriteStreams()
+    let logger: Logger
+
+    init(databases: FirestoreDatabases, access: FirestoreAccess, metrics: ServerMetrics, logger: Logger) {
+        self.databases = databases
+        self.access = access
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// One database as a call names it.
+    struct Database {
+        var names: ResourceNames
+        var store: DocumentStore
+        var values: FirestoreValues { FirestoreValues(names: names) }
+    }
+
+    /// The database a resource name lies in; a database other than `(default)` is created when an admin uses it.
+    func database(_ name: String, what: String, caller: ServerAccounts.Account) async throws -> Database {
+        let (names, _) = try ResourceNames.parse(name, what: what)
+        let store = try await databases.store(names.databaseID, create: caller.isAdmin)
+        return Database(names: names, store: store)
+    }
+
+    /// Runs a unary call: the caller, the answer or Firestore's status, the call counted in `/metrics`.
+    func unary<Output: Sendable>(
+        _ method: String, _ metadata: Metadata,
+        _ body: (ServerAccounts.Account) async throws -> Output
+    ) async throws -> ServerResponse<Output> {
+        do {
+            let caller = try await access.caller(metadata)
+            let output = try await body(caller)
+            metrics.recordCall(method: method, code: "OK")
+            return ServerResponse(message: output)
+        } catch {
+            let status = FirestoreErrors.status(error, names: nil)
+            metrics.recordCall(method: method, code: FirestoreErrors.codeName(status.code))
+            if status.code == .internalError { logger.error("\(method): \(error)") }
+            throw status
+        }
+    }
+
+    /// Runs a server-streaming call whose messages are computed before the first is sent.
+    func streaming<Output: Sendable>(
+        _ method: String, _ metadata: Metadata,
+        _ body: @escaping @Sendable (ServerAccounts.Account) async throws -> [Output]
+    ) async throws -> StreamingServerResponse<Output> {
+        do {
+            let caller = try await access.caller(metadata)
+            let messages = try await body(caller)
+            metrics.recordCall(method: method, code: "OK")
+            return StreamingServerResponse { writer in
+                try await writer.write(contentsOf: messages)
+                return [:]
+            }
+        } catch {
+            let status = FirestoreErrors.status(error, names: nil)
+            metrics.recordCall(method: method, code: FirestoreErrors.codeName(status.code))
+            if status.code == .internalError { logger.error("\(method): \(error)") }
+            return StreamingServerResponse(error: status)
+        }
+    }
+
+    /// A document mask's field paths, or nil for the whole document.
+    static func mask(_ has: Bool, _ mask: Google_Firestore_V1_DocumentMask) throws -> [FieldPath]? {
+        guard has else { return nil }
+        return try mask.fieldPaths.map { try FirestoreValues.fieldPath($0, what: "mask") }
+    }
+
+    /// Reads documents for a call: inside the transaction `id` when given (the reads are recorded), else now.
+    func read(
+        _ paths: [DocumentPath], in database: Database, transaction: Data?
+    ) async throws -> [DocumentSnapshot] {
+        guard let transaction, !transaction.isEmpty else { return try await database.store.getDocuments(paths) }
+        let entry = try transactions.entry(transaction, database: database.names.database)
+        var snapshots: [DocumentSnapshot] = []
+        for path in paths { snapshots.append(try await entry.transaction.getDocument(database.store.document(path))) }
+        return snapshots
+    }
+
+    /// Commits translated writes atomically (in the transaction `id` when given) and answers Firestore's results.
+    func commit(
+        _ writes: [Google_Firestore_V1_Write], in database: Database, transaction: Data?,
+        caller: ServerAccounts.Account
+    ) async throws -> Google_Firestore_V1_CommitResponse {
+        let values = database.values
+        let translated = try writes.map { try values.write($0) }
+        for write in translated { try access.require(caller, write: true, write.pending.path.string) }
+        var response = Google_Firestore_V1_CommitResponse()
+        let snapshots: [DocumentSnapshot]
+        if let transaction, !transaction.isEmpty {
+            let entry = try transactions.entry(transaction, database: database.names.database)
+            guard !entry.readOnly || translated.isEmpty else {
+                throw RPCError(code: .invalidArgument, message: "Cannot modify entities in a read-only transaction.")
+            }
+            for write in translated { entry.transaction.buffer(write.pending) }
+            snapshots = try await entry.transaction.commitOnce()
+            _ = transactions.end(transaction)
+        } else {
+            snapshots = try await database.store.commit(translated.map(\.pending), kind: "commit")
+        }
+        let commitTime =
+            snapshots.compactMap { $0.updateTime?.microseconds }.max() ?? Timestamp(Date()).microseconds
+        response.commitTime = FirestoreValues.timestamp(commitTime)
+        response.writeResults = zip(snapshots, translated).map {
+            values.writeResult($0, $1, commitTime: commitTime)
+        }
+        metrics.documents(written: snapshots.count)
+        return response
+    }
+}

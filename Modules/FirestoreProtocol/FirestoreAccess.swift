@@ -20,7 +20,9 @@ struct FirestoreAccess: Sendable {
         guard let header = metadata[stringValues: "authorization"].first(where: { _ in true }) else {
             throw RPCError(
                 code: .unauthenticated,
-                message: "Missing authorization: send 'authorization: Bearer TOKEN' (issue a token with `suite users add UID`)")
+                message:
+                    "Missing authorization: send 'authorization: Bearer TOKEN' (issue a token with `suite users add UID`)"
+            )
         }
         var token = Substring(header)
         if token.lowercased().hasPrefix("bearer ") { token = token.dropFirst("bearer ".count) }
@@ -29,7 +31,8 @@ struct FirestoreAccess: Sendable {
             guard acceptOwnerToken else {
                 throw RPCError(
                     code: .unauthenticated,
-                    message: "The emulator token 'owner' is accepted only when suite serve runs with --accept-owner-token")
+                    message:
+                        "The emulator token 'owner' is accepted only when suite serve runs with --accept-owner-token")
             }
             return ServerAccounts.Account(uid: "owner", isAdmin: true)
         }

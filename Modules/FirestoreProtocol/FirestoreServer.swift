@@ -1,8 +1,8 @@
 public import Documents
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
-import ServiceLifecycle
 public import Logging
+import ServiceLifecycle
 public import SuiteServer
 
 /// Firestore's protocol on its own port beside the JSON API: HTTP/2 gRPC, plaintext on loopback or TLS when a
@@ -101,7 +101,8 @@ public struct FirestoreServer: Sendable {
         let address: GRPCNIOTransportCore.SocketAddress =
             configuration.host.contains(":")
             ? .ipv6(host: configuration.host, port: configuration.port)
-            : .ipv4(host: configuration.host == "localhost" ? "127.0.0.1" : configuration.host, port: configuration.port)
+            : .ipv4(
+                host: configuration.host == "localhost" ? "127.0.0.1" : configuration.host, port: configuration.port)
         let server = GRPCServer(
             transport: .http2NIOPosix(address: address, transportSecurity: security, config: config),
             services: [service])

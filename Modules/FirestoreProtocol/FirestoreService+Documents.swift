@@ -34,7 +34,8 @@ extension FirestoreService {
             let parent = try database.names.parentPath(message.parent, what: "parent")
             let collection: CollectionPath
             do {
-                collection = try parent.map { try $0.collection(message.collectionID) }
+                collection =
+                    try parent.map { try $0.collection(message.collectionID) }
                     ?? CollectionPath(message.collectionID)
             } catch let error as DocumentsError {
                 throw RPCError(code: .invalidArgument, message: "Invalid collection_id: \(error.message)")
@@ -86,9 +87,11 @@ extension FirestoreService {
             let parent = try database.names.parentPath(message.parent, what: "parent")
             let path: DocumentPath
             do {
-                let collection = try parent.map { try $0.collection(message.collectionID) }
+                let collection =
+                    try parent.map { try $0.collection(message.collectionID) }
                     ?? CollectionPath(message.collectionID)
-                path = message.documentID.isEmpty ? collection.newDocument() : try collection.document(message.documentID)
+                path =
+                    message.documentID.isEmpty ? collection.newDocument() : try collection.document(message.documentID)
             } catch let error as DocumentsError {
                 throw RPCError(code: .invalidArgument, message: error.message)
             }
@@ -253,7 +256,9 @@ extension FirestoreService {
             let database = try await database(message.parent, what: "parent", caller: caller)
             try Self.refuseReadTime(Self.isSet(message.readTime))
             let parent = try database.names.parentPath(message.parent, what: "parent")
-            if let parent { try access.require(caller, write: false, parent.string) } else if !caller.isAdmin {
+            if let parent {
+                try access.require(caller, write: false, parent.string)
+            } else if !caller.isAdmin {
                 throw RPCError(code: .permissionDenied, message: "Missing or insufficient permissions.")
             }
             var ids = try await database.store.collectionIDs(under: parent)

@@ -88,9 +88,10 @@ extension FirestoreService {
         let id = target.targetID
         do {
             let database = try await database(name, what: "database", caller: caller)
-            let resumeFrom: Int64? = if case .resumeToken(let token)? = target.resumeType {
-                Self.resumeSequence(token)
-            } else { nil }
+            let resumeFrom: Int64? =
+                if case .resumeToken(let token)? = target.resumeType {
+                    Self.resumeSequence(token)
+                } else { nil }
             switch target.targetType {
             case .query(let queryTarget)?:
                 let translated = try database.values.query(

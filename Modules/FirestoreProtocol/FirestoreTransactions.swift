@@ -24,9 +24,10 @@ final class FirestoreTransactions: Sendable {
         var id = Data(count: 16)
         for index in id.indices { id[index] = UInt8.random(in: 0...255) }
         let readOnly: Bool = if case .readOnly? = options?.mode { true } else { false }
-        let retried: Data? = if case .readWrite(let mode)? = options?.mode, !mode.retryTransaction.isEmpty {
-            mode.retryTransaction
-        } else { nil }
+        let retried: Data? =
+            if case .readWrite(let mode)? = options?.mode, !mode.retryTransaction.isEmpty {
+                mode.retryTransaction
+            } else { nil }
         let now = ContinuousClock.now
         entries.withLock { entries in
             if let retried { entries[retried] = nil }

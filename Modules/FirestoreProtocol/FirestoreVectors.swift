@@ -51,7 +51,9 @@ extension FirestoreService {
                 distance = zip(vector, query).reduce(0.0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }.squareRoot()
             case .cosine:
                 let dot = zip(vector, query).reduce(0.0) { $0 + $1.0 * $1.1 }
-                let norms = vector.reduce(0.0) { $0 + $1 * $1 }.squareRoot() * query.reduce(0.0) { $0 + $1 * $1 }
+                let norms =
+                    vector.reduce(0.0) { $0 + $1 * $1 }.squareRoot()
+                    * query.reduce(0.0) { $0 + $1 * $1 }
                     .squareRoot()
                 guard norms > 0 else { continue }
                 distance = 1 - dot / norms

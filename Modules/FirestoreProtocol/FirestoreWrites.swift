@@ -49,7 +49,8 @@ extension FirestoreValues {
             guard !field.isDocumentID, seen.insert(field).inserted else {
                 throw RPCError(
                     code: .invalidArgument,
-                    message: "Invalid field transform: field path '\(transform.fieldPath)' is used twice or is reserved")
+                    message: "Invalid field transform: field path '\(transform.fieldPath)' is used twice or is reserved"
+                )
             }
             translated.append((field, try fieldTransform(transform, field: transform.fieldPath)))
         }

@@ -18,13 +18,15 @@ struct ResourceNames: Sendable {
         else {
             throw RPCError(
                 code: .invalidArgument,
-                message: "Invalid \(what) '\(name)': expected projects/{project_id}/databases/{database_id}/documents/…")
+                message: "Invalid \(what) '\(name)': expected projects/{project_id}/databases/{database_id}/documents/…"
+            )
         }
         let names = ResourceNames(database: "projects/\(parts[1])/databases/\(parts[3])", databaseID: String(parts[3]))
         guard parts.count > 4 else { return (names, nil) }
         guard parts[4] == "documents" else {
             throw RPCError(
-                code: .invalidArgument, message: "Invalid \(what) '\(name)': expected …/databases/{database_id}/documents")
+                code: .invalidArgument,
+                message: "Invalid \(what) '\(name)': expected …/databases/{database_id}/documents")
         }
         return (names, parts.count > 5 ? String(parts[5]) : "")
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FirestoreProtocol
 import Foundation
 import SuiteCore
 import SuiteHost
@@ -15,7 +16,9 @@ struct ServeCommand: SuiteSubcommand, ModuleCommand {
             The API is in docs/api.md and at /openapi.json; /healthz and /metrics (Prometheus) need no token. Add \
             users with `suite users add UID` (prints a token once). A user reads and writes users/{uid}/** and \
             workInfo/{uid}/** unless server.rules say otherwise. SIGINT/SIGTERM finish the requests in flight, then \
-            close the store.
+            close the store. With --firestore-port (or server.firestore in the configuration) it also speaks \
+            Firestore's own gRPC protocol, so Google's and Firebase's client libraries work unchanged: \
+            FIRESTORE_EMULATOR_HOST=127.0.0.1:PORT.
             """)
 
     @Option(help: ArgumentHelp("The address to bind (default 127.0.0.1).", valueName: "address")) var host: String?
@@ -25,6 +28,15 @@ struct ServeCommand: SuiteSubcommand, ModuleCommand {
             "Issue a fresh token for this user (created if missing) and print it with a curl line to try.",
             valueName: "uid"))
     var devUser: String?
+    @Option(
+        help: ArgumentHelp(
+            "Also serve Firestore's gRPC protocol on this port (0 picks a free one), for Google's and Firebase's "
+                + "client libraries.", valueName: "port"))
+    var firestorePort: Int?
+    @Flag(
+        help: ArgumentHelp(
+            "Accept the token 'owner' that Google's clients send to an emulator as an admin (loopback only)."))
+    var acceptOwnerToken = false
     @OptionGroup var globals: GlobalOptions
     var runsServices: Bool { true }
     var cancelsOnShutdown: Bool { false }
@@ -33,6 +45,9 @@ struct ServeCommand: SuiteSubcommand, ModuleCommand {
         if let port, !(0...65_535).contains(port) {
             throw ValidationError("--port must be from 0 to 65535, not \(port)")
         }
+        if let firestorePort, !(0...65_535).contains(firestorePort) {
+            throw ValidationError("--firestore-port must be from 0 to 65535, not \(firestorePort)")
+        }
     }
 
     func run(_ context: SuiteContext) async throws {
@@ -40,6 +55,18 @@ struct ServeCommand: SuiteSubcommand, ModuleCommand {
             context.configuration.section("server"), configurationFile: context.configuration.file)
         if let host { settings.configuration.host = host }
         if let port { settings.configuration.port = port }
+        if let firestorePort {
+            settings.firestore = settings.firestore ?? FirestoreServer.Configuration()
+            settings.firestore?.port = firestorePort
+        }
+        if acceptOwnerToken {
+            guard settings.firestore != nil else {
+                throw SuiteError(
+                    .invalidArgument, "--accept-owner-token needs the Firestore protocol",
+                    hint: "add --firestore-port PORT (or server.firestore in the configuration)")
+            }
+            settings.firestore?.acceptOwnerToken = true
+        }
         let accounts = try await context.serverAccounts()
         let store = try await context.documentStore()
         let token: String? =
@@ -49,32 +76,103 @@ struct ServeCommand: SuiteSubcommand, ModuleCommand {
         let server = SuiteServer(
             store: store, accounts: accounts, rules: settings.rules, configuration: settings.configuration,
             routes: context.consoleRoutes(), logger: context.logger)
+        let firestore = try settings.firestore.map { configuration in
+            try FirestoreServer(
+                store: store, accounts: accounts, rules: settings.rules, metrics: server.metrics,
+                configuration: configuration,
+                openDatabase: { id, create in try await context.firestoreDatabase(id, create: create) },
+                logger: context.logger)
+        }
         let host = settings.configuration.host
+        let firestoreSettings = settings.firestore
         let json = globals.json
-        try await server.run { port in
-            let url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
-            if json {
-                var object: [String: JSONValue] = [
-                    "url": .string(url), "port": .int(Int64(port)),
-                    "console": .string("\(url)/console#token=\(signIn)"),
-                ]
-                if let token, let devUser { object["user"] = .string(devUser); object["token"] = .string(token) }
-                Output.print(JSONValue.object(object).jsonString)
-            } else {
-                Output.print("suite serve: listening on \(url) (API: \(url)/openapi.json; stop with Ctrl-C)")
-                Output.print(
-                    "console: \(url)/console#token=\(signIn) (signs in as admin once, within 10 minutes; "
-                        + "`suite users signin UID` makes another)")
-                if let token, let devUser {
-                    Output.print("token for \(devUser): \(token)")
-                    Output.print(
-                        "try: curl -s -X PUT -H 'Authorization: Bearer \(token)' -d '{\"data\":{\"points\":10}}' "
-                            + "\(url)/v1/docs/users/\(devUser)")
+        let banner = ServeBanner(expecting: firestore == nil ? 1 : 2)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await server.run { port in
+                    await banner.ready(http: port)
                 }
             }
-            Output.flush()
+            if let firestore {
+                group.addTask {
+                    try await firestore.run { port in await banner.ready(firestore: port) }
+                }
+            }
+            group.addTask {
+                let (http, grpc) = await banner.ports()
+                let url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(http)"
+                let grpcHost = firestoreSettings.map { $0.host == "0.0.0.0" ? "127.0.0.1" : $0.host }
+                let firestoreAddress = grpc.flatMap { port in grpcHost.map { "\($0):\(port)" } }
+                if json {
+                    var object: [String: JSONValue] = [
+                        "url": .string(url), "port": .int(Int64(http)),
+                        "console": .string("\(url)/console#token=\(signIn)"),
+                    ]
+                    if let token, let devUser {
+                        object["user"] = .string(devUser)
+                        object["token"] = .string(token)
+                    }
+                    if let firestoreAddress { object["firestore"] = .string(firestoreAddress) }
+                    Output.print(JSONValue.object(object).jsonString)
+                } else {
+                    Output.print("suite serve: listening on \(url) (API: \(url)/openapi.json; stop with Ctrl-C)")
+                    if let firestoreAddress {
+                        Output.print(
+                            "firestore: gRPC on \(firestoreAddress)\(firestoreSettings?.certificateFile == nil ? "" : " (TLS)")"
+                                + " — FIRESTORE_EMULATOR_HOST=\(firestoreAddress) points Google's clients here")
+                    }
+                    Output.print(
+                        "console: \(url)/console#token=\(signIn) (signs in as admin once, within 10 minutes; "
+                            + "`suite users signin UID` makes another)")
+                    if let token, let devUser {
+                        Output.print("token for \(devUser): \(token)")
+                        Output.print(
+                            "try: curl -s -X PUT -H 'Authorization: Bearer \(token)' -d '{\"data\":{\"points\":10}}' "
+                                + "\(url)/v1/docs/users/\(devUser)")
+                    }
+                }
+                Output.flush()
+            }
+            try await group.waitForAll()
         }
         if !json { Output.print("suite serve: stopped") }
+    }
+}
+
+/// The ports `suite serve` listens on, gathered before its banner is printed.
+actor ServeBanner {
+    private let expecting: Int
+    private var http: Int?
+    private var firestore: Int?
+    private var waiting: [CheckedContinuation<(Int, Int?), Never>] = []
+
+    init(expecting: Int) { self.expecting = expecting }
+
+    func ready(http port: Int) {
+        http = port
+        resumeIfReady()
+    }
+
+    func ready(firestore port: Int) {
+        firestore = port
+        resumeIfReady()
+    }
+
+    /// The HTTP port and the Firestore protocol's, once every server listens.
+    func ports() async -> (Int, Int?) {
+        if let ports = current { return ports }
+        return await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private var current: (Int, Int?)? {
+        guard let http, (firestore == nil ? 1 : 2) == expecting else { return nil }
+        return (http, firestore)
+    }
+
+    private func resumeIfReady() {
+        guard let ports = current else { return }
+        for continuation in waiting { continuation.resume(returning: ports) }
+        waiting = []
     }
 }
 

@@ -1,3 +1,5 @@
+public import Documents
+public import FirestoreProtocol
 import Foundation
 public import SuiteCore
 public import SuiteServer
@@ -10,6 +12,8 @@ import Yams
 ///   host: 127.0.0.1
 ///   port: 8080
 ///   max-body-bytes: 1048576
+///   firestore: {port: 8081}             # Firestore's gRPC protocol (host, certificate-file, private-key-file,
+///                                       # accept-owner-token); off unless given here or with --firestore-port
 ///   rules:                              # or rules-file: rules.yaml (relative to this file)
 ///     - {match: "users/{uid}/**", read: owner, write: owner}
 ///     - {match: "public/**", read: signed-in, write: nobody}
@@ -27,6 +31,8 @@ public struct ServerModule: SuiteModule {
         public var configuration: SuiteServer.Configuration
         /// The access rules.
         public var rules: AccessRules
+        /// Firestore's protocol, when it is served.
+        public var firestore: FirestoreServer.Configuration?
     }
 
     public func validate(_ section: ConfigurationSection) throws { _ = try settings(section, configurationFile: nil) }
@@ -34,7 +40,7 @@ public struct ServerModule: SuiteModule {
     /// Decodes and checks the `server` section; a `rules-file` is read (relative to `configurationFile`'s folder).
     public func settings(_ section: ConfigurationSection, configurationFile: String?) throws -> Settings {
         let object = try section.object()
-        try section.checkKeys(object, known: ["host", "port", "max-body-bytes", "rules", "rules-file"])
+        try section.checkKeys(object, known: ["host", "port", "max-body-bytes", "rules", "rules-file", "firestore"])
         var configuration = SuiteServer.Configuration()
         if let value = object["host"] {
             guard let host = value.stringValue, !host.isEmpty else {
@@ -67,7 +73,57 @@ public struct ServerModule: SuiteModule {
         } catch let error as ServerError {
             throw section.error("server.rules", error.message, hint: error.hint)
         }
-        return Settings(configuration: configuration, rules: rules)
+        let firestore = try object["firestore"].map {
+            try Self.firestore($0, section: section, configurationFile: configurationFile)
+        }
+        return Settings(configuration: configuration, rules: rules, firestore: firestore)
+    }
+
+    /// The `server.firestore` section.
+    static func firestore(_ value: JSONValue, section: ConfigurationSection, configurationFile: String?) throws
+        -> FirestoreServer.Configuration
+    {
+        guard let object = value.objectValue else {
+            throw section.error("server.firestore", "must be a map", hint: "e.g. firestore: {port: 8081}")
+        }
+        try section.checkKeys(
+            object, at: "server.firestore",
+            known: ["host", "port", "certificate-file", "private-key-file", "accept-owner-token"])
+        var configuration = FirestoreServer.Configuration()
+        if let value = object["host"] {
+            guard let host = value.stringValue, !host.isEmpty else {
+                throw section.error("server.firestore.host", "must be an address", hint: "e.g. 127.0.0.1")
+            }
+            configuration.host = host
+        }
+        if let value = object["port"] {
+            guard let port = value.intValue, (0...65_535).contains(port) else {
+                throw section.error("server.firestore.port", "must be a port number from 0 to 65535")
+            }
+            configuration.port = Int(port)
+        }
+        for key in ["certificate-file", "private-key-file"] {
+            guard let value = object[key] else { continue }
+            guard let file = value.stringValue, !file.isEmpty else {
+                throw section.error("server.firestore.\(key)", "must be the path of a PEM file")
+            }
+            let path = ConfigurationLoader.path(file, relativeToConfiguration: configurationFile)
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw section.error("server.firestore.\(key)", "cannot read \(path)", hint: "check the path")
+            }
+            if key == "certificate-file" {
+                configuration.certificateFile = path
+            } else {
+                configuration.privateKeyFile = path
+            }
+        }
+        if let value = object["accept-owner-token"] {
+            guard let flag = value.boolValue else {
+                throw section.error("server.firestore.accept-owner-token", "must be true or false")
+            }
+            configuration.acceptOwnerToken = flag
+        }
+        return configuration
     }
 
     /// Rules from a YAML or JSON file: a list of `{match, read, write}` or `{rules: [...]}`.
@@ -97,11 +153,28 @@ public struct ServerModule: SuiteModule {
             details: [
                 .init("listens on", "\(settings.configuration.host):\(settings.configuration.port) (suite serve)"),
                 .init("rules", "\(settings.rules.rules.count)"),
+                .init(
+                    "firestore protocol",
+                    settings.firestore.map {
+                        "\($0.host):\($0.port) (gRPC\($0.certificateFile == nil ? "" : ", TLS"))"
+                    } ?? "off (suite serve --firestore-port PORT)"),
             ])
     }
 }
 
 extension SuiteContext {
+    /// Opens the store of a Firestore database other than `(default)`: a SQLite file of its own under the data
+    /// directory (`firestore/ID.sqlite`), created when `create` is true.
+    public func firestoreDatabase(_ id: String, create: Bool) async throws -> DocumentStore? {
+        let path = dataFile(nil, default: "firestore/\(id).sqlite")
+        guard create || FileManager.default.fileExists(atPath: path) else { return nil }
+        try ensureDataDirectory()
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let engine = try SQLiteDocumentEngine(path: path, logger: logger)
+        return DocumentStore(engine: engine, bus: nil, clock: clock, logger: logger)
+    }
+
     /// The server's accounts, opened once per context and closed when it shuts down.
     public func serverAccounts() async throws -> ServerAccounts {
         try await resources.open("server-accounts") { [self] in

@@ -7,7 +7,7 @@ PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlug
 
 .DEFAULT_GOAL := help
 PREFIX ?= $(HOME)/.local
-.PHONY: help deps build plugins test run install bench lint format clean api-fuzz
+.PHONY: help deps build plugins test run install bench lint format clean api-fuzz protos
 
 help: ## List the targets
 	@echo "Suite — make targets:"
@@ -23,9 +23,10 @@ plugins: deps ## Build the runtime plugins (.so) that suite loads
 	@for p in $(PLUGIN_PRODUCTS); do $(SWIFT) build --product $$p || exit 1; done
 	@ls -1 $(BIN_DIR)/lib*.so
 
-test: build lint ## Everything CI runs: build, plugins, lint, all tests (the web console's in headless Chromium)
+test: build lint ## Everything CI runs: build, plugins, lint, all tests (the console in Chromium, Google's Firestore client)
 	SUITE_BIN_DIR=$(BIN_DIR) SWIFT=$(SWIFT) bash Tools/swift-test.sh
 	BIN_DIR=$(BIN_DIR) bash Tools/console-test.sh
+	SUITE_BIN_DIR=$(BIN_DIR) bash Tools/firestore-client-test.sh
 
 run: build ## Build everything, then serve the documents on http://127.0.0.1:8080 (embedded default; Ctrl-C stops)
 	@$(BIN_DIR)/suite status
@@ -52,6 +53,9 @@ bench: deps ## Run the benchmarks (release build): ours beside a named peer, as 
 
 api-fuzz: build ## schemathesis (PyPI) against a live suite serve: no 5xx, every answer as /openapi.json says
 	BIN_DIR=$(BIN_DIR) bash Tools/api-fuzz.sh
+
+protos: ## Regenerate the Firestore protocol's Swift from Modules/FirestoreProtocol/Protos (protoc; committed code)
+	bash Tools/protos.sh
 
 lint: ## Fail on formatting errors (swift format, .swift-format)
 	$(SWIFT) format lint --strict --recursive $(FORMAT_PATHS)

@@ -234,6 +234,13 @@ let package = Package(
             ],
             path: "Tests/PostgresDocumentsTests"
         ),
+        .testTarget(
+            name: "FirestoreProtocolTests",
+            dependencies: [
+                "FirestoreProtocol", "Documents", "SuiteServer", "SuiteTestSupport", grpcCore, grpcProtobuf, grpcPosix,
+                swiftProtobuf,
+            ],
+            path: "Tests/FirestoreProtocolTests"),
         // The contract every CacheStore passes, as a library so a plugin engine's tests run it too.
         .target(name: "CacheStoreContract", dependencies: ["Cache"], path: "Tests/CacheStoreContract"),
         .testTarget(

@@ -28,14 +28,21 @@ public struct FirestoreServer: Sendable {
         public var privateKeyFile: String?
         /// Accept the token `owner` (what Google's clients send to an emulator) as an admin; only on loopback.
         public var acceptOwnerToken: Bool
-        /// The largest request message accepted (RESOURCE_EXHAUSTED past it).
+        /// The largest writes request accepted (INVALID_ARGUMENT past it, as Firestore answers; the transport cuts
+        /// a message over twice this size and 1 MiB more).
         public var maximumRequestBytes: Int
+        /// Declare the composite indexes that queries need when they first run, as Firestore's emulator needs none
+        /// declared; off, a query missing one fails with FAILED_PRECONDITION and the command that adds it, as
+        /// Firestore does.
+        public var autoIndexes: Bool
 
         /// Creates a configuration.
         public init(
             host: String = "127.0.0.1", port: Int = 8081, certificateFile: String? = nil,
-            privateKeyFile: String? = nil, acceptOwnerToken: Bool = false, maximumRequestBytes: Int = 11 << 20
+            privateKeyFile: String? = nil, acceptOwnerToken: Bool = false, maximumRequestBytes: Int = 11 << 20,
+            autoIndexes: Bool = false
         ) {
+            self.autoIndexes = autoIndexes
             self.host = host
             self.port = port
             self.certificateFile = certificateFile
@@ -81,14 +88,15 @@ public struct FirestoreServer: Sendable {
             databases: databases,
             access: FirestoreAccess(
                 accounts: accounts, rules: rules, acceptOwnerToken: configuration.acceptOwnerToken),
-            metrics: metrics, logger: logger)
+            metrics: metrics, autoIndexes: configuration.autoIndexes,
+            maximumRequestBytes: configuration.maximumRequestBytes, logger: logger)
     }
 
     /// Serves until the task is cancelled or the surrounding service group shuts down; `onRunning` gets the bound
     /// port once it listens. The stores of other databases close at the end.
     public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         var config = HTTP2ServerTransport.Posix.Config.defaults
-        config.rpc.maxRequestPayloadSize = configuration.maximumRequestBytes
+        config.rpc.maxRequestPayloadSize = configuration.maximumRequestBytes * 2 + (1 << 20)
         let security: HTTP2ServerTransport.Posix.TransportSecurity
         if let certificate = configuration.certificateFile, let key = configuration.privateKeyFile {
             security = .tls(

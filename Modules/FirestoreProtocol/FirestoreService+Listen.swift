@@ -123,6 +123,8 @@ extension FirestoreService {
         if let limit = translated.limit, translated.scope == nil {
             query = query.limit(limit + translated.offset)
         }
+        let planned = query
+        _ = try await withAutoIndexes(database.store) { try await planned.explain() }
         var first = true
         for try await snapshot in query.snapshots() {
             let inScope: (DocumentSnapshot) -> Bool = { document in

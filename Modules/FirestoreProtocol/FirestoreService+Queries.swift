@@ -1,6 +1,7 @@
 import Documents
 import Foundation
 import GRPCCore
+import Logging
 import SuiteServer
 import SwiftProtobuf
 
@@ -54,6 +55,19 @@ extension FirestoreService {
                     code: .invalidArgument, message: "An aggregation query needs from 1 to 5 aggregations")
             }
             let transaction = transaction(message.consistencySelector, database: database)
+            // Firestore counts, sums and averages over the documents that have every field the aggregations name.
+            var fields: [FieldPath] = []
+            for entry in aggregation.aggregations {
+                switch entry.operator {
+                case .sum(let sum)?: fields.append(try FirestoreValues.fieldPath(sum.field.fieldPath, what: "sum"))
+                case .avg(let avg)?: fields.append(try FirestoreValues.fieldPath(avg.field.fieldPath, what: "avg"))
+                default: break
+                }
+            }
+            translated.mask = nil
+            let documents = try await run(translated, in: database, transaction: transaction).filter { document in
+                fields.allSatisfy { document.get($0) != nil }
+            }
             var result = Google_Firestore_V1_AggregationResult()
             var aliases = Set<String>()
             for (index, entry) in aggregation.aggregations.enumerated() {
@@ -61,18 +75,15 @@ extension FirestoreService {
                 guard aliases.insert(alias).inserted else {
                     throw RPCError(code: .invalidArgument, message: "Duplicate alias \(alias) in aggregations")
                 }
-                var query = translated
+                var counted = documents
                 if case .count(let count)? = entry.operator, count.hasUpTo {
                     guard count.upTo.value > 0 else {
                         throw RPCError(code: .invalidArgument, message: "up_to must be greater than zero")
                     }
-                    query.limit = min(query.limit ?? Int.max, Int(clamping: count.upTo.value))
+                    counted = Array(documents.prefix(Int(clamping: count.upTo.value)))
                 }
-                let snapshots = try await run(query, in: database, transaction: transaction)
-                result.aggregateFields[alias] = database.values.proto(
-                    try Self.aggregate(entry, over: snapshots))
+                result.aggregateFields[alias] = database.values.proto(try Self.aggregate(entry, over: counted))
             }
-            translated.mask = nil
             var response = Google_Firestore_V1_RunAggregationQueryResponse()
             response.result = result
             response.readTime = FirestoreValues.timestamp(Timestamp(Date()).microseconds)
@@ -150,7 +161,7 @@ extension FirestoreService {
             let (total, overflow) = limit.addingReportingOverflow(translated.offset)
             query = query.limit(overflow ? Int.max : total)
         }
-        var documents = try await query.getDocuments().documents
+        var documents = try await withAutoIndexes(database.store) { try await query.getDocuments().documents }
         if let scope = translated.scope { documents = documents.filter { $0.path.string.hasPrefix(scope) } }
         if let nearest = translated.nearest {
             documents = try Self.nearest(nearest, in: documents, values: database.values)
@@ -164,6 +175,22 @@ extension FirestoreService {
             for document in documents { entry.transaction.record(document) }
         }
         return documents
+    }
+
+    /// Runs `body`; with auto indexes (as Firestore's emulator, which needs no index declared), a composite index
+    /// the query misses is declared and the query run again.
+    func withAutoIndexes<T>(_ store: DocumentStore, _ body: () async throws -> T) async throws -> T {
+        var declared = 0
+        while true {
+            do {
+                return try await body()
+            } catch let error as DocumentsError where error.code == .missingIndex && autoIndexes && declared < 8 {
+                guard let missing = error.underlying as? MissingIndex else { throw error }
+                logger.info("declaring the index \(missing.definition.description) (auto indexes)")
+                try await store.declareIndex(missing.definition)
+                declared += 1
+            }
+        }
     }
 
     /// One aggregation over the documents a query returned: count, sum (an integer while every addend is one and

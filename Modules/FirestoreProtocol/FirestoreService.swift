@@ -15,8 +15,17 @@ struct FirestoreService: Sendable {
     let transactions = FirestoreTransactions()
     let writeStreams = FirestoreWriteStreams()
     let logger: Logger
+    /// Declare the composite indexes queries need instead of failing them (as Firestore's emulator needs none).
+    let autoIndexes: Bool
+    /// The largest writes request accepted.
+    let maximumRequestBytes: Int
 
-    init(databases: FirestoreDatabases, access: FirestoreAccess, metrics: ServerMetrics, logger: Logger) {
+    init(
+        databases: FirestoreDatabases, access: FirestoreAccess, metrics: ServerMetrics, autoIndexes: Bool,
+        maximumRequestBytes: Int, logger: Logger
+    ) {
+        self.maximumRequestBytes = maximumRequestBytes
+        self.autoIndexes = autoIndexes
         self.databases = databases
         self.access = access
         self.metrics = metrics
@@ -98,6 +107,15 @@ struct FirestoreService: Sendable {
         _ writes: [Google_Firestore_V1_Write], in database: Database, transaction: Data?,
         caller: ServerAccounts.Account
     ) async throws -> Google_Firestore_V1_CommitResponse {
+        guard writes.count <= 500 else {
+            throw RPCError(code: .invalidArgument, message: "A maximum of 500 writes are allowed per request.")
+        }
+        let size = writes.reduce(0) { $0 + $1.serializedBytesCount }
+        guard size <= maximumRequestBytes else {
+            throw RPCError(
+                code: .invalidArgument, message: "Request payload size exceeds the limit: \(maximumRequestBytes) bytes."
+            )
+        }
         let values = database.values
         let translated = try writes.map { try values.write($0) }
         for write in translated { try access.require(caller, write: true, write.pending.path.string) }

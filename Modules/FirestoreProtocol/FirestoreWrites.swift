@@ -119,3 +119,8 @@ extension FirestoreValues {
         return result
     }
 }
+
+extension Google_Firestore_V1_Write {
+    /// The write's encoded size.
+    var serializedBytesCount: Int { (try? serializedBytes() as [UInt8])?.count ?? 0 }
+}

@@ -37,6 +37,11 @@ struct ServeCommand: SuiteSubcommand, ModuleCommand {
         help: ArgumentHelp(
             "Accept the token 'owner' that Google's clients send to an emulator as an admin (loopback only)."))
     var acceptOwnerToken = false
+    @Flag(
+        help: ArgumentHelp(
+            "Declare the composite indexes Firestore-protocol queries need as they first run, as Google's emulator "
+                + "needs none (otherwise such a query fails with the command that adds the index, as Firestore does)."))
+    var autoIndexes = false
     @OptionGroup var globals: GlobalOptions
     var runsServices: Bool { true }
     var cancelsOnShutdown: Bool { false }
@@ -66,6 +71,14 @@ struct ServeCommand: SuiteSubcommand, ModuleCommand {
                     hint: "add --firestore-port PORT (or server.firestore in the configuration)")
             }
             settings.firestore?.acceptOwnerToken = true
+        }
+        if autoIndexes {
+            guard settings.firestore != nil else {
+                throw SuiteError(
+                    .invalidArgument, "--auto-indexes needs the Firestore protocol",
+                    hint: "add --firestore-port PORT (or server.firestore in the configuration)")
+            }
+            settings.firestore?.autoIndexes = true
         }
         let accounts = try await context.serverAccounts()
         let store = try await context.documentStore()

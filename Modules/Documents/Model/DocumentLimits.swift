@@ -87,9 +87,11 @@ public struct DocumentLimits: Sendable, Hashable {
     }
 
     private func validateMap(_ map: [String: DocumentValue], depth: Int, depthLimit: Int) throws {
+        // Firestore's vector value is the map {"__type__": "__vector__", "value": [numbers]}: its one reserved name.
+        let isVector = map.count == 2 && map["__type__"] == .string("__vector__")
         for (name, value) in map {
             do {
-                try Self.validateName(name)
+                if !(isVector && name == "__type__") { try Self.validateName(name) }
                 try validateValue(value, depth: depth, depthLimit: depthLimit)
             } catch var failure as Failure {
                 failure.reversedPath.append(.field(name))

@@ -304,7 +304,7 @@ extension QueryRunner {
             .missingIndex,
             "this query needs \(kind) that does not exist: \(definition.description). Create it with: "
                 + definition.command,
-            hint: "or from Swift: " + definition.swiftDeclaration)
+            hint: "or from Swift: " + definition.swiftDeclaration, underlying: MissingIndex(definition: definition))
     }
 
     static func describe(_ range: ValueRange) -> String {
@@ -365,4 +365,10 @@ extension QueryRunner {
             indexes: indexes, usesCollectionScan: collectionScan, steps: steps,
             indexEntriesScanned: stats.indexEntriesScanned, documentsRead: stats.documentsRead, results: results)
     }
+}
+
+/// The index a query found missing, as the underlying error of its ``DocumentsError/Code-swift.struct/missingIndex``
+/// (a server that builds indexes on demand, as Firestore's emulator does, declares it).
+package struct MissingIndex: Error, Sendable {
+    package let definition: IndexDefinition
 }

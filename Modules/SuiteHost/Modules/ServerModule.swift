@@ -13,7 +13,7 @@ import Yams
 ///   port: 8080
 ///   max-body-bytes: 1048576
 ///   firestore: {port: 8081}             # Firestore's gRPC protocol (host, certificate-file, private-key-file,
-///                                       # accept-owner-token); off unless given here or with --firestore-port
+///                                       # accept-owner-token, auto-indexes); off unless here or --firestore-port
 ///   rules:                              # or rules-file: rules.yaml (relative to this file)
 ///     - {match: "users/{uid}/**", read: owner, write: owner}
 ///     - {match: "public/**", read: signed-in, write: nobody}
@@ -88,7 +88,7 @@ public struct ServerModule: SuiteModule {
         }
         try section.checkKeys(
             object, at: "server.firestore",
-            known: ["host", "port", "certificate-file", "private-key-file", "accept-owner-token"])
+            known: ["host", "port", "certificate-file", "private-key-file", "accept-owner-token", "auto-indexes"])
         var configuration = FirestoreServer.Configuration()
         if let value = object["host"] {
             guard let host = value.stringValue, !host.isEmpty else {
@@ -122,6 +122,12 @@ public struct ServerModule: SuiteModule {
                 throw section.error("server.firestore.accept-owner-token", "must be true or false")
             }
             configuration.acceptOwnerToken = flag
+        }
+        if let value = object["auto-indexes"] {
+            guard let flag = value.boolValue else {
+                throw section.error("server.firestore.auto-indexes", "must be true or false")
+            }
+            configuration.autoIndexes = flag
         }
         return configuration
     }

@@ -155,7 +155,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "suite",
-            dependencies: ["SuiteHost", argumentParser, logging, serviceLifecycle],
+            dependencies: ["SuiteHost", "FirestoreProtocol", argumentParser, logging, serviceLifecycle],
             path: "Modules/suite"
         ),
 

@@ -275,6 +275,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "SuiteCore", "SuiteTestSupport", "RedisTestSupport", "PostgresTestSupport", "Sync", "Documents",
+                "FirestoreProtocol", grpcCore, grpcPosix, swiftProtobuf,
             ],
             path: "Tests/EndToEndTests"),
         // The root README's Swift snippets, compiled as written (DocumentsTests checks they match the README).
@@ -296,7 +297,8 @@ let package = Package(
                 "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
                 "CachePluginSupport", "RedisTestSupport", "SuiteTestSupport", "Analytics", grdb, argumentParser,
                 "StorageAccounting", "WorkTracking", "Sync", asyncHTTPClient, compressNIO, logging,
-                "DocumentsPluginSupport", "PostgresTestSupport", postgresNIO,
+                "DocumentsPluginSupport", "PostgresTestSupport", postgresNIO, "FirestoreProtocol", "SuiteServer", grpcCore,
+                grpcPosix, grpcProtobuf, swiftProtobuf,
             ],
             path: "Tools/Benchmarks"
         ),

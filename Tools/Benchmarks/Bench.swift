@@ -67,6 +67,7 @@ struct BenchGroup: Sendable {
         BenchGroup(name: "work", run: { try await WorkBenchmarks.run(scale: $0) }),
         BenchGroup(name: "sync", run: { try await SyncBenchmarks.run(scale: $0) }),
         BenchGroup(name: "postgres", run: { try await PostgresBenchmarks.run(scale: $0) }),
+        BenchGroup(name: "firestore", run: { try await FirestoreBenchmarks.run(scale: $0) }),
     ]
 }
 

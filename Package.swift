@@ -22,6 +22,7 @@ let grpcCore: Target.Dependency = .product(name: "GRPCCore", package: "grpc-swif
 let grpcProtobuf: Target.Dependency = .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf")
 let grpcPosix: Target.Dependency = .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport")
 let swiftProtobuf: Target.Dependency = .product(name: "SwiftProtobuf", package: "swift-protobuf")
+let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
 
 let package = Package(
     name: "Suite",
@@ -63,7 +64,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // 4.x for jwt-kit 5 (the Firestore protocol's JWTs); every other package here accepts 3 to 5.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
@@ -76,6 +78,7 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
         .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         // MARK: - Modules
@@ -132,7 +135,7 @@ let package = Package(
             name: "FirestoreProtocol",
             dependencies: [
                 "Documents", "SuiteServer", "SuiteCore", grpcCore, grpcProtobuf, grpcPosix, swiftProtobuf, logging,
-                serviceLifecycle,
+                serviceLifecycle, jwtKit,
             ],
             path: "Modules/FirestoreProtocol", exclude: ["README.md", "Protos"]),
         // The in-memory engine for the tests of code that logs analytics.
@@ -238,7 +241,7 @@ let package = Package(
             name: "FirestoreProtocolTests",
             dependencies: [
                 "FirestoreProtocol", "Documents", "SuiteServer", "SuiteTestSupport", grpcCore, grpcProtobuf, grpcPosix,
-                swiftProtobuf,
+                swiftProtobuf, jwtKit, crypto, .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/FirestoreProtocolTests"),
         // The contract every CacheStore passes, as a library so a plugin engine's tests run it too.
@@ -297,7 +300,8 @@ let package = Package(
                 "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
                 "CachePluginSupport", "RedisTestSupport", "SuiteTestSupport", "Analytics", grdb, argumentParser,
                 "StorageAccounting", "WorkTracking", "Sync", asyncHTTPClient, compressNIO, logging,
-                "DocumentsPluginSupport", "PostgresTestSupport", postgresNIO, "FirestoreProtocol", "SuiteServer", grpcCore,
+                "DocumentsPluginSupport", "PostgresTestSupport", postgresNIO, "FirestoreProtocol", "SuiteServer",
+                grpcCore,
                 grpcPosix, grpcProtobuf, swiftProtobuf,
             ],
             path: "Tools/Benchmarks"

@@ -8,11 +8,14 @@ struct FirestoreAccess: Sendable {
     let rules: AccessRules
     /// Whether the token `owner` (what Google's clients send to an emulator) is an admin. Only on loopback.
     let acceptOwnerToken: Bool
+    /// JWTs of the app's identity provider, when configured.
+    let tokens: TokenVerifier?
 
-    init(accounts: ServerAccounts, rules: AccessRules, acceptOwnerToken: Bool) {
+    init(accounts: ServerAccounts, rules: AccessRules, acceptOwnerToken: Bool, tokens: TokenVerifier? = nil) {
         self.accounts = accounts
         self.rules = rules
         self.acceptOwnerToken = acceptOwnerToken
+        self.tokens = tokens
     }
 
     /// The caller named by `authorization: Bearer …`.
@@ -35,6 +38,9 @@ struct FirestoreAccess: Sendable {
                         "The emulator token 'owner' is accepted only when suite serve runs with --accept-owner-token")
             }
             return ServerAccounts.Account(uid: "owner", isAdmin: true)
+        }
+        if let tokens, TokenVerifier.looksLikeJWT(trimmed) {
+            return ServerAccounts.Account(uid: try await tokens.uid(trimmed), isAdmin: false)
         }
         guard let account = try await accounts.authenticate(trimmed) else {
             throw RPCError(code: .unauthenticated, message: "The bearer token is not valid (it may have been revoked)")

@@ -17,7 +17,7 @@ public import SuiteServer
 /// ```
 public struct FirestoreServer: Sendable {
     /// Where and how the protocol listens.
-    public struct Configuration: Sendable, Hashable {
+    public struct Configuration: Sendable {
         /// The address to bind (loopback by default).
         public var host: String
         /// The port; 0 picks a free one.
@@ -35,13 +35,16 @@ public struct FirestoreServer: Sendable {
         /// declared; off, a query missing one fails with FAILED_PRECONDITION and the command that adds it, as
         /// Firestore does.
         public var autoIndexes: Bool
+        /// JWTs of the app's identity provider accepted beside Suite's tokens (their `sub` is the uid).
+        public var tokens: FirestoreTokens?
 
         /// Creates a configuration.
         public init(
             host: String = "127.0.0.1", port: Int = 8081, certificateFile: String? = nil,
             privateKeyFile: String? = nil, acceptOwnerToken: Bool = false, maximumRequestBytes: Int = 11 << 20,
-            autoIndexes: Bool = false
+            autoIndexes: Bool = false, tokens: FirestoreTokens? = nil
         ) {
+            self.tokens = tokens
             self.autoIndexes = autoIndexes
             self.host = host
             self.port = port
@@ -59,8 +62,10 @@ public struct FirestoreServer: Sendable {
     public typealias DatabaseOpener = @Sendable (_ id: String, _ create: Bool) async throws -> DocumentStore?
 
     let configuration: Configuration
-    let service: FirestoreService
     let databases: FirestoreDatabases
+    let accounts: ServerAccounts
+    let rules: AccessRules
+    let metrics: ServerMetrics
     let logger: Logger
 
     /// Creates the server over the `(default)` database `store`, with the JSON API's accounts, rules and metrics.
@@ -84,10 +89,27 @@ public struct FirestoreServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.databases = FirestoreDatabases(main: store, opener: openDatabase)
-        self.service = FirestoreService(
+        self.accounts = accounts
+        self.rules = rules
+        self.metrics = metrics
+    }
+
+    /// The service, its token keys checked (a key that does not parse fails the start, naming it).
+    func service() async throws -> FirestoreService {
+        var verifier: TokenVerifier?
+        if let tokens = configuration.tokens {
+            do {
+                verifier = TokenVerifier(settings: tokens, keys: try await tokens.collection())
+            } catch let error as FirestoreTokenError {
+                throw ServerError(
+                    .invalidRequest, "server.firestore.jwt: \(error.description)",
+                    hint: "give a PEM public key or certificate for RS256/ES256, a secret for HS256")
+            }
+        }
+        return FirestoreService(
             databases: databases,
             access: FirestoreAccess(
-                accounts: accounts, rules: rules, acceptOwnerToken: configuration.acceptOwnerToken),
+                accounts: accounts, rules: rules, acceptOwnerToken: configuration.acceptOwnerToken, tokens: verifier),
             metrics: metrics, autoIndexes: configuration.autoIndexes,
             maximumRequestBytes: configuration.maximumRequestBytes, logger: logger)
     }
@@ -113,7 +135,7 @@ public struct FirestoreServer: Sendable {
                 host: configuration.host == "localhost" ? "127.0.0.1" : configuration.host, port: configuration.port)
         let server = GRPCServer(
             transport: .http2NIOPosix(address: address, transportSecurity: security, config: config),
-            services: [service])
+            services: [try await service()])
         defer { Task { [databases] in await databases.close() } }
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {

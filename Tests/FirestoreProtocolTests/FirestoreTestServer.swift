@@ -18,19 +18,28 @@ final class FirestoreTestServer: Sendable {
     static let root = project + "/documents"
     static let owner: Metadata = ["authorization": "Bearer owner"]
 
-    static func start(rules: AccessRules = .standard) async throws -> FirestoreTestServer {
+    static func start(rules: AccessRules = .standard, tokens: FirestoreTokens? = nil) async throws
+        -> FirestoreTestServer
+    {
         let directory = try TestSupport.makeTemporaryDirectory("firestore-protocol")
         let store = DocumentStore(
             engine: try SQLiteDocumentEngine(path: directory.appendingPathComponent("documents.sqlite").path))
         let accounts = try ServerAccounts(path: directory.appendingPathComponent("server.sqlite").path)
         let server = try FirestoreServer(
             store: store, accounts: accounts, rules: rules,
-            configuration: .init(port: 0, acceptOwnerToken: true, maximumRequestBytes: 2 << 20),
+            configuration: .init(port: 0, acceptOwnerToken: true, maximumRequestBytes: 2 << 20, tokens: tokens),
             openDatabase: { _, _ in nil })
         let (ports, portSink) = AsyncStream<Int>.makeStream()
-        let task = Task { try await server.run { port in portSink.yield(port) } }
+        let task = Task {
+            defer { portSink.finish() }
+            try await server.run { port in portSink.yield(port) }
+        }
         var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
+        guard let port = await iterator.next() else {
+            // The server ended before it listened: its error.
+            try await task.value
+            throw CancellationError()
+        }
         return FirestoreTestServer(directory: directory, store: store, accounts: accounts, port: port, task: task)
     }
 

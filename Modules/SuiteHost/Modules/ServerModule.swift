@@ -88,7 +88,9 @@ public struct ServerModule: SuiteModule {
         }
         try section.checkKeys(
             object, at: "server.firestore",
-            known: ["host", "port", "certificate-file", "private-key-file", "accept-owner-token", "auto-indexes"])
+            known: [
+                "host", "port", "certificate-file", "private-key-file", "accept-owner-token", "auto-indexes", "jwt",
+            ])
         var configuration = FirestoreServer.Configuration()
         if let value = object["host"] {
             guard let host = value.stringValue, !host.isEmpty else {
@@ -129,7 +131,74 @@ public struct ServerModule: SuiteModule {
             }
             configuration.autoIndexes = flag
         }
+        if let value = object["jwt"] {
+            configuration.tokens = try tokens(value, section: section, configurationFile: configurationFile)
+        }
         return configuration
+    }
+
+    /// The `server.firestore.jwt` section: the issuer, audience and keys of the app's identity provider.
+    static func tokens(_ value: JSONValue, section: ConfigurationSection, configurationFile: String?) throws
+        -> FirestoreTokens
+    {
+        let base = "server.firestore.jwt"
+        guard let object = value.objectValue else {
+            throw section.error(base, "must be a map", hint: "e.g. jwt: {issuer: …, audience: …, keys: [...]}")
+        }
+        try section.checkKeys(object, at: base, known: ["issuer", "audience", "keys"])
+        guard let issuer = object["issuer"]?.stringValue, !issuer.isEmpty else {
+            throw section.error("\(base).issuer", "is missing", hint: "e.g. https://securetoken.google.com/PROJECT")
+        }
+        guard let audience = object["audience"]?.stringValue, !audience.isEmpty else {
+            throw section.error("\(base).audience", "is missing", hint: "e.g. the Firebase project id")
+        }
+        guard let list = object["keys"]?.arrayValue, !list.isEmpty else {
+            throw section.error(
+                "\(base).keys", "needs at least one key", hint: "e.g. [{algorithm: RS256, public-key-file: key.pem}]")
+        }
+        var keys: [FirestoreTokens.Key] = []
+        for (index, entry) in list.enumerated() {
+            let path = "\(base).keys[\(index)]"
+            guard let key = entry.objectValue else { throw section.error(path, "must be a map") }
+            let sources = ["secret", "secret-file", "public-key-file", "certificate-file"]
+            try section.checkKeys(key, at: path, known: ["algorithm", "kid"] + sources)
+            let names = FirestoreTokens.Key.Algorithm.allCases.map(\.rawValue)
+            guard let name = key["algorithm"]?.stringValue,
+                let algorithm = FirestoreTokens.Key.Algorithm(rawValue: name.uppercased())
+            else {
+                throw section.error(
+                    "\(path).algorithm", "must be one of \(names.joined(separator: ", "))",
+                    hint: Suggestion.didYouMean(key["algorithm"]?.stringValue ?? "", among: names))
+            }
+            let given = sources.filter { key[$0] != nil }
+            guard given.count == 1, let source = given.first else {
+                throw section.error(path, "needs exactly one of \(sources.joined(separator: ", "))")
+            }
+            if algorithm == .hs256, !source.hasPrefix("secret") {
+                throw section.error(path, "HS256 takes a secret or secret-file")
+            }
+            if algorithm != .hs256, source.hasPrefix("secret") {
+                throw section.error(path, "\(name) takes a public-key-file or certificate-file")
+            }
+            var material: String
+            if source == "secret" {
+                guard let secret = key[source]?.stringValue, !secret.isEmpty else {
+                    throw section.error("\(path).secret", "must be a non-empty string")
+                }
+                material = secret
+            } else {
+                guard let file = key[source]?.stringValue else {
+                    throw section.error("\(path).\(source)", "must be a file path")
+                }
+                let resolved = ConfigurationLoader.path(file, relativeToConfiguration: configurationFile)
+                guard let text = try? String(contentsOfFile: resolved, encoding: .utf8) else {
+                    throw section.error("\(path).\(source)", "cannot read \(resolved)", hint: "check the path")
+                }
+                material = source == "secret-file" ? text.trimmingCharacters(in: .whitespacesAndNewlines) : text
+            }
+            keys.append(.init(algorithm: algorithm, kid: key["kid"]?.stringValue, material: material))
+        }
+        return FirestoreTokens(issuer: issuer, audience: audience, keys: keys)
     }
 
     /// Rules from a YAML or JSON file: a list of `{match, read, write}` or `{rules: [...]}`.

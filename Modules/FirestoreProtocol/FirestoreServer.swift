@@ -139,9 +139,15 @@ public struct FirestoreServer: Sendable {
         defer { Task { [databases] in await databases.close() } }
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {
-                try await withGracefulShutdownHandler {
-                    try await server.serve()
-                } onGracefulShutdown: {
+                // Stops on the surrounding service group's graceful shutdown, and on cancellation (the other door
+                // failed to start).
+                try await withTaskCancellationHandler {
+                    try await withGracefulShutdownHandler {
+                        try await server.serve()
+                    } onGracefulShutdown: {
+                        server.beginGracefulShutdown()
+                    }
+                } onCancel: {
                     server.beginGracefulShutdown()
                 }
             }

@@ -99,93 +99,81 @@ struct ServeCommand: SuiteSubcommand, ModuleCommand {
         let host = settings.configuration.host
         let firestoreSettings = settings.firestore
         let json = globals.json
-        let banner = ServeBanner(expecting: firestore == nil ? 1 : 2)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await server.run { port in
-                    await banner.ready(http: port)
-                }
-            }
+            // The Firestore protocol first: a failure to start it (a port in use, a key that does not parse) ends
+            // the command before the HTTP server exists.
+            var firestorePort: Int?
             if let firestore {
+                let (ready, readySink) = AsyncStream<Int>.makeStream()
                 group.addTask {
-                    try await firestore.run { port in await banner.ready(firestore: port) }
+                    defer { readySink.finish() }
+                    try await firestore.run { port in readySink.yield(port) }
+                }
+                var iterator = ready.makeAsyncIterator()
+                firestorePort = await iterator.next()
+                if firestorePort == nil {
+                    try await group.next()
+                    return
                 }
             }
+            let grpcHost = firestoreSettings.map { $0.host == "0.0.0.0" ? "127.0.0.1" : $0.host }
+            let firestoreAddress = firestorePort.flatMap { port in grpcHost.map { "\($0):\(port)" } }
+            let tls = firestoreSettings?.certificateFile != nil
             group.addTask {
-                let (http, grpc) = await banner.ports()
-                let url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(http)"
-                let grpcHost = firestoreSettings.map { $0.host == "0.0.0.0" ? "127.0.0.1" : $0.host }
-                let firestoreAddress = grpc.flatMap { port in grpcHost.map { "\($0):\(port)" } }
-                if json {
-                    var object: [String: JSONValue] = [
-                        "url": .string(url), "port": .int(Int64(http)),
-                        "console": .string("\(url)/console#token=\(signIn)"),
-                    ]
-                    if let token, let devUser {
-                        object["user"] = .string(devUser)
-                        object["token"] = .string(token)
-                    }
-                    if let firestoreAddress { object["firestore"] = .string(firestoreAddress) }
-                    Output.print(JSONValue.object(object).jsonString)
-                } else {
-                    Output.print("suite serve: listening on \(url) (API: \(url)/openapi.json; stop with Ctrl-C)")
-                    if let firestoreAddress {
-                        Output.print(
-                            "firestore: gRPC on \(firestoreAddress)\(firestoreSettings?.certificateFile == nil ? "" : " (TLS)")"
-                                + " — FIRESTORE_EMULATOR_HOST=\(firestoreAddress) points Google's clients here")
-                    }
-                    Output.print(
-                        "console: \(url)/console#token=\(signIn) (signs in as admin once, within 10 minutes; "
-                            + "`suite users signin UID` makes another)")
-                    if let token, let devUser {
-                        Output.print("token for \(devUser): \(token)")
-                        Output.print(
-                            "try: curl -s -X PUT -H 'Authorization: Bearer \(token)' -d '{\"data\":{\"points\":10}}' "
-                                + "\(url)/v1/docs/users/\(devUser)")
-                    }
+                try await server.run { http in
+                    Self.banner(
+                        url: "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(http)", port: http,
+                        firestore: firestoreAddress, tls: tls, signIn: signIn,
+                        user: devUser.flatMap { user in
+                            token.map { (user, $0) }
+                        }, json: json)
                 }
-                Output.flush()
             }
-            try await group.waitForAll()
+            // One door failing (its port in use) stops the other.
+            do {
+                // Not waitForAll(): it waits for every child before rethrowing.
+                while try await group.next() != nil {}
+            } catch {
+                group.cancelAll()
+                throw error
+            }
         }
         if !json { Output.print("suite serve: stopped") }
     }
-}
 
-/// The ports `suite serve` listens on, gathered before its banner is printed.
-actor ServeBanner {
-    private let expecting: Int
-    private var http: Int?
-    private var firestore: Int?
-    private var waiting: [CheckedContinuation<(Int, Int?), Never>] = []
-
-    init(expecting: Int) { self.expecting = expecting }
-
-    func ready(http port: Int) {
-        http = port
-        resumeIfReady()
-    }
-
-    func ready(firestore port: Int) {
-        firestore = port
-        resumeIfReady()
-    }
-
-    /// The HTTP port and the Firestore protocol's, once every server listens.
-    func ports() async -> (Int, Int?) {
-        if let ports = current { return ports }
-        return await withCheckedContinuation { waiting.append($0) }
-    }
-
-    private var current: (Int, Int?)? {
-        guard let http, (firestore == nil ? 1 : 2) == expecting else { return nil }
-        return (http, firestore)
-    }
-
-    private func resumeIfReady() {
-        guard let ports = current else { return }
-        for continuation in waiting { continuation.resume(returning: ports) }
-        waiting = []
+    /// What `suite serve` prints once it listens: the URL, the Firestore protocol's address, the console link, a
+    /// developer's token with a line to try; or one JSON object with `--json`.
+    static func banner(
+        url: String, port: Int, firestore: String?, tls: Bool, signIn: String, user: (String, String)?, json: Bool
+    ) {
+        if json {
+            var object: [String: JSONValue] = [
+                "url": .string(url), "port": .int(Int64(port)), "console": .string("\(url)/console#token=\(signIn)"),
+            ]
+            if let (uid, token) = user {
+                object["user"] = .string(uid)
+                object["token"] = .string(token)
+            }
+            if let firestore { object["firestore"] = .string(firestore) }
+            Output.print(JSONValue.object(object).jsonString)
+        } else {
+            Output.print("suite serve: listening on \(url) (API: \(url)/openapi.json; stop with Ctrl-C)")
+            if let firestore {
+                Output.print(
+                    "firestore: gRPC on \(firestore)\(tls ? " (TLS)" : "") — FIRESTORE_EMULATOR_HOST=\(firestore) "
+                        + "points Google's clients here")
+            }
+            Output.print(
+                "console: \(url)/console#token=\(signIn) (signs in as admin once, within 10 minutes; "
+                    + "`suite users signin UID` makes another)")
+            if let (uid, token) = user {
+                Output.print("token for \(uid): \(token)")
+                Output.print(
+                    "try: curl -s -X PUT -H 'Authorization: Bearer \(token)' -d '{\"data\":{\"points\":10}}' "
+                        + "\(url)/v1/docs/users/\(uid)")
+            }
+        }
+        Output.flush()
     }
 }
 

@@ -11,6 +11,7 @@ final class FirestoreTestServer: Sendable {
     let directory: URL
     let store: DocumentStore
     let accounts: ServerAccounts
+    let metrics: ServerMetrics
     let port: Int
     private let task: Task<Void, any Error>
 
@@ -25,10 +26,13 @@ final class FirestoreTestServer: Sendable {
         let store = DocumentStore(
             engine: try SQLiteDocumentEngine(path: directory.appendingPathComponent("documents.sqlite").path))
         let accounts = try ServerAccounts(path: directory.appendingPathComponent("server.sqlite").path)
+        let metrics = ServerMetrics()
+        // Other databases: in memory, made when an admin first uses one.
+        let others = OtherDatabases()
         let server = try FirestoreServer(
-            store: store, accounts: accounts, rules: rules,
+            store: store, accounts: accounts, rules: rules, metrics: metrics,
             configuration: .init(port: 0, acceptOwnerToken: true, maximumRequestBytes: 2 << 20, tokens: tokens),
-            openDatabase: { _, _ in nil })
+            openDatabase: { id, create in await others.open(id, create: create) })
         let (ports, portSink) = AsyncStream<Int>.makeStream()
         let task = Task {
             defer { portSink.finish() }
@@ -40,14 +44,18 @@ final class FirestoreTestServer: Sendable {
             try await task.value
             throw CancellationError()
         }
-        return FirestoreTestServer(directory: directory, store: store, accounts: accounts, port: port, task: task)
+        return FirestoreTestServer(
+            directory: directory, store: store, accounts: accounts, metrics: metrics, port: port, task: task)
     }
 
-    private init(directory: URL, store: DocumentStore, accounts: ServerAccounts, port: Int, task: Task<Void, any Error>)
-    {
+    private init(
+        directory: URL, store: DocumentStore, accounts: ServerAccounts, metrics: ServerMetrics, port: Int,
+        task: Task<Void, any Error>
+    ) {
         self.directory = directory
         self.store = store
         self.accounts = accounts
+        self.metrics = metrics
         self.port = port
         self.task = task
     }
@@ -102,5 +110,18 @@ final class FirestoreTestServer: Sendable {
         var write = Google_Firestore_V1_Write()
         write.update = document(path, fields)
         return write
+    }
+}
+
+/// The stores of other database ids in a test server.
+actor OtherDatabases {
+    private var stores: [String: DocumentStore] = [:]
+
+    func open(_ id: String, create: Bool) -> DocumentStore? {
+        if let store = stores[id] { return store }
+        guard create else { return nil }
+        let store = DocumentStore(engine: InMemoryDocumentEngine())
+        stores[id] = store
+        return store
     }
 }

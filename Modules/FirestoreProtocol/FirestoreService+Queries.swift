@@ -18,7 +18,25 @@ extension FirestoreService {
                 message.structuredQuery, parent: message.parent, store: database.store)
             try authorize(translated, caller: caller)
             let transaction = transaction(message.consistencySelector, database: database)
+            let explain = message.hasExplainOptions ? message.explainOptions : nil
+            var explained: Google_Firestore_V1_ExplainMetrics?
+            if let explain {
+                explained = try await explainMetrics(translated, store: database.store, analyze: explain.analyze)
+                if !explain.analyze {
+                    var response = Google_Firestore_V1_RunQueryResponse()
+                    response.explainMetrics = explained ?? Google_Firestore_V1_ExplainMetrics()
+                    return [response]
+                }
+            }
+            let started = ContinuousClock.now
             let snapshots = try await run(translated, in: database, transaction: transaction)
+            if var metrics = explained {
+                metrics.executionStats.resultsReturned = Int64(snapshots.count)
+                let elapsed = ContinuousClock.now - started
+                metrics.executionStats.executionDuration.seconds = elapsed.components.seconds
+                metrics.executionStats.executionDuration.nanos = Int32(elapsed.components.attoseconds / 1_000_000_000)
+                explained = metrics
+            }
             let readTime = FirestoreValues.timestamp(Timestamp(Date()).microseconds)
             var responses = snapshots.map { snapshot in
                 var response = Google_Firestore_V1_RunQueryResponse()
@@ -34,6 +52,7 @@ extension FirestoreService {
             if case .newTransaction? = message.consistencySelector, let transaction {
                 responses[0].transaction = transaction
             }
+            if let explained { responses[responses.count - 1].explainMetrics = explained }
             metrics.documents(read: snapshots.count)
             return responses
         }
@@ -110,6 +129,34 @@ extension FirestoreService {
             // One partition (no cursors): the whole query, which the protocol allows.
             return Google_Firestore_V1_PartitionQueryResponse()
         }
+    }
+
+    // MARK: Explain
+
+    /// Firestore's explain metrics from Suite's planner: the indexes used (each `{query_scope, properties}`), and
+    /// with `analyze` the index entries and documents the query read.
+    func explainMetrics(_ translated: TranslatedQuery, store: DocumentStore, analyze: Bool) async throws
+        -> Google_Firestore_V1_ExplainMetrics
+    {
+        let query = translated.query
+        let plan = try await withAutoIndexes(store) { try await query.explain() }
+        var metrics = Google_Firestore_V1_ExplainMetrics()
+        metrics.planSummary.indexesUsed = plan.indexes.map { index in
+            var entry = Google_Protobuf_Struct()
+            entry.fields["query_scope"] = Google_Protobuf_Value(
+                stringValue: plan.collectionGroup ? "Collection group" : "Collection")
+            entry.fields["properties"] = Google_Protobuf_Value(stringValue: index)
+            return entry
+        }
+        if analyze {
+            metrics.executionStats.readOperations = Int64(plan.documentsRead)
+            metrics.executionStats.debugStats.fields = [
+                "index_entries_scanned": Google_Protobuf_Value(stringValue: "\(plan.indexEntriesScanned)"),
+                "documents_scanned": Google_Protobuf_Value(stringValue: "\(plan.documentsRead)"),
+                "strategy": Google_Protobuf_Value(stringValue: plan.strategy),
+            ]
+        }
+        return metrics
     }
 
     // MARK: Running

@@ -192,7 +192,9 @@ extension DocumentStore {
         }
 
         // Resolve each write in order.
-        let commitTime = nowMicroseconds
+        // After every update time this commit read (another process may have written them within this process's
+        // last microsecond): a document's update times stay unique and growing.
+        let commitTime = commitTime(after: states.lazy.compactMap { $0.original?.updateTime }.max())
         var afterEach: [DocumentData?] = []
         afterEach.reserveCapacity(writes.count)
         for (write, slot) in zip(writes, slotOfWrite) {

@@ -409,8 +409,11 @@ public final class DocumentStore: Sendable {
 
     /// The commit time of a new commit: the clock's microseconds, or one past the previous commit time of this
     /// store when the clock has not moved on (or went back).
-    var nowMicroseconds: Int64 {
-        let now = Timestamp(clock.now).microseconds
+    var nowMicroseconds: Int64 { commitTime(after: nil) }
+
+    /// A commit time past `earlier` (an update time the commit read) as well as past the store's previous one.
+    func commitTime(after earlier: Int64?) -> Int64 {
+        let now = max(Timestamp(clock.now).microseconds, (earlier ?? .min) &+ 1)
         var last = lastCommitTime.load(ordering: .relaxed)
         while true {
             let next = max(now, last &+ 1)

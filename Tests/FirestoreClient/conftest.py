@@ -35,7 +35,7 @@ def _start_suite(work_dir):
             "--accept-owner-token", "--auto-indexes", "--json"]
     proc, line = helpers.start_and_read_line(argv, os.path.join(work_dir, "serve.err"), lambda text: "{" in text)
     info = helpers.parse_serve_line(line)
-    return proc, helpers.Server(host=info["firestore"], binary=binary, data_dir=data_dir)
+    return proc, helpers.Server(host=info["firestore"], binary=binary, data_dir=data_dir, url=info["url"])
 
 
 def _start_google_emulator(work_dir):

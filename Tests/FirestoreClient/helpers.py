@@ -27,6 +27,7 @@ class Server:
     host: str  # FIRESTORE_EMULATOR_HOST, "127.0.0.1:PORT"
     binary: str | None  # the suite binary (None when the tests run against Google's emulator)
     data_dir: str | None  # the suite server's data dir
+    url: str | None = None  # the suite server's JSON API (None against Google's emulator)
 
 
 # --- starting the server -------------------------------------------------------------------------------------------

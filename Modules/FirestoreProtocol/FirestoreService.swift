@@ -110,7 +110,10 @@ struct FirestoreService: Sendable {
         guard writes.count <= 500 else {
             throw RPCError(code: .invalidArgument, message: "A maximum of 500 writes are allowed per request.")
         }
-        let size = writes.reduce(0) { $0 + $1.serializedBytesCount }
+        // Writes whose documents are each within the store's limit (the commit checks it) and that cannot add up past
+        // the request limit are not encoded again to be measured: a one-write commit, as a rule.
+        let bound = writes.count * (database.store.limits.maximumDocumentSize + (64 << 10))
+        let size = bound <= maximumRequestBytes ? 0 : writes.reduce(0) { $0 + $1.serializedBytesCount }
         guard size <= maximumRequestBytes else {
             throw RPCError(
                 code: .invalidArgument, message: "Request payload size exceeds the limit: \(maximumRequestBytes) bytes."

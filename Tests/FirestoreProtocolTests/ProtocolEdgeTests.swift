@@ -101,12 +101,13 @@ import Testing
                 ) { try $0.message }
             }
             #expect(tooBig?.code == .invalidArgument)
-            // A request over the server's limit (2 MiB here).
-            var huge = Google_Firestore_V1_Value()
-            huge.stringValue = String(repeating: "y", count: 5 << 19)  // 2.5 MiB
+            // A request over the server's limit (2 MiB here), each document within its own 1 MiB.
+            var large = Google_Firestore_V1_Value()
+            large.stringValue = String(repeating: "y", count: 900_000)
             let overLimit = await #expect(throws: RPCError.self) {
                 try await client.commit(
-                    Self.commit([FirestoreTestServer.update("users/huge", ["s": huge])]), metadata: owner
+                    Self.commit((1...3).map { FirestoreTestServer.update("users/large\($0)", ["s": large]) }),
+                    metadata: owner
                 ) { try $0.message }
             }
             #expect(overLimit?.code == .invalidArgument)

@@ -146,14 +146,7 @@ extension FirestoreService {
             try Self.refuseReadTime(Self.isSet(message.readTime))
             let paths = try message.documents.map { try database.names.documentPath($0, what: "document name") }
             for path in paths { try access.require(caller, write: false, path.string) }
-            var transaction: Data?
-            switch message.consistencySelector {
-            case .transaction(let id)?: transaction = id
-            case .newTransaction(let options)?:
-                transaction = transactions.begin(
-                    store: database.store, database: database.names.database, options: options)
-            default: break
-            }
+            let transaction = transaction(for: message, database: database)
             let snapshots = try await read(paths, in: database, transaction: transaction)
             let mask = try Self.mask(message.hasMask, message.mask)
             let readTime = FirestoreValues.timestamp(Timestamp(Date()).microseconds)
@@ -166,12 +159,12 @@ extension FirestoreService {
                     response.missing = name
                 }
                 response.readTime = readTime
-                if index == 0, case .newTransaction? = message.consistencySelector, let transaction {
+                if index == 0, message.newTransactionOptions != nil, let transaction {
                     response.transaction = transaction
                 }
                 responses.append(response)
             }
-            if responses.isEmpty, case .newTransaction? = message.consistencySelector, let transaction {
+            if responses.isEmpty, message.newTransactionOptions != nil, let transaction {
                 var response = Google_Firestore_V1_BatchGetDocumentsResponse()
                 response.transaction = transaction
                 responses.append(response)

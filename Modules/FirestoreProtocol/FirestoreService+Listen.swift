@@ -13,12 +13,8 @@ extension FirestoreService {
         request: StreamingServerRequest<Google_Firestore_V1_ListenRequest>, context: ServerContext
     ) async throws -> StreamingServerResponse<Google_Firestore_V1_ListenResponse> {
         let caller: ServerAccounts.Account
-        do {
-            caller = try await access.caller(request.metadata)
-        } catch {
-            let status = FirestoreErrors.status(error, names: nil)
-            metrics.recordCall(method: "Listen", code: FirestoreErrors.codeName(status.code))
-            return StreamingServerResponse(error: status)
+        do { caller = try await streamCaller("Listen", request.metadata) } catch {
+            return StreamingServerResponse(error: error)
         }
         metrics.recordCall(method: "Listen", code: "OK")
         return StreamingServerResponse { writer in

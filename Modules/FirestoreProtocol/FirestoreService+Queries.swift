@@ -17,7 +17,7 @@ extension FirestoreService {
             let translated = try database.values.query(
                 message.structuredQuery, parent: message.parent, store: database.store)
             try authorize(translated, caller: caller)
-            let transaction = transaction(message.consistencySelector, database: database)
+            let transaction = transaction(for: message, database: database)
             let explain = message.hasExplainOptions ? message.explainOptions : nil
             var explained: Google_Firestore_V1_ExplainMetrics?
             if let explain {
@@ -49,7 +49,7 @@ extension FirestoreService {
                 response.readTime = readTime
                 responses.append(response)
             }
-            if case .newTransaction? = message.consistencySelector, let transaction {
+            if message.newTransactionOptions != nil, let transaction {
                 responses[0].transaction = transaction
             }
             if let explained { responses[responses.count - 1].explainMetrics = explained }
@@ -73,7 +73,7 @@ extension FirestoreService {
                 throw RPCError(
                     code: .invalidArgument, message: "An aggregation query needs from 1 to 5 aggregations")
             }
-            let transaction = transaction(message.consistencySelector, database: database)
+            let transaction = transaction(for: message, database: database)
             // Firestore counts, sums and averages over the documents that have every field the aggregations name.
             var fields: [FieldPath] = []
             for entry in aggregation.aggregations {
@@ -106,7 +106,7 @@ extension FirestoreService {
             var response = Google_Firestore_V1_RunAggregationQueryResponse()
             response.result = result
             response.readTime = FirestoreValues.timestamp(Timestamp(Date()).microseconds)
-            if case .newTransaction? = message.consistencySelector, let transaction {
+            if message.newTransactionOptions != nil, let transaction {
                 response.transaction = transaction
             }
             return [response]
@@ -161,27 +161,12 @@ extension FirestoreService {
 
     // MARK: Running
 
-    /// The transaction a read names: an existing one, or one begun for it.
-    func transaction(
-        _ selector: Google_Firestore_V1_RunQueryRequest.OneOf_ConsistencySelector?, database: Database
-    ) -> Data? {
-        switch selector {
-        case .transaction(let id)?: return id
-        case .newTransaction(let options)?:
+    /// The transaction a read names: an existing one, or one begun for it (nil outside a transaction).
+    func transaction(for request: some ReadsInTransaction, database: Database) -> Data? {
+        if let options = request.newTransactionOptions {
             return transactions.begin(store: database.store, database: database.names.database, options: options)
-        default: return nil
         }
-    }
-
-    func transaction(
-        _ selector: Google_Firestore_V1_RunAggregationQueryRequest.OneOf_ConsistencySelector?, database: Database
-    ) -> Data? {
-        switch selector {
-        case .transaction(let id)?: return id
-        case .newTransaction(let options)?:
-            return transactions.begin(store: database.store, database: database.names.database, options: options)
-        default: return nil
-        }
+        return request.transaction.isEmpty ? nil : request.transaction
     }
 
     /// A query is allowed only when the rules allow reading every document it could return: its collection (a
@@ -286,5 +271,31 @@ extension FirestoreService {
         case nil:
             throw RPCError(code: .invalidArgument, message: "An aggregation needs count, sum or avg")
         }
+    }
+}
+
+/// A read request that may run in a transaction, or begin one (`new_transaction`).
+protocol ReadsInTransaction {
+    /// The transaction's id, empty when none.
+    var transaction: Data { get }
+    /// The options of a transaction to begin for this read.
+    var newTransactionOptions: Google_Firestore_V1_TransactionOptions? { get }
+}
+
+extension Google_Firestore_V1_RunQueryRequest: ReadsInTransaction {
+    var newTransactionOptions: Google_Firestore_V1_TransactionOptions? {
+        if case .newTransaction(let options)? = consistencySelector { options } else { nil }
+    }
+}
+
+extension Google_Firestore_V1_RunAggregationQueryRequest: ReadsInTransaction {
+    var newTransactionOptions: Google_Firestore_V1_TransactionOptions? {
+        if case .newTransaction(let options)? = consistencySelector { options } else { nil }
+    }
+}
+
+extension Google_Firestore_V1_BatchGetDocumentsRequest: ReadsInTransaction {
+    var newTransactionOptions: Google_Firestore_V1_TransactionOptions? {
+        if case .newTransaction(let options)? = consistencySelector { options } else { nil }
     }
 }

@@ -77,12 +77,8 @@ extension FirestoreService {
         request: StreamingServerRequest<Google_Firestore_V1_WriteRequest>, context: ServerContext
     ) async throws -> StreamingServerResponse<Google_Firestore_V1_WriteResponse> {
         let caller: ServerAccounts.Account
-        do {
-            caller = try await access.caller(request.metadata)
-        } catch {
-            let status = FirestoreErrors.status(error, names: nil)
-            metrics.recordCall(method: "Write", code: FirestoreErrors.codeName(status.code))
-            return StreamingServerResponse(error: status)
+        do { caller = try await streamCaller("Write", request.metadata) } catch {
+            return StreamingServerResponse(error: error)
         }
         return StreamingServerResponse { writer in
             var database: Database?

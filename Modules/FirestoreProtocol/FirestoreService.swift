@@ -85,6 +85,17 @@ struct FirestoreService: Sendable {
         }
     }
 
+    /// The caller of a bidirectional stream; a refusal is Firestore's status, counted in `/metrics`.
+    func streamCaller(_ method: String, _ metadata: Metadata) async throws(RPCError) -> ServerAccounts.Account {
+        do {
+            return try await access.caller(metadata)
+        } catch {
+            let status = FirestoreErrors.status(error, names: nil)
+            metrics.recordCall(method: method, code: FirestoreErrors.codeName(status.code))
+            throw status
+        }
+    }
+
     /// A document mask's field paths, or nil for the whole document.
     static func mask(_ has: Bool, _ mask: Google_Firestore_V1_DocumentMask) throws -> [FieldPath]? {
         guard has else { return nil }

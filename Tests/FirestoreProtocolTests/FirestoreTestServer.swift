@@ -72,6 +72,32 @@ final class FirestoreTestServer: Sendable {
         }
     }
 
+    /// Drives one bidirectional stream of a client of its own: `open` starts it (the generated client's method),
+    /// `body` sends with `send` and reads the answers one by one with `next`.
+    func conversation<Request: Sendable, Response: Sendable, T: Sendable>(
+        _ open:
+            @escaping @Sendable (
+                Google_Firestore_V1_Firestore.Client<HTTP2ClientTransport.Posix>,
+                @escaping @Sendable (RPCWriter<Request>) async throws -> Void,
+                @escaping @Sendable (StreamingClientResponse<Response>) async throws -> T
+            ) async throws -> T,
+        _ body:
+            @escaping @Sendable (_ send: @Sendable (Request) -> Void, _ next: @Sendable () async throws -> Response?)
+            async throws -> T
+    ) async throws -> T {
+        try await withClient { client in
+            let (requests, feed) = AsyncStream<Request>.makeStream()
+            return try await open(
+                client, { writer in for await request in requests { try await writer.write(request) } }
+            ) {
+                response in
+                let messages = Messages(response.messages)
+                defer { feed.finish() }
+                return try await body({ feed.yield($0) }, { try await messages.next() })
+            }
+        }
+    }
+
     /// Runs `body` with a bare client, for calls the generated client cannot make (malformed bytes).
     func withRawClient<T: Sendable>(_ body: @Sendable (GRPCClient<HTTP2ClientTransport.Posix>) async throws -> T)
         async throws -> T

@@ -16,17 +16,11 @@ import Testing
             @escaping @Sendable (_ send: @Sendable (Request) -> Void, _ next: @Sendable () async throws -> Response?)
             async throws -> T
     ) async throws -> T {
-        try await server.withClient { client in
-            let (requests, feed) = AsyncStream<Request>.makeStream()
-            return try await client.listen(
-                metadata: FirestoreTestServer.owner,
-                requestProducer: { writer in for await request in requests { try await writer.write(request) } }
-            ) { response in
-                let messages = Messages(response.messages)
-                defer { feed.finish() }
-                return try await body({ feed.yield($0) }, { try await messages.next() })
-            }
-        }
+        try await server.conversation(
+            { client, produce, handle in
+                try await client.listen(
+                    metadata: FirestoreTestServer.owner, requestProducer: produce, onResponse: handle)
+            }, body)
     }
 
     static func addQueryTarget(_ id: Int32, collection: String, resumeToken: Data? = nil) -> Request {

@@ -6,19 +6,14 @@ import SwiftProtobuf
 /// `{"__type__": "__vector__", "value": [numbers]}`, stored in Suite as that map.
 extension FirestoreService {
     static func vector(_ value: DocumentValue?) -> [Double]? {
-        guard case .map(let map)? = value, map["__type__"] == .string("__vector__"),
-            case .array(let elements)? = map["value"]
-        else { return nil }
-        var vector: [Double] = []
-        vector.reserveCapacity(elements.count)
-        for element in elements {
+        guard case .map(let map)? = value, let elements = DocumentValue.vectorElements(map) else { return nil }
+        return elements.map { element in
             switch element {
-            case .double(let d): vector.append(d)
-            case .int(let n): vector.append(Double(n))
-            default: return nil
+            case .int(let n): Double(n)
+            case .double(let d): d
+            default: .nan  // vectorElements holds numbers only
             }
         }
-        return vector
     }
 
     /// The documents nearest to the query vector, nearest first, at most `limit`, within the threshold; the

@@ -14,6 +14,8 @@ struct ModelOrderingTests {
             .geoPoint(GeoPoint(latitude: -10, longitude: 50)), .geoPoint(GeoPoint(latitude: 0, longitude: -10)),
             .geoPoint(GeoPoint(latitude: 0, longitude: 10)),
             .array([]), .array([.null]), .array([.int(1)]), .array([.int(1), .null]), .array([.int(2)]),
+            // Vectors (Firestore's `__vector__` maps) sit between arrays and maps, by dimension first.
+            Self.vector([]), Self.vector([9]), Self.vector([1, 2]), Self.vector([1, 3]), Self.vector([0, 0, 0]),
             .map([:]), .map(["a": .int(1)]), .map(["a": .int(1), "b": .null]), .map(["a": .int(2)]),
             .map(["b": .null]),
         ]
@@ -26,7 +28,32 @@ struct ModelOrderingTests {
         }
         #expect(ascending.map(\.typeOrder) == ascending.map(\.typeOrder).sorted())
         #expect(DocumentValue.null.typeOrder == 0)
-        #expect(DocumentValue.map([:]).typeOrder == 9)
+        #expect(DocumentValue.map([:]).typeOrder == 10)
+        #expect(Self.vector([1]).typeOrder == 9)
+        // A map that only looks like a vector (another key, or a non-number) is a map.
+        #expect(DocumentValue.map(["__type__": "__vector__", "value": .array([.string("x")])]).typeOrder == 10)
+    }
+
+    static func vector(_ elements: [Double]) -> DocumentValue {
+        .map(["__type__": .string("__vector__"), "value": .array(elements.map(DocumentValue.double))])
+    }
+
+    @Test func vectorKeysOrderLikeVectors() {
+        let values: [DocumentValue] = [
+            .array([.int(5)]), .array([.map([:])]), Self.vector([]), Self.vector([3]), Self.vector([-1, 4]),
+            Self.vector([2, 0]), Self.vector([0, 0, 1]), .map([:]), .map(["a": Self.vector([1])]),
+            .map(["a": .array([])]),
+        ]
+        for a in values {
+            for b in values {
+                for descending in [false, true] {
+                    let keys = IndexKey.encode(a, descending: descending).lexicographicallyPrecedes(
+                        IndexKey.encode(b, descending: descending))
+                    let ordered = descending ? DocumentValue.compare(b, a) < 0 : DocumentValue.compare(a, b) < 0
+                    #expect(keys == ordered, "\(a) vs \(b), descending: \(descending)")
+                }
+            }
+        }
     }
 
     @Test func numbersCompareNumerically() {

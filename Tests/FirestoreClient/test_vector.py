@@ -89,3 +89,17 @@ def test_find_nearest_over_a_collection_group(client, coll):
         "v", QUERY, limit=2, distance_measure=DistanceMeasure.EUCLIDEAN
     )
     assert helpers.paths(query.get()) == [f"{group}/near", f"{coll.id}/p/{group}/far"]
+
+
+def test_vectors_order_between_arrays_and_maps_by_dimension_first(coll):
+    # Firestore's value ordering: ... arrays < vectors < maps; vectors by dimension, then element by element.
+    helpers.seed(coll, {
+        "map": {"v": {"x": 1}},
+        "long": {"v": Vector([0.0, 0.0, 0.0])},
+        "short_big": {"v": Vector([9.0])},
+        "pair_b": {"v": Vector([1.0, 3.0])},
+        "pair_a": {"v": Vector([1.0, 2.0])},
+        "array": {"v": [5]},
+    })
+    ordered = helpers.ids(coll.order_by("v").stream())
+    assert ordered == ["array", "short_big", "pair_a", "pair_b", "long", "map"]

@@ -88,7 +88,7 @@ public struct DocumentLimits: Sendable, Hashable {
 
     private func validateMap(_ map: [String: DocumentValue], depth: Int, depthLimit: Int) throws {
         // Firestore's vector value is the map {"__type__": "__vector__", "value": [numbers]}: its one reserved name.
-        let isVector = map.count == 2 && map["__type__"] == .string("__vector__")
+        let isVector = DocumentValue.vectorElements(map) != nil
         for (name, value) in map {
             do {
                 if !(isVector && name == "__type__") { try Self.validateName(name) }

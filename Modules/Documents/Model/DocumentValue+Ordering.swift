@@ -1,9 +1,10 @@
 extension DocumentValue {
     /// The value's rank in Firestore's cross-type ordering:
     /// 0 null, 1 boolean, 2 number (int and double), 3 timestamp, 4 string, 5 bytes, 6 reference, 7 geo point,
-    /// 8 array, 9 map.
+    /// 8 array, 9 vector (Firestore's `{"__type__": "__vector__", "value": [numbers]}` map), 10 map.
     public var typeOrder: Int {
         switch self {
+        case .map(let map) where Self.vectorElements(map) != nil: 9
         case .null: 0
         case .bool: 1
         case .int, .double: 2
@@ -13,8 +14,22 @@ extension DocumentValue {
         case .reference: 6
         case .geoPoint: 7
         case .array: 8
-        case .map: 9
+        case .map: 10
         }
+    }
+
+    /// The numbers of a vector value: a map holding exactly `__type__: "__vector__"` and `value`, an array of numbers
+    /// (Firestore's vector type); nil for any other map.
+    public static func vectorElements(_ map: [String: DocumentValue]) -> [DocumentValue]? {
+        guard map.count == 2, case .string("__vector__")? = map["__type__"], case .array(let elements)? = map["value"]
+        else { return nil }
+        for element in elements {
+            switch element {
+            case .int, .double: continue
+            default: return nil
+            }
+        }
+        return elements
     }
 
     /// Three-way comparison in Firestore's value ordering: negative if `a` sorts first, zero if the two are
@@ -23,8 +38,9 @@ extension DocumentValue {
     /// Types order by ``typeOrder``. Within a type: `false < true`; numbers numerically, ints and doubles on one
     /// line (exact even beyond 2^53), NaN before every other number, NaN equivalent to NaN, `-0.0` equivalent to
     /// `0` and `0.0`; timestamps by time; strings and bytes by (UTF-8) bytes; references segment by segment;
-    /// geo points by latitude then longitude; arrays element by element, shorter first on a tie; maps by their
-    /// entries in key order (key, then value), fewer entries first on a tie.
+    /// geo points by latitude then longitude; arrays element by element, shorter first on a tie; vectors by their
+    /// dimension, then element by element; maps by their entries in key order (key, then value), fewer entries first
+    /// on a tie.
     public static func compare(_ a: DocumentValue, _ b: DocumentValue) -> Int {
         switch (a, b) {
         case (.null, .null): return 0
@@ -47,7 +63,19 @@ extension DocumentValue {
                 if c != 0 { return c }
             }
             return x.count < y.count ? -1 : (x.count > y.count ? 1 : 0)
-        case (.map(let x), .map(let y)): return compareMaps(x, y)
+        case (.map(let x), .map(let y)):
+            switch (vectorElements(x), vectorElements(y)) {
+            case (let u?, let v?):
+                if u.count != v.count { return u.count < v.count ? -1 : 1 }
+                for (p, q) in zip(u, v) {
+                    let c = compare(p, q)
+                    if c != 0 { return c }
+                }
+                return 0
+            case (nil, nil): return compareMaps(x, y)
+            case (nil, _?): return 1
+            case (_?, nil): return -1
+            }
         default:
             let (s, t) = (a.typeOrder, b.typeOrder)
             return s < t ? -1 : (s > t ? 1 : 0)
@@ -125,7 +153,7 @@ extension DocumentValue {
         case .reference: "a reference"
         case .geoPoint: "a geo point"
         case .array: "an array"
-        case .map: "a map"
+        case .map(let map): Self.vectorElements(map) == nil ? "a map" : "a vector"
         }
     }
 }

@@ -16,6 +16,8 @@
 ///   (so paths order segment by segment);
 /// - geo point: latitude then longitude as sortable doubles;
 /// - array: each element's key, then `0x00`;
+/// - vector (Firestore's `__vector__` map): the array's type byte, `0xFF` (after every array's next byte, before
+///   every map), the dimension as 4 big-endian bytes, each element's key;
 /// - map: for each entry in key order, `0x01`, the key as a string, the value's key; then `0x00`.
 ///
 /// ```swift
@@ -213,6 +215,14 @@ public enum IndexKey {
             for item in items { appendAscending(item, to: &key) }
             key.append(0x00)
         case .map(let map):
+            if let elements = DocumentValue.vectorElements(map) {
+                key.append(0x18)
+                key.append(0xFF)
+                let dimension = UInt32(truncatingIfNeeded: elements.count)
+                for shift in [24, 16, 8, 0] as [UInt32] { key.append(UInt8(truncatingIfNeeded: dimension >> shift)) }
+                for element in elements { appendAscending(element, to: &key) }
+                return
+            }
             key.append(0x19)
             let (names, values) = (map.keys, map.values)
             UTF8Order.forEachSorted(names) { index in

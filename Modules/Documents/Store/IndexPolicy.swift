@@ -165,7 +165,7 @@ enum IndexPolicy {
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 
-    /// The smallest value of the given type order (0 null … 9 map) in Firestore's order, used as a range bound so
+    /// The smallest value of the given type order (0 null … 10 map) in Firestore's order, used as a range bound so
     /// that a comparison stays within one type. Chosen among candidates by their index keys, so it does not depend on
     /// the key layout.
     static func typeMinimum(_ typeOrder: Int) -> DocumentValue? {
@@ -185,7 +185,8 @@ enum IndexPolicy {
                 .geoPoint(GeoPoint(latitude: -90, longitude: -180)),
             ]
         case 8: candidates = [.array([])]
-        case 9: candidates = [.map([:])]
+        case 9: candidates = [.map(["__type__": .string("__vector__"), "value": .array([])])]
+        case 10: candidates = [.map([:])]
         default: return nil
         }
         var best: (value: DocumentValue, key: [UInt8])?
@@ -285,7 +286,7 @@ extension IndexEntryBatch {
                 }
                 elementStack.removeLast(elementStack.count - elementBase)
                 finishField(name, start: start, collectKeys: collectKeys)
-            case .map(let nested) where index >= 0:
+            case .map(let nested) where index >= 0 && DocumentValue.vectorElements(nested) == nil:
                 // The map's own entry comes first; its key is known once its fields' keys are.
                 let slot = slots.count
                 slots.append(Slot(name: index, keyStart: 0, keyEnd: 0))

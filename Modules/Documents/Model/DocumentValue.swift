@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// Values of different types order by type first, following Firestore's value ordering:
 /// null < boolean < number (int and double compare numerically, NaN first) < timestamp < string < bytes
-/// < reference < geo point < array < map.
+/// < reference < geo point < array < vector (the map `{"__type__": "__vector__", "value": [numbers]}`) < map.
 public enum DocumentValue: Sendable, Hashable {
     case null
     case bool(Bool)

@@ -140,9 +140,14 @@ struct FirestoreService: Sendable {
             guard !entry.readOnly || translated.isEmpty else {
                 throw RPCError(code: .invalidArgument, message: "Cannot modify entities in a read-only transaction.")
             }
-            for write in translated { entry.transaction.buffer(write.pending) }
-            snapshots = try await entry.transaction.commitOnce()
             _ = transactions.end(transaction)
+            if entry.readOnly {
+                // A read-only transaction never aborts: its reads are not checked again.
+                snapshots = []
+            } else {
+                for write in translated { entry.transaction.buffer(write.pending) }
+                snapshots = try await entry.transaction.commitOnce()
+            }
         } else {
             snapshots = try await database.store.commit(translated.map(\.pending), kind: "commit")
         }

@@ -100,8 +100,10 @@ extension FirestoreService {
             document.name = database.names.documentName(path.string)
             write.update = document
             write.currentDocument.exists = false
-            _ = try await commit([write], in: database, transaction: nil, caller: caller)
-            let snapshot = try await database.store.getDocuments([path])[0]
+            let written = try await commitWithSnapshots([write], in: database, transaction: nil, caller: caller)
+            guard let snapshot = written.snapshots.first else {
+                throw RPCError(code: .internalError, message: "The commit answered no document for \(path)")
+            }
             return database.values.document(snapshot, mask: try Self.mask(message.hasMask, message.mask))
         }
     }
@@ -116,9 +118,11 @@ extension FirestoreService {
             write.update = message.document
             if message.hasUpdateMask { write.updateMask = message.updateMask }
             if message.hasCurrentDocument { write.currentDocument = message.currentDocument }
-            _ = try await commit([write], in: database, transaction: nil, caller: caller)
+            let written = try await commitWithSnapshots([write], in: database, transaction: nil, caller: caller)
             let path = try database.names.documentPath(message.document.name, what: "document name")
-            let snapshot = try await database.store.getDocuments([path])[0]
+            guard let snapshot = written.snapshots.first else {
+                throw RPCError(code: .internalError, message: "The commit answered no document for \(path)")
+            }
             return database.values.document(snapshot, mask: try Self.mask(message.hasMask, message.mask))
         }
     }

@@ -115,9 +115,7 @@ extension FirestoreService {
                 }
                 metrics.recordCall(method: "Write", code: "OK")
             } catch {
-                let status = FirestoreErrors.status(error, names: database?.names)
-                metrics.recordCall(method: "Write", code: FirestoreErrors.codeName(status.code))
-                throw status
+                throw failure("Write", error, names: database?.names)
             }
             return [:]
         }

@@ -57,10 +57,7 @@ struct FirestoreService: Sendable {
             metrics.recordCall(method: method, code: "OK")
             return ServerResponse(message: output)
         } catch {
-            let status = FirestoreErrors.status(error, names: nil)
-            metrics.recordCall(method: method, code: FirestoreErrors.codeName(status.code))
-            if status.code == .internalError { logger.error("\(method): \(error)") }
-            throw status
+            throw failure(method, error)
         }
     }
 
@@ -78,10 +75,7 @@ struct FirestoreService: Sendable {
                 return [:]
             }
         } catch {
-            let status = FirestoreErrors.status(error, names: nil)
-            metrics.recordCall(method: method, code: FirestoreErrors.codeName(status.code))
-            if status.code == .internalError { logger.error("\(method): \(error)") }
-            return StreamingServerResponse(error: status)
+            return StreamingServerResponse(error: failure(method, error))
         }
     }
 
@@ -90,10 +84,16 @@ struct FirestoreService: Sendable {
         do {
             return try await access.caller(metadata)
         } catch {
-            let status = FirestoreErrors.status(error, names: nil)
-            metrics.recordCall(method: method, code: FirestoreErrors.codeName(status.code))
-            throw status
+            throw failure(method, error)
         }
+    }
+
+    /// Firestore's status for a call's error, counted in `/metrics` (and logged when it is an internal one).
+    func failure(_ method: String, _ error: any Error, names: ResourceNames? = nil) -> RPCError {
+        let status = FirestoreErrors.status(error, names: names)
+        metrics.recordCall(method: method, code: FirestoreErrors.codeName(status.code))
+        if status.code == .internalError { logger.error("\(method): \(error)") }
+        return status
     }
 
     /// A document mask's field paths, or nil for the whole document.
@@ -118,6 +118,15 @@ struct FirestoreService: Sendable {
         _ writes: [Google_Firestore_V1_Write], in database: Database, transaction: Data?,
         caller: ServerAccounts.Account
     ) async throws -> Google_Firestore_V1_CommitResponse {
+        try await commitWithSnapshots(writes, in: database, transaction: transaction, caller: caller).response
+    }
+
+    /// ``commit(_:in:transaction:caller:)``, with the documents as written (one per write: what CreateDocument and
+    /// UpdateDocument answer, without reading them again).
+    func commitWithSnapshots(
+        _ writes: [Google_Firestore_V1_Write], in database: Database, transaction: Data?,
+        caller: ServerAccounts.Account
+    ) async throws -> (response: Google_Firestore_V1_CommitResponse, snapshots: [DocumentSnapshot]) {
         guard writes.count <= 500 else {
             throw RPCError(code: .invalidArgument, message: "A maximum of 500 writes are allowed per request.")
         }
@@ -158,6 +167,6 @@ struct FirestoreService: Sendable {
             values.writeResult($0, $1, commitTime: commitTime)
         }
         metrics.documents(written: snapshots.count)
-        return response
+        return (response, snapshots)
     }
 }

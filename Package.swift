@@ -23,6 +23,8 @@ let grpcProtobuf: Target.Dependency = .product(name: "GRPCProtobuf", package: "g
 let grpcPosix: Target.Dependency = .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport")
 let swiftProtobuf: Target.Dependency = .product(name: "SwiftProtobuf", package: "swift-protobuf")
 let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
 
 let package = Package(
     name: "Suite",
@@ -32,6 +34,8 @@ let package = Package(
         .library(name: "SuitePluginKit", targets: ["SuitePluginKit"]),
         .library(name: "Documents", targets: ["Documents"]),
         .library(name: "DocumentsPluginSupport", targets: ["DocumentsPluginSupport"]),
+        .library(name: "SuiteHTTP", targets: ["SuiteHTTP"]),
+        .library(name: "SuiteHTTPNIO", targets: ["SuiteHTTPNIO"]),
         .library(name: "Cache", targets: ["Cache"]),
         .library(name: "CachePluginSupport", targets: ["CachePluginSupport"]),
         .library(name: "Analytics", targets: ["Analytics"]),
@@ -94,12 +98,20 @@ let package = Package(
         .target(
             name: "Documents", dependencies: ["SuiteCore", grdb, logging], path: "Modules/Documents",
             exclude: ["README.md"]),
+        // HTTP for the library modules: the transport role and its URLSession transport (no SwiftNIO in an app's build).
+        .target(name: "SuiteHTTP", dependencies: ["SuiteCore"], path: "Modules/SuiteHTTP"),
+        // The AsyncHTTPClient transport, for servers and `suite`: a product of its own so that apps never build NIO.
         .target(
-            name: "Cache", dependencies: ["SuiteCore", grdb, logging, crypto, asyncHTTPClient], path: "Modules/Cache",
+            name: "SuiteHTTPNIO", dependencies: ["SuiteHTTP", "SuiteCore", asyncHTTPClient, nioCore, nioHTTP1],
+            path: "Modules/SuiteHTTPNIO"),
+        // zlib (in every Apple SDK; Debian's zlib1g-dev), for Analytics' gzip'd uploads.
+        .systemLibrary(name: "CZlib", path: "Modules/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "Cache", dependencies: ["SuiteCore", "SuiteHTTP", grdb, logging, crypto], path: "Modules/Cache",
             exclude: ["README.md"]),
         .target(
             name: "Analytics",
-            dependencies: ["SuiteCore", grdb, logging, crypto, asyncHTTPClient, compressNIO, metrics, tracing],
+            dependencies: ["SuiteCore", "SuiteHTTP", "CZlib", grdb, logging, crypto, metrics, tracing],
             path: "Modules/Analytics",
             exclude: ["README.md"]),
         .target(
@@ -121,7 +133,7 @@ let package = Package(
             name: "WorkTracking", dependencies: ["Documents", "SuiteCore"], path: "Modules/WorkTracking",
             exclude: ["README.md"]),
         .target(
-            name: "Sync", dependencies: ["Documents", "SuiteCore", asyncHTTPClient, logging], path: "Modules/Sync",
+            name: "Sync", dependencies: ["Documents", "SuiteCore", "SuiteHTTP", logging], path: "Modules/Sync",
             exclude: ["README.md"]),
         .target(
             name: "SuiteServer",
@@ -151,8 +163,7 @@ let package = Package(
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
                 "Analytics", "AnalyticsPluginSupport", "StorageAccounting", "WorkTracking", "SuiteServer", "Sync",
-                "FirestoreProtocol", yams,
-                logging, serviceLifecycle, unixSignals,
+                "FirestoreProtocol", "SuiteHTTP", "SuiteHTTPNIO", yams, logging, serviceLifecycle, unixSignals,
             ],
             path: "Modules/SuiteHost"
         ),
@@ -217,7 +228,10 @@ let package = Package(
         .testTarget(
             name: "SuiteHostTests",
             dependencies: [
-                "SuiteHost", "SuiteCore", "SuitePluginKit", "SuiteTestSupport", "Documents", serviceLifecycle, logging,
+                "SuiteHost", "SuiteCore", "SuitePluginKit", "SuiteTestSupport", "Documents", "Cache", "Sync",
+                "Analytics",
+                "StorageAccounting", "WorkTracking", "SuiteServer", "SuiteHTTP", "FirestoreProtocol", serviceLifecycle,
+                logging,
             ],
             path: "Tests/SuiteHostTests"
         ),
@@ -244,11 +258,24 @@ let package = Package(
                 swiftProtobuf, jwtKit, crypto, .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/FirestoreProtocolTests"),
+        // The two built-in HTTP transports, for tests that run one contract over both; and that contract.
+        .target(
+            name: "TransportTestSupport", dependencies: ["SuiteHTTP", "SuiteHTTPNIO"],
+            path: "Tests/TransportTestSupport"
+        ),
+        .testTarget(
+            name: "SuiteHTTPTests",
+            dependencies: ["SuiteCore", "SuiteHTTP", "SuiteHTTPNIO", "SuiteTestSupport", "TransportTestSupport"],
+            path: "Tests/SuiteHTTPTests"),
         // The contract every CacheStore passes, as a library so a plugin engine's tests run it too.
         .target(name: "CacheStoreContract", dependencies: ["Cache"], path: "Tests/CacheStoreContract"),
         .testTarget(
             name: "CacheTests",
-            dependencies: ["Cache", "CacheStoreContract", "SuiteCore", "SuiteTestSupport", grdb, logging, crypto],
+            dependencies: [
+                "Cache", "CacheStoreContract", "SuiteCore", "SuiteHTTP", "SuiteTestSupport", "TransportTestSupport",
+                grdb,
+                logging, crypto,
+            ],
             path: "Tests/CacheTests"),
         .testTarget(
             name: "CachePluginSupportTests",
@@ -261,7 +288,8 @@ let package = Package(
         .testTarget(
             name: "AnalyticsTests",
             dependencies: [
-                "Analytics", "AnalyticsPluginSupport", "AnalyticsTestSupport", "SuiteCore", "SuiteTestSupport", grdb,
+                "Analytics", "AnalyticsPluginSupport", "AnalyticsTestSupport", "SuiteCore", "SuiteTestSupport",
+                "SuiteHTTP", "TransportTestSupport", grdb,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Tests/AnalyticsTests"),
@@ -278,7 +306,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "SuiteCore", "SuiteTestSupport", "RedisTestSupport", "PostgresTestSupport", "Sync", "Documents",
-                "FirestoreProtocol", grpcCore, grpcPosix, swiftProtobuf,
+                "SuiteHTTP", "TransportTestSupport", "FirestoreProtocol", grpcCore, grpcPosix, swiftProtobuf,
             ],
             path: "Tests/EndToEndTests"),
         // The root README's Swift snippets, compiled as written (DocumentsTests checks they match the README).
@@ -299,7 +327,8 @@ let package = Package(
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "SuitePluginABI", "CounterKind", "Documents", "EventLog", "Cache",
                 "CachePluginSupport", "RedisTestSupport", "SuiteTestSupport", "Analytics", grdb, argumentParser,
-                "StorageAccounting", "WorkTracking", "Sync", asyncHTTPClient, compressNIO, logging,
+                "StorageAccounting", "WorkTracking", "Sync", "SuiteHTTP", "SuiteHTTPNIO", asyncHTTPClient, compressNIO,
+                logging,
                 "DocumentsPluginSupport", "PostgresTestSupport", postgresNIO, "FirestoreProtocol", "SuiteServer",
                 grpcCore,
                 grpcPosix, grpcProtobuf, swiftProtobuf,
@@ -312,7 +341,7 @@ let package = Package(
 // MARK: - Settings applied to every Swift target
 
 for target in package.targets
-where !["SuitePluginABI", "CTally", "BadABI", "Misbehaving", "RedisCache"].contains(target.name) {
+where !["SuitePluginABI", "CZlib", "CTally", "BadABI", "Misbehaving", "RedisCache"].contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .swiftLanguageMode(.v6),

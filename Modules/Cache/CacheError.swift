@@ -1,3 +1,4 @@
+import Foundation
 public import SuiteCore
 
 /// The Cache module's error: a code to match on, a message, a hint, and the underlying error.

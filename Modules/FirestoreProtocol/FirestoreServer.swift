@@ -102,7 +102,7 @@ public struct FirestoreServer: Sendable {
                 verifier = TokenVerifier(settings: tokens, keys: try await tokens.collection())
             } catch let error as FirestoreTokenError {
                 throw ServerError(
-                    .invalidRequest, "server.firestore.jwt: \(error.description)",
+                    .invalidRequest, "server.firestore.jwt: \(error.message)",
                     hint: "give a PEM public key or certificate for RS256/ES256, a secret for HS256")
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import GRPCCore
 public import JWTKit
+public import SuiteCore
 
 /// JSON Web Tokens an app's identity provider signs (Firebase Authentication's ID tokens, or another issuer's): a
 /// token verified with one of the configured keys, issued by `issuer` for `audience` and not expired, signs in its
@@ -99,10 +100,12 @@ public struct FirestoreTokens: Sendable {
 }
 
 /// A JWT setting that cannot be used.
-public struct FirestoreTokenError: Error, CustomStringConvertible, Sendable {
+public struct FirestoreTokenError: SuiteDescribedError {
     /// What is wrong.
-    public var description: String
-    init(_ description: String) { self.description = description }
+    public var message: String
+    /// What to do about it.
+    public var hint: String? { "check server.firestore.jwt in the configuration (issuer, audience, keys)" }
+    init(_ message: String) { self.message = message }
 }
 
 /// Verifies tokens against the configured keys and claims.

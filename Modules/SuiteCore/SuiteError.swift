@@ -1,10 +1,12 @@
-import Foundation
+public import Foundation
 
 /// An error a person can act on: a message saying what went wrong and, when there is one, a hint saying what to do.
 ///
 /// Every module's error type conforms, so the `suite` command prints any of them the same way:
-/// `error: <message>` then `hint: <hint>`.
-public protocol SuiteDescribedError: Error, CustomStringConvertible, Sendable {
+/// `error: <message>` then `hint: <hint>`; and an app shows any of them as Foundation's `LocalizedError`
+/// (`errorDescription` is the message, `recoverySuggestion` the hint), as SwiftUI's `.alert(isPresented:error:)` reads
+/// them.
+public protocol SuiteDescribedError: LocalizedError, CustomStringConvertible, Sendable {
     /// What went wrong, in one sentence.
     var message: String { get }
     /// What the user can do about it, if anything.
@@ -12,6 +14,11 @@ public protocol SuiteDescribedError: Error, CustomStringConvertible, Sendable {
 }
 
 extension SuiteDescribedError {
+    /// The message, for `LocalizedError` (and so `localizedDescription`).
+    public var errorDescription: String? { message }
+    /// The hint, for `LocalizedError`.
+    public var recoverySuggestion: String? { hint }
+
     public var description: String {
         if let hint { return "\(message) (hint: \(hint))" }
         return message

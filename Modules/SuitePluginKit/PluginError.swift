@@ -1,3 +1,4 @@
+import Foundation
 public import SuiteCore
 
 /// Why a plugin could not be found, loaded or used. The message always names the file (or the engine) and the reason.

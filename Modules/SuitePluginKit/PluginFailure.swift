@@ -1,3 +1,4 @@
+import Foundation
 public import SuiteCore
 
 /// An error that crossed the plugin boundary: the code name, message and hint an engine's error had inside the plugin

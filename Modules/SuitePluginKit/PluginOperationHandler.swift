@@ -1,3 +1,6 @@
+import Foundation
+public import SuiteCore
+
 /// The byte-level face of an engine inside a plugin: one operation name plus a request payload in, response bytes out.
 ///
 /// Plugin authors rarely implement this directly: ``PluginRequestHandler`` serves a kind's typed requests, and
@@ -9,7 +12,7 @@ public protocol PluginOperationHandler: Sendable {
 }
 
 /// An error a plugin engine reports back through the ABI with a specific status.
-public struct PluginOperationError: Error, Sendable, CustomStringConvertible {
+public struct PluginOperationError: SuiteDescribedError {
     /// The operation is not one this engine knows.
     public static func unsupported(_ operation: String) -> PluginOperationError {
         PluginOperationError(status: 2, message: "unsupported operation '\(operation)'")
@@ -29,6 +32,8 @@ public struct PluginOperationError: Error, Sendable, CustomStringConvertible {
     /// A message for the host to show.
     public var message: String
     public var description: String { message }
+    /// No hint: the host's error rebuilt from the message carries its own.
+    public var hint: String? { nil }
 
     /// Creates an error with a status code and a message.
     public init(status: Int32, message: String) {

@@ -1,3 +1,4 @@
+import Foundation
 public import SuiteCore
 
 /// The server's error: a code that maps to an HTTP status, a message and a hint, sent as

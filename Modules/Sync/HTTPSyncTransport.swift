@@ -1,22 +1,32 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOHTTP1
 public import SuiteCore
-import Synchronization
+public import SuiteHTTP
 
 /// Sync with `suite serve` over HTTP: `POST /v1/sync/push`, `GET /v1/sync/changes`, `GET /v1/sync/snapshot`,
-/// `GET /v1/docs/{path}`, with a
-/// bearer token. A refused connection or a timeout is ``SyncError/Code/offline`` (the outbox keeps the writes).
+/// `GET /v1/docs/{path}`, with a bearer token. A refused connection or a timeout is ``SyncError/Code/offline`` (the
+/// outbox keeps the writes).
+///
+/// ```swift
+/// let transport = try HTTPSyncTransport(baseURL: "https://sync.example.com", token: token)   // URLSession
+/// ```
+///
+/// Requests go through an ``HTTPTransport``: a ``URLSessionTransport`` of its own by default, or the one given (a
+/// server or the `suite` command passes `AsyncHTTPClientTransport` from the `SuiteHTTPNIO` product).
 public final class HTTPSyncTransport: SyncTransport {
     /// The server, e.g. `http://127.0.0.1:8080`.
     public let baseURL: String
     private let token: String
-    private let client: HTTPClient
+    /// How requests reach the server.
+    public let http: any HTTPTransport
     private let timeout: Duration
 
-    /// A transport on a client of its own; call ``shutdown()`` when done.
-    public init(baseURL: String, token: String, timeout: Duration = .seconds(40)) throws {
+    /// A transport to `baseURL` with `token`, through `http` (a ``URLSessionTransport`` of its own when `nil`); call
+    /// ``shutdown()`` when done. `timeout` bounds one request whole, so it must exceed the long poll's wait (30 s).
+    ///
+    /// - Throws: ``SyncError`` `.invalidInput` when `baseURL` is not an http(s) URL.
+    public init(baseURL: String, token: String, timeout: Duration = .seconds(40), http: (any HTTPTransport)? = nil)
+        throws
+    {
         guard let url = URL(string: baseURL), let scheme = url.scheme, ["http", "https"].contains(scheme),
             url.host != nil
         else {
@@ -25,24 +35,12 @@ public final class HTTPSyncTransport: SyncTransport {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
         self.timeout = timeout
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout.connect = .seconds(3)
-        // A refused connection is offline now, not after the connect timeout of retries.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.http = http ?? URLSessionTransport(timeout: timeout)
     }
 
-    private let isShutDown = Atomic<Bool>(false)
-
-    /// Closes the client's connections (a transport dropped without it closes them too).
+    /// Closes the HTTP transport's connections.
     public func shutdown() async throws {
-        guard !isShutDown.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        try await client.shutdown()
-    }
-
-    deinit {
-        // AsyncHTTPClient traps when a client is released still running.
-        if !isShutDown.exchange(true, ordering: .sequentiallyConsistent) { client.shutdown { _ in } }
+        try await http.shutdown()
     }
 
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
@@ -85,7 +83,7 @@ public final class HTTPSyncTransport: SyncTransport {
     }
 
     /// The JSON of a 2xx answer, or nil for a status in `absentOn`.
-    private func optionalJSON(_ method: String, _ path: String, body: Data?, absentOn: Set<UInt>) async throws
+    private func optionalJSON(_ method: String, _ path: String, body: Data?, absentOn: Set<Int>) async throws
         -> JSONValue?
     {
         guard let data = try await send(method, path, body: body, absentOn: absentOn) else { return nil }
@@ -95,44 +93,38 @@ public final class HTTPSyncTransport: SyncTransport {
     }
 
     /// The body of a 2xx answer, or nil for a status in `absentOn`; any other status is thrown as its ``SyncError``.
-    private func send(_ method: String, _ path: String, body: Data?, absentOn: Set<UInt>) async throws -> Data? {
-        var request = HTTPClientRequest(url: baseURL + path)
-        request.method = .init(rawValue: method)
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: [UInt8](body)))
-        }
-        let response: HTTPClientResponse
-        var bytes: ByteBuffer
+    private func send(_ method: String, _ path: String, body: Data?, absentOn: Set<Int>) async throws -> Data? {
+        var headers = [HTTPHeader("Authorization", "Bearer \(token)")]
+        if body != nil { headers.append(HTTPHeader("Content-Type", "application/json")) }
+        let request = HTTPTransportRequest(
+            method: method, url: baseURL + path, headers: headers, body: body.map { [UInt8]($0) }, timeout: timeout)
+        let response: HTTPTransportResponse
         do {
-            response = try await client.execute(request, timeout: TimeAmount(timeout))
-            bytes = try await response.body.collect(upTo: 64 << 20)
-        } catch {
-            let text = "\(error)"
+            response = try await http.send(request)
+        } catch let error as HTTPTransportError {
             let reason =
-                text.contains("Connection refused")
-                ? "connection refused" : text.lowercased().contains("timeout") ? "timed out" : text
+                error.message.lowercased().contains("refused")
+                ? "connection refused"
+                : error.code == .unreachable ? "unreachable" : error.code == .timedOut ? "timed out" : error.message
             throw SyncError(
                 .offline, "cannot reach \(baseURL) (\(reason))", hint: "the writes stay in the outbox until it answers",
                 underlying: error)
         }
-        let data = Data(bytes.readableBytesView)
-        bytes.clear()
-        if absentOn.contains(response.status.code) { return nil }
-        switch response.status.code {
+        let data = Data(response.body)
+        if absentOn.contains(response.status) { return nil }
+        switch response.status {
         case 200..<300: return data
         case 401, 403:
             throw SyncError(
-                .unauthorized, "\(response.status.code) from \(baseURL): \(Self.message(data))",
+                .unauthorized, "\(response.status) from \(baseURL): \(Self.message(data))",
                 hint: "check the token (suite users token UID on the server)")
         case 410:
             throw SyncError(
                 .resyncRequired, Self.message(data), hint: "SyncClient.pull resyncs by itself (GET /v1/sync/snapshot)")
         case 502, 503, 504:
-            throw SyncError(.offline, "\(response.status.code) from \(baseURL): \(Self.message(data))")
+            throw SyncError(.offline, "\(response.status) from \(baseURL): \(Self.message(data))")
         default:
-            throw SyncError(.protocolError, "\(response.status.code) \(method) \(path): \(Self.message(data))")
+            throw SyncError(.protocolError, "\(response.status) \(method) \(path): \(Self.message(data))")
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 public import SuiteCore
 
 /// The Sync module's error: a code to match on, a message and a hint.

@@ -1,3 +1,4 @@
+import Foundation
 public import SuiteCore
 
 /// The Work tracking module's error: a code to match on, a message naming what was wrong, a hint.

@@ -3,6 +3,7 @@ import Foundation
 import SuiteCore
 import SuiteTestSupport
 import Testing
+import TransportTestSupport
 
 @testable import Analytics
 
@@ -15,13 +16,14 @@ import Testing
         let clock = ManualWallClock()
 
         init(
-            _ receiver: AnalyticsReceiverProcess, batchSize: Int = 100, gzip: Bool = true,
+            _ kind: TransportKind, _ receiver: AnalyticsReceiverProcess, batchSize: Int = 100, gzip: Bool = true,
             timeout: Duration = .seconds(10)
         ) throws {
             engine = try HTTPAnalyticsEngine(
                 options: .init(
                     url: receiver.batchURL, headers: ["X-Api-Key": "k"], batchSize: batchSize, gzip: gzip,
-                    timeout: timeout))
+                    timeout: timeout),
+                transport: kind.make(timeout: timeout, connectTimeout: min(timeout, .seconds(5))))
             manager = try AnalyticsManager(
                 engine: engine, queue: try AnalyticsQueue(path: TestSupport.temporaryFile("queue.sqlite")),
                 configuration: AnalyticsConfiguration(retry: fixedRetry), clock: clock)
@@ -32,10 +34,12 @@ import Testing
         }
     }
 
-    @Test func deliversGzippedBatchesOfTheConfiguredSize() async throws {
+    @Test(arguments: TransportKind.allCases) func deliversGzippedBatchesOfTheConfiguredSize(_ kind: TransportKind)
+        async throws
+    {
         let receiver = try await AnalyticsReceiverProcess.start()
         defer { receiver.stop() }
-        let uploader = try Uploader(receiver, batchSize: 40)
+        let uploader = try Uploader(kind, receiver, batchSize: 40)
         uploader.log(100)
         try await uploader.manager.flush()
         let stats = try await receiver.stats()
@@ -48,11 +52,14 @@ import Testing
         try await uploader.engine.shutdown()
     }
 
-    @Test func concurrentFlushesOfTwoManagersOnOneQueueSendEachEventOnce() async throws {
+    @Test(arguments: TransportKind.allCases) func concurrentFlushesOfTwoManagersOnOneQueueSendEachEventOnce(
+        _ kind: TransportKind
+    ) async throws {
         let receiver = try await AnalyticsReceiverProcess.start()
         defer { receiver.stop() }
         let path = TestSupport.temporaryFile("queue.sqlite")
-        let engine = try HTTPAnalyticsEngine(options: .init(url: receiver.batchURL, batchSize: 10))
+        let engine = try HTTPAnalyticsEngine(
+            options: .init(url: receiver.batchURL, batchSize: 10), transport: kind.make())
         let first = try AnalyticsManager(engine: engine, queue: try AnalyticsQueue(path: path))
         let second = try AnalyticsManager(engine: engine, queue: try AnalyticsQueue(path: path))
         for index in 0..<200 { first.log(NamedAnalyticsEvent("tick", parameters: ["i": "\(index)"])) }
@@ -66,10 +73,10 @@ import Testing
         try await engine.shutdown()
     }
 
-    @Test func plainBodiesWhenGzipIsOff() async throws {
+    @Test(arguments: TransportKind.allCases) func plainBodiesWhenGzipIsOff(_ kind: TransportKind) async throws {
         let receiver = try await AnalyticsReceiverProcess.start()
         defer { receiver.stop() }
-        let uploader = try Uploader(receiver, gzip: false)
+        let uploader = try Uploader(kind, receiver, gzip: false)
         uploader.log(3)
         try await uploader.manager.flush()
         let stats = try await receiver.stats()
@@ -77,11 +84,11 @@ import Testing
         try await uploader.engine.shutdown()
     }
 
-    @Test(arguments: ["500", "503", "429", "408"])
-    func transientFailuresAreRetriedWithBackoffAndNothingIsLost(status: String) async throws {
+    @Test(arguments: TransportKind.allCases, ["500", "503", "429", "408"])
+    func transientFailuresAreRetriedWithBackoffAndNothingIsLost(_ kind: TransportKind, status: String) async throws {
         let receiver = try await AnalyticsReceiverProcess.start()
         defer { receiver.stop() }
-        let uploader = try Uploader(receiver)
+        let uploader = try Uploader(kind, receiver)
         try await receiver.control(mode: status)
         uploader.log(10)
         try await uploader.manager.flush()
@@ -101,10 +108,12 @@ import Testing
         try await uploader.engine.shutdown()
     }
 
-    @Test func aRefusedBatchIsSplitSoOnlyTheBadEventIsDropped() async throws {
+    @Test(arguments: TransportKind.allCases) func aRefusedBatchIsSplitSoOnlyTheBadEventIsDropped(_ kind: TransportKind)
+        async throws
+    {
         let receiver = try await AnalyticsReceiverProcess.start()
         defer { receiver.stop() }
-        let uploader = try Uploader(receiver)
+        let uploader = try Uploader(kind, receiver)
         try await receiver.control(mode: "ok", reject: "bad_event")
         uploader.log(20)
         uploader.manager.log(NamedAnalyticsEvent("bad_event"))
@@ -121,10 +130,12 @@ import Testing
         try await uploader.engine.shutdown()
     }
 
-    @Test func anUnauthorizedBatchIsDroppedWithItsReason() async throws {
+    @Test(arguments: TransportKind.allCases) func anUnauthorizedBatchIsDroppedWithItsReason(_ kind: TransportKind)
+        async throws
+    {
         let receiver = try await AnalyticsReceiverProcess.start()
         defer { receiver.stop() }
-        let uploader = try Uploader(receiver)
+        let uploader = try Uploader(kind, receiver)
         try await receiver.control(mode: "401")
         uploader.log(4)
         try await uploader.manager.flush()
@@ -134,10 +145,12 @@ import Testing
         try await uploader.engine.shutdown()
     }
 
-    @Test func aHangingReceiverTimesOutAndTheBatchIsRetried() async throws {
+    @Test(arguments: TransportKind.allCases) func aHangingReceiverTimesOutAndTheBatchIsRetried(_ kind: TransportKind)
+        async throws
+    {
         let receiver = try await AnalyticsReceiverProcess.start()
         defer { receiver.stop() }
-        let uploader = try Uploader(receiver, timeout: .milliseconds(300))
+        let uploader = try Uploader(kind, receiver, timeout: .milliseconds(300))
         try await receiver.control(mode: "hang")
         uploader.log(5)
         try await uploader.manager.flush()
@@ -149,9 +162,12 @@ import Testing
         try await uploader.engine.shutdown()
     }
 
-    @Test func anUnreachableReceiverIsANetworkErrorRetriedLater() async throws {
+    @Test(arguments: TransportKind.allCases) func anUnreachableReceiverIsANetworkErrorRetriedLater(
+        _ kind: TransportKind
+    ) async throws {
         let engine = try HTTPAnalyticsEngine(
-            options: .init(url: "http://127.0.0.1:1/v1/batch", timeout: .seconds(1)))  // nobody listens on port 1
+            options: .init(url: "http://127.0.0.1:1/v1/batch", timeout: .seconds(1)),
+            transport: kind.make(timeout: .seconds(1), connectTimeout: .seconds(1)))  // nobody listens on port 1
         let record = AnalyticsRecord(
             id: UUID(), name: "tick", parameters: [:], timestamp: Date(timeIntervalSince1970: 0), sessionID: UUID())
         let report = try await engine.deliver([record])

@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
-import NIOCore
 import SuiteCore
+import SuiteHTTP
 import SuiteTestSupport
 import Synchronization
 import Testing
+import TransportTestSupport
 
 @testable import Cache
 
@@ -13,7 +14,8 @@ import Testing
 @Suite("CachedHTTPClient against nginx", .serialized)
 final class CachedHTTPClientTests {
     let nginx: NginxServer
-    let transport = AsyncHTTPClientTransport()
+    /// One transport of each kind: every test runs over URLSession's and AsyncHTTPClient's.
+    let transports = TransportKind.allCases.map { ($0, $0.make()) }
 
     init() throws {
         nginx = try NginxServer(files: [
@@ -24,21 +26,26 @@ final class CachedHTTPClientTests {
     }
 
     deinit {
-        let transport = transport
-        Task { try? await transport.shutdown() }
+        let transports = transports
+        Task { for (_, transport) in transports { try? await transport.shutdown() } }
         nginx.stop()
     }
 
+    /// The transport of `kind`.
+    func transport(_ kind: TransportKind) -> any HTTPTransport {
+        transports.first { $0.0 == kind }!.1
+    }
+
     func client(
-        clock: ManualWallClock = ManualWallClock(Date()), rules: CacheRules = CacheRules(),
+        _ kind: TransportKind, clock: ManualWallClock = ManualWallClock(Date()), rules: CacheRules = CacheRules(),
         verify: (@Sendable (CachedHTTPClient.Response) -> Bool)? = nil
     ) throws -> CachedHTTPClient {
         let cache = DataCache(store: try InMemoryCacheStore(byteLimit: 1 << 20), clock: clock)
-        return CachedHTTPClient(cache: cache, transport: transport, rules: rules, verify: verify)
+        return CachedHTTPClient(cache: cache, transport: transport(kind), rules: rules, verify: verify)
     }
 
-    @Test func aSecondGetIsAHit() async throws {
-        let client = try client()
+    @Test(arguments: TransportKind.allCases) func aSecondGetIsAHit(_ kind: TransportKind) async throws {
+        let client = try client(kind)
         let first = try await client.send(.init(url: nginx.url("/fresh/a.txt")))
         let second = try await client.send(.init(url: nginx.url("/fresh/a.txt")))
         #expect(first.cacheStatus == .miss && first.status == 200)
@@ -48,8 +55,10 @@ final class CachedHTTPClientTests {
         #expect(await nginx.requests(for: "/fresh/a.txt").count == 1)
     }
 
-    @Test func queryItemsInAnotherOrderHitAndOtherValuesMiss() async throws {
-        let client = try client()
+    @Test(arguments: TransportKind.allCases) func queryItemsInAnotherOrderHitAndOtherValuesMiss(_ kind: TransportKind)
+        async throws
+    {
+        let client = try client(kind)
         _ = try await client.send(.init(url: nginx.url("/fresh/a.txt?b=2&a=1")))
         let reordered = try await client.send(.init(url: nginx.url("/fresh/a.txt?a=1&b=2")))
         let other = try await client.send(.init(url: nginx.url("/fresh/a.txt?a=1&b=3")))
@@ -58,8 +67,10 @@ final class CachedHTTPClientTests {
         #expect(client.upstreamRequests == 2)
     }
 
-    @Test func aPostIsNeitherCachedNorServedFromTheCache() async throws {
-        let client = try client()
+    @Test(arguments: TransportKind.allCases) func aPostIsNeitherCachedNorServedFromTheCache(_ kind: TransportKind)
+        async throws
+    {
+        let client = try client(kind)
         let post = try await client.send(.init(method: "POST", url: nginx.url("/fresh/a.txt"), body: Array("x".utf8)))
         let again = try await client.send(.init(method: "POST", url: nginx.url("/fresh/a.txt"), body: Array("x".utf8)))
         let get = try await client.send(.init(url: nginx.url("/fresh/a.txt")))
@@ -68,9 +79,11 @@ final class CachedHTTPClientTests {
         #expect(await nginx.requests(for: "/fresh/a.txt", expected: 3).filter { $0.hasPrefix("POST") }.count == 2)
     }
 
-    @Test("no-cache revalidates every time: a 304 in nginx's log, the stored body served")
-    func noCacheRevalidatesWithA304() async throws {
-        let client = try client()
+    @Test(
+        "no-cache revalidates every time: a 304 in nginx's log, the stored body served",
+        arguments: TransportKind.allCases)
+    func noCacheRevalidatesWithA304(_ kind: TransportKind) async throws {
+        let client = try client(kind)
         let first = try await client.send(.init(url: nginx.url("/nocache/n.txt")))
         let second = try await client.send(.init(url: nginx.url("/nocache/n.txt")))
         #expect(first.cacheStatus == .miss)
@@ -82,10 +95,12 @@ final class CachedHTTPClientTests {
         #expect(log.last == "GET /nocache/n.txt 304 \"\(etag)\"")
     }
 
-    @Test("max-age expires with the injected clock, then a conditional request revalidates")
-    func maxAgeExpiryFollowsTheClock() async throws {
+    @Test(
+        "max-age expires with the injected clock, then a conditional request revalidates",
+        arguments: TransportKind.allCases)
+    func maxAgeExpiryFollowsTheClock(_ kind: TransportKind) async throws {
         let clock = ManualWallClock(Date())
-        let client = try client(clock: clock)
+        let client = try client(kind, clock: clock)
         _ = try await client.send(.init(url: nginx.url("/short/s.txt")))
         clock.advance(by: 4)
         #expect(try await client.send(.init(url: nginx.url("/short/s.txt"))).cacheStatus == .hit)
@@ -101,8 +116,8 @@ final class CachedHTTPClientTests {
         #expect(try await client.send(.init(url: nginx.url("/short/s.txt"))).cacheStatus == .hit)
     }
 
-    @Test func varyIsRespected() async throws {
-        let client = try client()
+    @Test(arguments: TransportKind.allCases) func varyIsRespected(_ kind: TransportKind) async throws {
+        let client = try client(kind)
         func get(_ language: String) async throws -> CacheStatus {
             try await client.send(
                 .init(url: nginx.url("/vary/v.txt"), headers: [CacheHeader("Accept-Language", language)])
@@ -116,17 +131,17 @@ final class CachedHTTPClientTests {
         #expect(await nginx.requests(for: "/vary/v.txt", expected: 2).count == 2)
     }
 
-    @Test func noStoreIsNeverKept() async throws {
-        let client = try client()
+    @Test(arguments: TransportKind.allCases) func noStoreIsNeverKept(_ kind: TransportKind) async throws {
+        let client = try client(kind)
         _ = try await client.send(.init(url: nginx.url("/nostore/x.txt")))
         let second = try await client.send(.init(url: nginx.url("/nostore/x.txt")))
         #expect(second.cacheStatus == .miss)
         #expect(await nginx.requests(for: "/nostore/x.txt", expected: 2).count == 2)
     }
 
-    @Test("100 concurrent identical requests make one upstream request")
-    func concurrentIdenticalRequestsAreCoalesced() async throws {
-        let client = try client()
+    @Test("100 concurrent identical requests make one upstream request", arguments: TransportKind.allCases)
+    func concurrentIdenticalRequestsAreCoalesced(_ kind: TransportKind) async throws {
+        let client = try client(kind)
         let url = nginx.url("/slow/big.txt")
         let bodies = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<100 { group.addTask { try await client.send(.init(url: url)).body.count } }
@@ -137,11 +152,11 @@ final class CachedHTTPClientTests {
         #expect(client.upstreamRequests == 1)
     }
 
-    @Test func neverCacheRulesAndTransientItems() async throws {
+    @Test(arguments: TransportKind.allCases) func neverCacheRulesAndTransientItems(_ kind: TransportKind) async throws {
         let rules = CacheRules(
             rules: [.init(pattern: "http://127.0.0.1:*/fresh/pay*", neverCache: true)],
             transientQueryItems: ["token"])
-        let client = try client(rules: rules)
+        let client = try client(kind, rules: rules)
         #expect(try await client.send(.init(url: nginx.url("/fresh/pay.txt"))).cacheStatus == .bypass)
         #expect(try await client.send(.init(url: nginx.url("/fresh/pay.txt"))).cacheStatus == .bypass)
         #expect(await nginx.requests(for: "/fresh/pay.txt", expected: 2).count == 2)
@@ -149,9 +164,9 @@ final class CachedHTTPClientTests {
         #expect(try await client.send(.init(url: nginx.url("/fresh/a.txt?token=2"))).cacheStatus == .hit)
     }
 
-    @Test func cacheOnlyAndCacheFirst() async throws {
+    @Test(arguments: TransportKind.allCases) func cacheOnlyAndCacheFirst(_ kind: TransportKind) async throws {
         let clock = ManualWallClock(Date())
-        let client = try client(clock: clock)
+        let client = try client(kind, clock: clock)
         await #expect(throws: CacheError.self) {
             try await client.send(.init(url: self.nginx.url("/short/s.txt"), policy: .cacheOnly))
         }
@@ -166,10 +181,12 @@ final class CachedHTTPClientTests {
                 != .hit)
     }
 
-    @Test("stale-if-error serves the stale response when the origin is down; without it the error surfaces")
-    func staleIfErrorServesWhenTheOriginFails() async throws {
+    @Test(
+        "stale-if-error serves the stale response when the origin is down; without it the error surfaces",
+        arguments: TransportKind.allCases)
+    func staleIfErrorServesWhenTheOriginFails(_ kind: TransportKind) async throws {
         let clock = ManualWallClock(Date())
-        let quick = AsyncHTTPClientTransport(connectTimeout: .milliseconds(300))
+        let quick = kind.make(connectTimeout: .milliseconds(300))
         defer { Task { try? await quick.shutdown() } }
         let client = CachedHTTPClient(
             cache: DataCache(store: try InMemoryCacheStore(byteLimit: 1 << 20), clock: clock), transport: quick)
@@ -182,10 +199,12 @@ final class CachedHTTPClientTests {
         await #expect(throws: CacheError.self) { try await client.send(.init(url: self.nginx.url("/short/s.txt"))) }
     }
 
-    @Test("stale-while-revalidate (from the response) serves at once and refreshes behind")
-    func staleWhileRevalidateRefreshesBehind() async throws {
+    @Test(
+        "stale-while-revalidate (from the response) serves at once and refreshes behind",
+        arguments: TransportKind.allCases)
+    func staleWhileRevalidateRefreshesBehind(_ kind: TransportKind) async throws {
         let clock = ManualWallClock(Date())
-        let client = try client(clock: clock)
+        let client = try client(kind, clock: clock)
         _ = try await client.send(.init(url: nginx.url("/swr/w.txt")))
         clock.advance(by: 5)
         let stale = try await client.send(.init(url: nginx.url("/swr/w.txt")))
@@ -194,9 +213,11 @@ final class CachedHTTPClientTests {
         #expect(await nginx.requests(for: "/swr/w.txt", expected: 2).last?.contains(" 304 ") == true)
     }
 
-    @Test("cache-then-network yields the stored response flagged cached, then the origin's flagged fresh")
-    func cacheThenNetworkYieldsBoth() async throws {
-        let client = try client()
+    @Test(
+        "cache-then-network yields the stored response flagged cached, then the origin's flagged fresh",
+        arguments: TransportKind.allCases)
+    func cacheThenNetworkYieldsBoth(_ kind: TransportKind) async throws {
+        let client = try client(kind)
         _ = try await client.send(.init(url: nginx.url("/fresh/a.txt")))
         var origins: [CachedHTTPClient.FlaggedResponse.Origin] = []
         for try await flagged in client.responses(for: .init(url: nginx.url("/fresh/a.txt"), policy: .cacheThenNetwork))
@@ -208,15 +229,15 @@ final class CachedHTTPClientTests {
         #expect(await nginx.requests(for: "/fresh/a.txt", expected: 2).count == 2)
     }
 
-    @Test("the content check discards a stored response it rejects")
-    func verifyHookDiscards() async throws {
-        let client = try client(verify: { response in response.body.count > 100 })
+    @Test("the content check discards a stored response it rejects", arguments: TransportKind.allCases)
+    func verifyHookDiscards(_ kind: TransportKind) async throws {
+        let client = try client(kind, verify: { response in response.body.count > 100 })
         _ = try await client.send(.init(url: nginx.url("/fresh/a.txt")))
         #expect(try await client.send(.init(url: nginx.url("/fresh/a.txt"))).cacheStatus == .miss)
         #expect(await nginx.requests(for: "/fresh/a.txt", expected: 2).count == 2, "\(nginx.accessLog())")
     }
 
-    @Test func eventsAreCountedAndPublished() async throws {
+    @Test(arguments: TransportKind.allCases) func eventsAreCountedAndPublished(_ kind: TransportKind) async throws {
         let bus = EventBus()
         let names = Mutex<[String]>([])
         let token = bus.subscribe(named: "cache.hit", as: CacheEventPayload.self) { _, envelope in
@@ -230,7 +251,7 @@ final class CachedHTTPClientTests {
             missToken.cancel()
         }
         let cache = DataCache(store: try InMemoryCacheStore(byteLimit: 1 << 20), bus: bus)
-        let client = CachedHTTPClient(cache: cache, transport: transport)
+        let client = CachedHTTPClient(cache: cache, transport: transport(kind))
         _ = try await client.send(.init(url: nginx.url("/fresh/a.txt")))
         _ = try await client.send(.init(url: nginx.url("/fresh/a.txt")))
         #expect(names.withLock { $0 } == ["cache.miss", "cache.hit"])
@@ -239,8 +260,10 @@ final class CachedHTTPClientTests {
 }
 
 extension CachedHTTPClientTests {
-    @Test("what Cache publishes, with its envelope, matches docs/events.md field for field")
-    func publishedEventsMatchTheCatalog() async throws {
+    @Test(
+        "what Cache publishes, with its envelope, matches docs/events.md field for field",
+        arguments: TransportKind.allCases)
+    func publishedEventsMatchTheCatalog(_ kind: TransportKind) async throws {
         let catalog = try EventCatalog.load()
         let bus = EventBus()
         let seen = Mutex<[(EventEnvelope, Set<String>)]>([])
@@ -254,7 +277,7 @@ extension CachedHTTPClientTests {
         defer { token.cancel() }
         let clock = ManualWallClock(Date())
         let cache = DataCache(store: try InMemoryCacheStore(byteLimit: 600), clock: clock, bus: bus)
-        let client = CachedHTTPClient(cache: cache, transport: transport)
+        let client = CachedHTTPClient(cache: cache, transport: transport(kind))
         _ = try await client.send(.init(url: nginx.url("/short/s.txt")))  // miss, store
         _ = try await client.send(.init(url: nginx.url("/short/s.txt")))  // hit
         clock.advance(by: 10)
@@ -273,26 +296,17 @@ extension CachedHTTPClientTests {
 }
 
 extension CachedHTTPClientTests {
-    @Test("a transport released without shutdown() (a throw skipped it) shuts its client down instead of trapping")
-    func aTransportDroppedWithoutShutdownDoesNotTrap() async throws {
-        var transport: AsyncHTTPClientTransport? = AsyncHTTPClientTransport()
-        let response = try await transport?.send(HTTPTransportRequest(method: "GET", url: nginx.url("/fresh/a.txt")))
-        #expect(response?.status == 200)
-        transport = nil  // AsyncHTTPClient asserts in its deinit when a running client is released
-        #expect(transport == nil)
-    }
-}
-
-extension CachedHTTPClientTests {
-    @Test("a sensitive response (by request or by rule) is kept in the protected store only, and served from it")
-    func sensitiveResponsesNeverTouchThePlainTiers() async throws {
+    @Test(
+        "a sensitive response (by request or by rule) is kept in the protected store only, and served from it",
+        arguments: TransportKind.allCases)
+    func sensitiveResponsesNeverTouchThePlainTiers(_ kind: TransportKind) async throws {
         let plain = try InMemoryCacheStore(byteLimit: 1 << 20)
         let protected = try ProtectedCacheStore(
             base: try InMemoryCacheStore(byteLimit: 1 << 20),
             keyProvider: SymmetricKeyProvider(SymmetricKey(size: .bits256)))
         let cache = DataCache(store: plain, protectedStore: protected)
         let rules = CacheRules(rules: [.init(pattern: "http://127.0.0.1:*/short/**", sensitive: true)])
-        let client = CachedHTTPClient(cache: cache, transport: transport, rules: rules)
+        let client = CachedHTTPClient(cache: cache, transport: transport(kind), rules: rules)
         _ = try await client.send(.init(url: nginx.url("/fresh/a.txt"), sensitive: true))
         _ = try await client.send(.init(url: nginx.url("/short/s.txt")))
         #expect(try await plain.statistics().entries == 0)
@@ -300,7 +314,7 @@ extension CachedHTTPClientTests {
         #expect(try await client.send(.init(url: nginx.url("/fresh/a.txt"), sensitive: true)).cacheStatus == .hit)
         #expect(try await client.send(.init(url: nginx.url("/short/s.txt"))).cacheStatus == .hit)
         // Without a protected store, a sensitive request is refused rather than kept in the clear.
-        let bare = CachedHTTPClient(cache: DataCache(store: plain), transport: transport)
+        let bare = CachedHTTPClient(cache: DataCache(store: plain), transport: transport(kind))
         await #expect(throws: CacheError.self) {
             try await bare.send(.init(url: self.nginx.url("/fresh/a.txt"), sensitive: true))
         }

@@ -12,18 +12,16 @@ func cacheReadmeSnippet() async throws {
     try await cache.set(Array("hello".utf8), forKey: "greeting", lifetime: 3600, tags: ["home"])
     let greeting = await cache.data(forKey: "greeting")
 
-    let transport = AsyncHTTPClientTransport()
     let rules = CacheRules(
         rules: [.init(pattern: "https://api.example.com/payments/**", neverCache: true)],
         transientQueryItems: ["token"])
-    let client = CachedHTTPClient(cache: cache, transport: transport, rules: rules)
+    let client = CachedHTTPClient(cache: cache, rules: rules)  // URLSession; a server passes AsyncHTTPClientTransport
     let response = try await client.send(.init(url: "https://api.example.com/users?page=1"))
     print(response.cacheStatus)  // .miss, then .hit while fresh, .revalidated after a 304
     let feed = CachedHTTPClient.Request(url: "https://api.example.com/feed", policy: .cacheThenNetwork)
     for try await answer in client.responses(for: feed) {
         print(answer.origin, answer.response.status)  // .cached at once (if stored), then .fresh
     }
-    try await transport.shutdown()
     _ = greeting
 }
 

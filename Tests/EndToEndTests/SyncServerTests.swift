@@ -4,6 +4,7 @@ import SuiteCore
 import SuiteTestSupport
 import Sync
 import Testing
+import TransportTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -43,26 +44,31 @@ extension RealBinary {
             var url: String { "http://127.0.0.1:\(port)" }
         }
 
-        static func replica(_ server: Server, _ name: String, token: String, bus: EventBus? = nil) async throws
-            -> SyncClient
-        {
+        /// A replica named `name` syncing with `server` over a transport of `kind` (as `suite` configures
+        /// AsyncHTTPClient's: a refused connection is offline at once).
+        static func replica(
+            _ kind: TransportKind, _ server: Server, _ name: String, token: String, bus: EventBus? = nil
+        ) async throws -> SyncClient {
             let path = server.suite.directory.appendingPathComponent("\(name).sqlite").path
             let store = DocumentStore(engine: try SQLiteDocumentEngine(path: path), bus: bus)
+            let http = kind.make(timeout: .seconds(40), connectTimeout: .seconds(3), retryRefusedConnections: false)
             return try await SyncClient(
-                store: store, transport: try HTTPSyncTransport(baseURL: server.url, token: token))
+                store: store, transport: try HTTPSyncTransport(baseURL: server.url, token: token, http: http))
         }
 
         static func increment(_ path: String) -> JSONValue {
             .object(["op": "update", "path": .string(path), "transforms": ["points": ["increment": 1]]])
         }
 
-        @Test func offlineReplicasConvergeThroughARestartedServer() async throws {
+        @Test(arguments: TransportKind.allCases) func offlineReplicasConvergeThroughARestartedServer(
+            _ kind: TransportKind
+        ) async throws {
             let server = try Server()
             let token = try server.token("ana")
             server.start()
             #expect(server.port > 0)
-            let a = try await Self.replica(server, "a", token: token)
-            let b = try await Self.replica(server, "b", token: token)
+            let a = try await Self.replica(kind, server, "a", token: token)
+            let b = try await Self.replica(kind, server, "b", token: token)
             try await a.write([.object(["op": "set", "path": "users/ana", "data": ["points": 0, "name": "Ana"]])])
             try await a.write([.object(["op": "set", "path": "users/ana/notes/old", "data": ["x": 1]])])
             try await a.sync()
@@ -99,7 +105,7 @@ extension RealBinary {
                 #expect(replica.status.pending == 0)
             }
             // A fresh replica reads the server's state from the change feed.
-            let c = try await Self.replica(server, "c", token: token)
+            let c = try await Self.replica(kind, server, "c", token: token)
             try await c.sync()
             #expect(try await c.store.document("users/ana").getDocument().data == ana)
             #expect(server.stop() == 0)
@@ -208,7 +214,9 @@ extension RealBinary {
             #expect(server.stop() == 0)
         }
 
-        @Test func theRulesApplyToPushesAndTheFeed() async throws {
+        @Test(arguments: TransportKind.allCases) func theRulesApplyToPushesAndTheFeed(_ kind: TransportKind)
+            async throws
+        {
             let server = try Server()
             let ana = try server.token("ana")
             let root = try server.token("root", admin: true)
@@ -216,10 +224,10 @@ extension RealBinary {
             let bus = EventBus()
             let conflicts = RecordedPaths()
             let subscription = bus.subscribe(to: SyncConflictEvent.self) { conflicts.add($0.payload.paths) }
-            let admin = try await Self.replica(server, "root", token: root)
+            let admin = try await Self.replica(kind, server, "root", token: root)
             try await admin.write([.object(["op": "set", "path": "users/bob", "data": ["secret": 1]])])
             try await admin.sync()
-            let mine = try await Self.replica(server, "ana", token: ana, bus: bus)
+            let mine = try await Self.replica(kind, server, "ana", token: ana, bus: bus)
             try await mine.write([.object(["op": "set", "path": "users/bob/notes/x", "data": ["y": 1]])])
             try await mine.write([.object(["op": "set", "path": "users/ana", "data": ["ok": true]])])
             try await mine.sync()
@@ -234,19 +242,21 @@ extension RealBinary {
             subscription.cancel()
         }
 
-        @Test func aReplicaBehindThePrunedLogResyncsWithinItsRules() async throws {
+        @Test(arguments: TransportKind.allCases) func aReplicaBehindThePrunedLogResyncsWithinItsRules(
+            _ kind: TransportKind
+        ) async throws {
             let server = try Server()
             try Data("documents: {options: {change-log-days: 0, change-log-minimum: 1}}\n".utf8).write(
                 to: server.suite.directory.appendingPathComponent("suite.yaml"))
             let ana = try server.token("ana")
             let root = try server.token("root", admin: true)
             server.start()
-            let admin = try await Self.replica(server, "root", token: root)
+            let admin = try await Self.replica(kind, server, "root", token: root)
             try await admin.write([.object(["op": "set", "path": "users/bob", "data": ["secret": 1]])])
             try await admin.sync()
             var checkpoint: Int64 = 0
             do {
-                let mine = try await Self.replica(server, "ana", token: ana)
+                let mine = try await Self.replica(kind, server, "ana", token: ana)
                 try await mine.write([
                     .object(["op": "set", "path": "users/ana", "data": ["v": 1]]),
                     .object(["op": "set", "path": "users/ana/notes/a", "data": ["n": 1]]),
@@ -256,7 +266,7 @@ extension RealBinary {
                 await mine.store.close()
             }
             // Another device of ana's moves on; the server's shutdown prunes the log past the first replica.
-            let other = try await Self.replica(server, "ana2", token: ana)
+            let other = try await Self.replica(kind, server, "ana2", token: ana)
             try await other.sync()
             try await other.write([
                 .object(["op": "delete", "path": "users/ana/notes/a"]),
@@ -274,7 +284,7 @@ extension RealBinary {
             let stats = try server.suite.run(["docs", "stats"]).stdout
             #expect(stats.contains("(changes up to it pruned)"), "\(stats)")
             server.start()
-            let transport = try HTTPSyncTransport(baseURL: server.url, token: ana)
+            let transport = try HTTPSyncTransport(baseURL: server.url, token: ana, http: kind.make())
             await #expect(throws: SyncError.self) {
                 _ = try await transport.changes(since: checkpoint, wait: .zero, limit: 10)
             }
@@ -284,7 +294,7 @@ extension RealBinary {
             let subscription = bus.subscribe(named: "sync.resync", as: SyncResyncEvent.Payload.self) { payload, _ in
                 resyncs.add(["\(payload.documents)"])
             }
-            let mine = try await Self.replica(server, "ana", token: ana, bus: bus)
+            let mine = try await Self.replica(kind, server, "ana", token: ana, bus: bus)
             try await mine.write([.object(["op": "set", "path": "users/ana/notes/c", "data": ["n": 3]])])
             try await mine.pull()
             func data(_ path: String) async throws -> DocumentData? {

@@ -22,6 +22,7 @@ public final class NginxServer {
             location /nostore/ { add_header Cache-Control "no-store"; }
             location /vary/ { add_header Cache-Control "max-age=60"; add_header Vary "Accept-Language"; }
             location /swr/ { add_header Cache-Control "max-age=1, stale-while-revalidate=30"; }
+            location /gzip/ { gzip on; gzip_min_length 1; gzip_types text/plain; add_header Cache-Control "max-age=60"; }
             location /slow/ { add_header Cache-Control "no-cache"; limit_rate 1m; limit_rate_after 0; sendfile off; }
         """
 

@@ -4,6 +4,7 @@ import CompressNIO
 import Foundation
 import NIOCore
 import NIOHTTP1
+import SuiteHTTPNIO
 import SuiteTestSupport
 
 extension AnalyticsBenchmarks {
@@ -50,7 +51,8 @@ extension AnalyticsBenchmarks {
         _ total: Int, batchSize: Int, receiver: AnalyticsReceiverProcess, queuePath: String
     ) async throws -> Double {
         let engine = try HTTPAnalyticsEngine(
-            options: .init(url: receiver.batchURL, batchSize: batchSize, gzip: true))
+            options: .init(url: receiver.batchURL, batchSize: batchSize, gzip: true),
+            transport: AsyncHTTPClientTransport())
         let queue = try AnalyticsQueue(path: queuePath)
         let manager = try AnalyticsManager(
             engine: engine, queue: queue,

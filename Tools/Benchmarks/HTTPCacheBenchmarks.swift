@@ -1,5 +1,7 @@
 import Cache
 import Foundation
+import SuiteHTTP
+import SuiteHTTPNIO
 import SuiteTestSupport
 
 #if canImport(FoundationNetworking)

@@ -1,6 +1,7 @@
 import Documents
 import Foundation
 import SuiteCore
+import SuiteHTTPNIO
 import SuiteTestSupport
 import Sync
 
@@ -122,7 +123,10 @@ enum SyncBenchmarks {
     static func client(_ directory: URL, _ name: String, url: String, token: String) async throws -> SyncClient {
         let store = DocumentStore(
             engine: try SQLiteDocumentEngine(path: directory.appendingPathComponent("\(name).sqlite").path))
-        return try await SyncClient(store: store, transport: try HTTPSyncTransport(baseURL: url, token: token))
+        let http = AsyncHTTPClientTransport(
+            timeout: .seconds(40), connectTimeout: .seconds(3), retryRefusedConnections: false)
+        return try await SyncClient(
+            store: store, transport: try HTTPSyncTransport(baseURL: url, token: token, http: http))
     }
 
     static func output(_ executable: String, _ arguments: [String]) throws -> String {

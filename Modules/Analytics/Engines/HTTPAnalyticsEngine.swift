@@ -1,9 +1,5 @@
-public import AsyncHTTPClient
-import CompressNIO
 import Foundation
-import NIOCore
-import NIOHTTP1
-import Synchronization
+public import SuiteHTTP
 
 /// The batch uploader: POSTs records as gzip'd JSON to a collector, and says per record what happened.
 ///
@@ -25,6 +21,9 @@ import Synchronization
 /// | any other 4xx | rejected with the status as the reason (counted, kept as failed, never resent) |
 ///
 /// A request carries at most ``Options/batchSize`` records; a larger batch from the manager is sent in several.
+///
+/// Requests go through an ``HTTPTransport``: a ``URLSessionTransport`` of its own by default (no SwiftNIO in an app),
+/// or the one given (servers and `suite` pass `AsyncHTTPClientTransport` from the `SuiteHTTPNIO` product).
 public final class HTTPAnalyticsEngine: AnalyticsEngine {
     /// How the engine uploads.
     public struct Options: Sendable {
@@ -54,45 +53,22 @@ public final class HTTPAnalyticsEngine: AnalyticsEngine {
 
     /// The options in use.
     public let options: Options
-    private let client: HTTPClient
-    private let ownsClient: Bool
-    private let isShutDown = Atomic<Bool>(false)
+    /// How requests reach the collector.
+    public let transport: any HTTPTransport
 
-    /// An engine on a client of its own (call ``shutdown()`` when done; a dropped engine shuts it down too).
+    /// An engine uploading through `transport` (a ``URLSessionTransport`` of its own when `nil`); call
+    /// ``shutdown()`` when done.
     ///
     /// - Throws: ``AnalyticsError`` `.invalidConfiguration` for a URL that is not http(s) or a batch size below 1.
-    public convenience init(options: Options) throws(AnalyticsError) {
+    public init(options: Options, transport: (any HTTPTransport)? = nil) throws(AnalyticsError) {
         try Self.validate(options)
-        var configuration = HTTPClient.Configuration()
-        // AsyncHTTPClient retries a refused connection until the connect timeout: bound it by the request's.
-        configuration.timeout.connect = TimeAmount(min(options.timeout, .seconds(5)))
-        self.init(
-            validated: options, client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration),
-            owns: true)
-    }
-
-    /// An engine on the caller's `client` (which the caller shuts down).
-    ///
-    /// - Throws: ``AnalyticsError`` `.invalidConfiguration` for a URL that is not http(s) or a batch size below 1.
-    public convenience init(options: Options, client: HTTPClient) throws(AnalyticsError) {
-        try Self.validate(options)
-        self.init(validated: options, client: client, owns: false)
-    }
-
-    private init(validated options: Options, client: HTTPClient, owns: Bool) {
         self.options = options
-        self.client = client
-        self.ownsClient = owns
+        self.transport = transport ?? URLSessionTransport(timeout: options.timeout)
     }
 
-    deinit {
-        if ownsClient, !isShutDown.exchange(true, ordering: .sequentiallyConsistent) { client.shutdown { _ in } }
-    }
-
-    /// Shuts the engine's own client down; calling it again does nothing.
+    /// Releases the transport's connections; calling it again does nothing.
     public func shutdown() async throws {
-        guard ownsClient, !isShutDown.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        try await client.shutdown()
+        try await transport.shutdown()
     }
 
     /// Checks `options`: an http(s) URL with a host, a batch size of at least 1, a positive timeout.
@@ -163,22 +139,21 @@ public final class HTTPAnalyticsEngine: AnalyticsEngine {
     }
 
     private func send(_ records: ArraySlice<AnalyticsRecord>) async throws -> Outcome {
-        var request = HTTPClientRequest(url: options.url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "User-Agent", value: "suite-analytics")
+        var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("User-Agent", "suite-analytics")]
         for (name, value) in options.headers.sorted(by: { $0.key < $1.key }) {
-            request.headers.replaceOrAdd(name: name, value: value)
+            headers.removeAll { $0.name == name.lowercased() }
+            headers.append(HTTPHeader(name, value))
         }
-        var body = ByteBuffer(bytes: try Self.body(records))
+        var body = try Self.body(records)
         if options.gzip {
-            body = try body.compress(with: .gzip())
-            request.headers.add(name: "Content-Encoding", value: "gzip")
+            body = try Gzip.compress(body)
+            headers.append(HTTPHeader("Content-Encoding", "gzip"))
         }
-        request.body = .bytes(body)
-        let response = try await client.execute(request, timeout: TimeAmount(options.timeout))
-        let status = Int(response.status.code)
-        let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        let response = try await transport.send(
+            HTTPTransportRequest(
+                method: "POST", url: options.url, headers: headers, body: body, timeout: options.timeout))
+        let status = response.status
+        let text = String(decoding: response.body.prefix(1 << 20), as: UTF8.self)
         let reason = "HTTP \(status)" + (text.isEmpty ? "" : ": " + String(text.prefix(200)))
         switch status {
         case 200..<300: return .delivered(rejected: Self.rejections(in: text))
@@ -216,12 +191,5 @@ public final class HTTPAnalyticsEngine: AnalyticsEngine {
             if let id = UUID(uuidString: item.id) { result[id] = item.reason ?? "rejected by the receiver" }
         }
         return result
-    }
-}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

@@ -45,7 +45,7 @@ extension CachedHTTPClient {
             }
         }
         let answer = try await upstream(
-            HTTPTransportRequest(method: request.method, url: request.url, headers: headers, body: request.body))
+            OriginRequest(method: request.method, url: request.url, headers: headers, body: request.body))
         let now = cache.now
         if answer.status == 304, let stored {
             // Not modified: the stored body with the stored headers updated by the 304's.
@@ -55,7 +55,7 @@ extension CachedHTTPClient {
             merged.removeAll { names.contains($0.name) || $0.name == "age" }
             merged += updates
             if let age = answer.headers.first(where: { $0.name == "age" }) { merged.append(age) }
-            let refreshed = HTTPTransportResponse(
+            let refreshed = OriginResponse(
                 status: stored.metadata.status ?? 200, headers: merged, body: stored.value)
             var entry = stored
             if let plan = plan(request, refreshed, rules: rules, now: now) {
@@ -99,7 +99,7 @@ extension CachedHTTPClient {
     }
 
     /// How to store `answer`, or `nil` when it must not (or need not) be stored.
-    private func plan(_ request: Request, _ answer: HTTPTransportResponse, rules: [CacheRules.Rule], now: Int64)
+    private func plan(_ request: Request, _ answer: OriginResponse, rules: [CacheRules.Rule], now: Int64)
         -> (metadata: CacheMetadata, vary: [String])?
     {
         let control = CacheControl(answer.headers.filter { $0.name == "cache-control" }.map(\.value))

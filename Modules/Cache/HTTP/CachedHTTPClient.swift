@@ -1,4 +1,5 @@
 public import Foundation
+public import SuiteHTTP
 import Synchronization
 
 /// An HTTP client that fetches through a ``DataCache`` with HTTP's caching rules (RFC 9111): keys by method, normalised
@@ -8,12 +9,14 @@ import Synchronization
 /// upstream request); and a ``CacheStatus`` for every response.
 ///
 /// ```swift
-/// let transport = AsyncHTTPClientTransport()
-/// let client = CachedHTTPClient(cache: DataCache(store: InMemoryCacheStore(byteLimit: 8 << 20)), transport: transport)
+/// let client = CachedHTTPClient(cache: DataCache(store: try InMemoryCacheStore(byteLimit: 8 << 20)))
 /// let first = try await client.send(.init(url: "https://api.example.com/users?page=1"))   // .miss
 /// let again = try await client.send(.init(url: "https://api.example.com/users?page=1"))   // .hit while fresh
-/// try await transport.shutdown()
+/// let (data, response) = try await client.data(for: URLRequest(url: URL(string: "https://api.example.com/me")!))
 /// ```
+///
+/// Requests reach the origin through an ``HTTPTransport``: URLSession by default (``URLSessionTransport``), or
+/// `AsyncHTTPClientTransport` from the `SuiteHTTPNIO` product on a server.
 public final class CachedHTTPClient: Sendable {
     /// The cache responses are kept in.
     public let cache: DataCache
@@ -84,9 +87,10 @@ public final class CachedHTTPClient: Sendable {
         }
     }
 
-    /// Creates a client.
+    /// Creates a client; `transport` defaults to a ``URLSessionTransport`` of its own.
     public init(
-        cache: DataCache, transport: any HTTPTransport, rules: CacheRules = CacheRules(), isShared: Bool = false,
+        cache: DataCache, transport: any HTTPTransport = URLSessionTransport(), rules: CacheRules = CacheRules(),
+        isShared: Bool = false,
         staleRetention: TimeInterval = 7 * 86_400, verify: (@Sendable (Response) -> Bool)? = nil
     ) {
         self.cache = cache
@@ -271,7 +275,7 @@ public final class CachedHTTPClient: Sendable {
     /// A request the cache does not keep: sent as it is.
     func bypass(_ request: Request) async throws -> Response {
         let answer = try await upstream(
-            HTTPTransportRequest(method: request.method, url: request.url, headers: request.headers, body: request.body)
+            OriginRequest(method: request.method, url: request.url, headers: request.headers, body: request.body)
         )
         return Response(
             status: answer.status,
@@ -292,8 +296,32 @@ public final class CachedHTTPClient: Sendable {
         return response
     }
 
-    func upstream(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
+    func upstream(_ request: OriginRequest) async throws -> OriginResponse {
         upstreamCount.add(1, ordering: .relaxed)
-        return try await transport.send(request)
+        let outgoing = HTTPTransportRequest(
+            method: request.method, url: request.url, headers: request.headers.map { HTTPHeader($0.name, $0.value) },
+            body: request.body)
+        let answer: HTTPTransportResponse
+        do { answer = try await transport.send(outgoing) } catch let error as HTTPTransportError {
+            throw CacheError(
+                .network, error.message, hint: error.hint ?? "check that the server is reachable", underlying: error)
+        }
+        return OriginResponse(
+            status: answer.status, headers: answer.headers.map { CacheHeader($0.name, $0.value) }, body: answer.body)
     }
+}
+
+/// A request to the origin, in the cache's header type.
+struct OriginRequest {
+    var method: String
+    var url: String
+    var headers: [CacheHeader]
+    var body: [UInt8]?
+}
+
+/// The origin's response, in the cache's header type.
+struct OriginResponse {
+    var status: Int
+    var headers: [CacheHeader]
+    var body: [UInt8]
 }

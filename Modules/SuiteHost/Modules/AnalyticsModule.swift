@@ -4,6 +4,7 @@ import Foundation
 import Logging
 public import ServiceLifecycle
 public import SuiteCore
+import SuiteHTTPNIO
 
 #if canImport(Glibc)
     import Glibc
@@ -52,7 +53,12 @@ public struct AnalyticsModule: SuiteModule {
                 },
                 .init(name: "http", options: ["url", "batch-size", "interval", "headers", "gzip", "timeout"]) {
                     options, _ in
-                    try HTTPAnalyticsEngine(options: Self.httpOptions(options))
+                    let options = try Self.httpOptions(options)
+                    // AsyncHTTPClient retries a refused connection until the connect timeout: bound it by the request's.
+                    return try HTTPAnalyticsEngine(
+                        options: options,
+                        transport: AsyncHTTPClientTransport(
+                            timeout: options.timeout, connectTimeout: min(options.timeout, .seconds(5))))
                 },
                 .init(name: "jsonl", options: ["path"]) { options, context in
                     try context.ensureDataDirectory()

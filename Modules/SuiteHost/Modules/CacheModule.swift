@@ -2,6 +2,7 @@ public import Cache
 import CachePluginSupport
 import Foundation
 public import SuiteCore
+import SuiteHTTPNIO
 import SuitePluginKit
 
 /// The Cache module as the host sees it: the `cache` section, the `sqlite` and `memory` stores, the `cache` plugin

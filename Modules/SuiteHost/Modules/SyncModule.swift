@@ -3,6 +3,7 @@ import Foundation
 import Logging
 public import ServiceLifecycle
 public import SuiteCore
+import SuiteHTTPNIO
 public import Sync
 import Synchronization
 
@@ -141,7 +142,11 @@ extension SuiteContext {
         let settings = try module.settings(
             configuration.section(module.configurationKey), configurationFile: configuration.file)
         guard let remote = settings.remote, let token = settings.token else { return nil }
-        let transport = try HTTPSyncTransport(baseURL: remote, token: token)
+        // A refused connection is offline now, not after the connect timeout's retries.
+        let transport = try HTTPSyncTransport(
+            baseURL: remote, token: token,
+            http: AsyncHTTPClientTransport(
+                timeout: .seconds(40), connectTimeout: .seconds(3), retryRefusedConnections: false))
         let client = try await SyncClient(store: store, transport: transport)
         replica.set(client)
         do { try await client.sync() } catch let error as SyncError where error.code == .offline {

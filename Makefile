@@ -2,6 +2,20 @@
 SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 FORMAT_PATHS = Package.swift Modules Plugins Tests Tools
+# Library modules an app links: they compile for Apple platforms too, which `make lint` checks (one folder a line).
+PORTABLE_MODULES = \
+	Modules/SuiteCore \
+	Modules/SuitePluginKit \
+	Modules/Documents \
+	Modules/DocumentsPluginSupport \
+	Modules/Cache \
+	Modules/CachePluginSupport \
+	Modules/Sync \
+	Modules/Analytics \
+	Modules/AnalyticsPluginSupport \
+	Modules/AnalyticsTestSupport \
+	Modules/StorageAccounting \
+	Modules/WorkTracking
 PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlugin RedisCache AnalyticsPrometheus \
 	PostgresDocuments
 
@@ -57,8 +71,10 @@ api-fuzz: build ## schemathesis (PyPI) against a live suite serve: no 5xx, every
 protos: ## Regenerate the Firestore protocol's Swift from Modules/FirestoreProtocol/Protos (protoc; committed code)
 	bash Tools/protos.sh
 
-lint: ## Fail on formatting errors (swift format, .swift-format)
+lint: ## Fail on formatting errors (swift format, .swift-format) and on Linux-only code in library modules
 	$(SWIFT) format lint --strict --recursive $(FORMAT_PATHS)
+	python3 Tools/portability-lint/portability-lint.py --self-test
+	python3 Tools/portability-lint/portability-lint.py $(PORTABLE_MODULES)
 
 format: ## Reformat the sources in place
 	$(SWIFT) format --in-place --recursive $(FORMAT_PATHS)

@@ -2,8 +2,18 @@ import Foundation
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
 #elseif canImport(Darwin)
     import Darwin
+#endif
+
+#if canImport(Darwin)
+    /// What `fdopendir` returns: `DIR` is a complete struct in Apple's `<dirent.h>`.
+    private typealias DirectoryStream = UnsafeMutablePointer<DIR>
+#else
+    /// What `fdopendir` returns: `DIR` is an opaque struct in Glibc's and Musl's `<dirent.h>`.
+    private typealias DirectoryStream = OpaquePointer
 #endif
 
 /// Something a walk could not read, reported rather than fatal (an unreadable directory, a vanished file).
@@ -34,6 +44,9 @@ struct FileStat: Sendable {
     var linkCount: Int
     /// Modification time, nanoseconds since 1970.
     var modified: Int64
+    /// Creation (birth) time, nanoseconds since 1970, where `stat` has one (Apple's `st_birthtimespec`, when the file
+    /// system records it); `nil` on Linux, whose `stat` has none.
+    var created: Int64?
 
     init(_ st: stat) {
         switch st.st_mode & S_IFMT {
@@ -44,14 +57,26 @@ struct FileStat: Sendable {
         }
         size = Int64(st.st_size)
         allocated = Int64(st.st_blocks) * 512
-        device = UInt64(st.st_dev)
+        // `dev_t` is a signed 32-bit integer on Apple platforms, an unsigned 64-bit one on Linux.
+        device = UInt64(truncatingIfNeeded: st.st_dev)
         inode = UInt64(st.st_ino)
         linkCount = Int(st.st_nlink)
-        modified = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        #if canImport(Darwin)
+            modified = Self.nanoseconds(st.st_mtimespec)
+            // File systems without a birth time report the epoch.
+            created = st.st_birthtimespec.tv_sec > 0 ? Self.nanoseconds(st.st_birthtimespec) : nil
+        #else
+            modified = Self.nanoseconds(st.st_mtim)
+            created = nil
+        #endif
+    }
+
+    private static func nanoseconds(_ time: timespec) -> Int64 {
+        Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 }
 
-/// A POSIX walk of a directory tree: `openat` + `readdir` + `fstatat(AT_SYMLINK_NOFOLLOW)` through Glibc, not
+/// A POSIX walk of a directory tree: `openat` + `readdir` + `fstatat(AT_SYMLINK_NOFOLLOW)` through the C library, not
 /// Foundation's enumerators (which stat through URLs and allocate per entry).
 ///
 /// - Symbolic links are never followed (they are reported as `.symlink` entries), so a link loop cannot loop; a
@@ -151,7 +176,9 @@ final class FileWalker {
     }
 
     private struct Frame {
-        var directory: OpaquePointer
+        var directory: DirectoryStream
+        /// The descriptor `directory` reads (what `dirfd` would answer; it is not a function in every `<dirent.h>`).
+        var descriptor: Int32
         var path: [UInt8]
         var identity: [UInt64]
     }
@@ -180,7 +207,9 @@ final class FileWalker {
         directoriesOpened += 1
         let startStat = FileStat(st)
         try onDirectory(start, startStat)
-        var stack = [Frame(directory: directory, path: start, identity: [startStat.device, startStat.inode])]
+        var stack = [
+            Frame(directory: directory, descriptor: fd, path: start, identity: [startStat.device, startStat.inode])
+        ]
         defer { for frame in stack { closedir(frame.directory) } }
         var counter = 0
         while let frame = stack.last {
@@ -196,9 +225,11 @@ final class FileWalker {
                 stack.removeLast()
                 continue
             }
-            let dirFD = dirfd(frame.directory)
+            let dirFD = frame.descriptor
+            // `d_name` is a tuple of 256 `CChar` on Linux, 1024 on Apple platforms.
             try withUnsafeMutablePointer(to: &entry.pointee.d_name) { tuple in
-                try tuple.withMemoryRebound(to: CChar.self, capacity: 256) { name in
+                try tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
+                    name in
                     let length = strlen(name)
                     if length == 0 || (name[0] == 46 && (length == 1 || (length == 2 && name[1] == 46))) { return }
                     var path = frame.path
@@ -235,7 +266,7 @@ final class FileWalker {
                     }
                     directoriesOpened += 1
                     try onDirectory(path, info)
-                    stack.append(Frame(directory: childDirectory, path: path, identity: identity))
+                    stack.append(Frame(directory: childDirectory, descriptor: childFD, path: path, identity: identity))
                 }
             }
         }
@@ -255,14 +286,14 @@ final class FileWalker {
         while let entry = readdir(stream) {
             let type = entry.pointee.d_type
             withUnsafeMutablePointer(to: &entry.pointee.d_name) { tuple in
-                tuple.withMemoryRebound(to: CChar.self, capacity: 256) { name in
+                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) { name in
                     let length = strlen(name)
                     if length == 0 || (name[0] == 46 && (length == 1 || (length == 2 && name[1] == 46))) { return }
                     var isDirectory = type == UInt8(DT_DIR)
                     if type == UInt8(DT_UNKNOWN) {
                         var st = stat()
                         isDirectory =
-                            fstatat(dirfd(stream), name, &st, AT_SYMLINK_NOFOLLOW) == 0
+                            fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
                             && st.st_mode & S_IFMT == S_IFDIR
                     }
                     if isDirectory {

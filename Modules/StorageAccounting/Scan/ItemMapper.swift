@@ -2,6 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
 #elseif canImport(Darwin)
     import Darwin
 #endif
@@ -31,11 +33,13 @@ struct ItemMapper: Sendable {
         }
         let escapedPath = storagePath.description
         let modified = SQLiteStorageIndex.date(nanoseconds: stat.modified)
+        // The birth time where the file system keeps one (Apple platforms), else the modification time.
+        let created = stat.created.map { SQLiteStorageIndex.date(nanoseconds: $0) } ?? modified
         return StorageItem(
             id: root + "/" + escapedPath, serviceType: match?.1.service ?? match?.0.service ?? options.service,
             groupId: group, contentId: match?.1.contentId ?? StoragePath.escape(stem),
             contentSubId: match?.1.contentSubId, contentType: contentType, sizeInBytes: stat.size,
-            allocatedBytes: stat.allocated, createdDate: modified, modifiedDate: modified,
+            allocatedBytes: stat.allocated, createdDate: created, modifiedDate: modified,
             fileName: StoragePath.escape(name), root: root, path: storagePath, device: stat.device, inode: stat.inode,
             linkCount: stat.linkCount)
     }

@@ -1,7 +1,15 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Runs background work when the machine is idle: the Linux analogue of iOS BackgroundTasks that seed 001 uses for
-/// reconciliation. "Idle" is a 1-minute load average (first field of `/proc/loadavg`) under ``threshold``.
+/// reconciliation. "Idle" is a 1-minute load average (`getloadavg`, on Linux and Apple platforms) under ``threshold``.
 ///
 /// ```swift
 /// let scheduler = IdleScheduler(threshold: 0.5, interval: .seconds(60))
@@ -17,7 +25,7 @@ public struct IdleScheduler: Sendable {
     /// Reads the current 1-minute load average (injectable for tests).
     public var loadReader: @Sendable () throws -> Double
 
-    /// A scheduler reading `/proc/loadavg` unless another `loadReader` is given.
+    /// A scheduler reading the system's load average unless another `loadReader` is given.
     public init(
         threshold: Double = 1.0, interval: Duration = .seconds(30),
         loadReader: @escaping @Sendable () throws -> Double = IdleScheduler.systemLoadAverage
@@ -27,16 +35,16 @@ public struct IdleScheduler: Sendable {
         self.loadReader = loadReader
     }
 
-    /// The 1-minute load average from `/proc/loadavg`.
+    /// The 1-minute load average from `getloadavg(3)` (which reads `/proc/loadavg` on Linux, the kernel on Apple
+    /// platforms).
     ///
-    /// - Throws: ``StorageError`` `.io` when the file cannot be read or parsed (not Linux).
+    /// - Throws: ``StorageError`` `.io` when the system does not give a load average.
     @Sendable public static func systemLoadAverage() throws -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
-            let first = text.split(separator: " ").first, let load = Double(first)
-        else {
+        var load = 0.0
+        guard getloadavg(&load, 1) == 1 else {
             throw StorageError(
-                .io, "cannot read the load average from /proc/loadavg",
-                hint: "pass a loadReader to IdleScheduler on systems without /proc")
+                .io, "cannot read the system's load average (getloadavg)",
+                hint: "pass a loadReader to IdleScheduler on systems without a load average")
         }
         return load
     }

@@ -322,6 +322,8 @@ let package = Package(
         .executableTarget(
             name: "AnalyticsReceiver", dependencies: [hummingbird, compressNIO, logging],
             path: "Tools/AnalyticsReceiver"),
+        // A second process for the analytics tests of consent, identity and sessions kept across launches.
+        .executableTarget(name: "AnalyticsStateProbe", dependencies: ["Analytics"], path: "Tools/AnalyticsStateProbe"),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [

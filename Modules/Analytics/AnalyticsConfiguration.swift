@@ -9,10 +9,18 @@ public import Foundation
 /// configuration.onRejection = { rejection in logger.warning("\(rejection)") }
 /// ```
 public struct AnalyticsConfiguration: Sendable {
-    /// Context added to every record, such as `app_version`.
+    /// Context added to every record, such as `app_version`; it wins over the automatic context on a key both set.
     public var context: [String: String]
-    /// The session id put on every record; a random one per manager when nil.
+    /// The id of the first session this manager starts, when no persisted session continues; later sessions (and
+    /// all of them when nil) get a fresh UUID v7.
     public var sessionID: UUID?
+    /// When sessions end and whether `session_start` and `session_end` are recorded (30 minutes of inactivity).
+    public var sessions: AnalyticsSessionPolicy
+    /// Whether the app, OS, locale and library facts are added to every record's context.
+    public var collectsAutomaticContext: Bool
+    /// The automatic context to add; nil: ``AnalyticsAutomaticContext/gather(bundle:processInfo:locale:)`` once, when
+    /// the manager starts. Set it in tests, or to report facts of your own.
+    public var automaticContext: AnalyticsAutomaticContext?
     /// The validation limits (Firebase Analytics' by default).
     public var limits: AnalyticsLimits
     /// What happens to each parameter before anything is stored or sent.
@@ -21,7 +29,8 @@ public struct AnalyticsConfiguration: Sendable {
     public var sampling: AnalyticsSampling
     /// Backoff for failed deliveries.
     public var retry: AnalyticsRetryPolicy
-    /// Whether events are collected from the start (see ``AnalyticsManager/optOut()``).
+    /// Whether events are collected while the user's consent is ``AnalyticsConsent/undetermined``; a stored decision
+    /// (``AnalyticsManager/optIn()``, ``AnalyticsManager/optOut()``) overrides it.
     public var collectionEnabled: Bool
     /// The most events buffered in memory between `log` and the queue; past it, `log` drops and counts.
     public var bufferCapacity: Int
@@ -36,7 +45,9 @@ public struct AnalyticsConfiguration: Sendable {
 
     /// Creates a configuration.
     public init(
-        context: [String: String] = [:], sessionID: UUID? = nil, limits: AnalyticsLimits = AnalyticsLimits(),
+        context: [String: String] = [:], sessionID: UUID? = nil, sessions: AnalyticsSessionPolicy = .init(),
+        collectsAutomaticContext: Bool = true, automaticContext: AnalyticsAutomaticContext? = nil,
+        limits: AnalyticsLimits = AnalyticsLimits(),
         privacy: AnalyticsPrivacyPolicy = AnalyticsPrivacyPolicy(), sampling: AnalyticsSampling = AnalyticsSampling(),
         retry: AnalyticsRetryPolicy = AnalyticsRetryPolicy(), collectionEnabled: Bool = true,
         bufferCapacity: Int = 10_000, batchSize: Int = 100, deliveryInterval: Duration = .seconds(5),
@@ -45,6 +56,9 @@ public struct AnalyticsConfiguration: Sendable {
     ) {
         self.context = context
         self.sessionID = sessionID
+        self.sessions = sessions
+        self.collectsAutomaticContext = collectsAutomaticContext
+        self.automaticContext = automaticContext
         self.limits = limits
         self.privacy = privacy
         self.sampling = sampling
@@ -64,6 +78,7 @@ public struct AnalyticsConfiguration: Sendable {
         try limits.validate()
         try sampling.validate()
         try retry.validate()
+        try sessions.validate()
         for (name, value) in [("bufferCapacity", bufferCapacity), ("batchSize", batchSize)] where value < 1 {
             throw AnalyticsError(
                 .invalidConfiguration, "analytics \(name) is \(value); it must be at least 1",

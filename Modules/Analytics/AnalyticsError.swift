@@ -17,6 +17,8 @@ public struct AnalyticsError: SuiteDescribedError {
         public static let storage = Code("storage")
         /// An engine could not deliver a batch.
         public static let delivery = Code("delivery")
+        /// The traits given to ``AnalyticsManager/identify(userID:traits:)`` break the parameter limits.
+        public static let invalidTraits = Code("invalidTraits")
         /// The manager was shut down.
         public static let shutdown = Code("shutdown")
 

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 public import SuiteCore
 import Synchronization
@@ -19,35 +19,59 @@ import Synchronization
 /// ``AnalyticsConfiguration/onRejection``, never sent), samples, gives the record a UUID v7, persists it in the
 /// ``AnalyticsQueue`` and hands it to the engine; a record leaves the queue only once the engine confirms it.
 /// Pass the manager to what needs it; there is no shared instance.
+///
+/// What an app expects of an analytics SDK is here too, kept in the queue file between launches: consent
+/// (``optOut()``, ``optIn()``, ``setConsent(_:)``), sessions that rotate after inactivity (``AnalyticsSessionPolicy``),
+/// a user (``identify(userID:traits:)``, ``reset()``) and an anonymous id on every record, and the app and device
+/// context (``AnalyticsAutomaticContext``).
 public final class AnalyticsManager: Sendable {
-    /// The session id on every record of this manager.
-    public let sessionID: UUID
     /// The configuration the manager was created with.
     public let configuration: AnalyticsConfiguration
     /// The persisted queue.
     public let queue: AnalyticsQueue
-    private let clock: any WallClock
-    private let inbox: AnalyticsInbox
+    /// The context on every record: the automatic context (unless switched off) merged with the configured one.
+    public let context: [String: String]
+    let clock: any WallClock
+    let inbox: AnalyticsInbox
     private let writer: Task<Void, Never>
     private let ticker: Task<Void, Never>
 
     /// Creates a manager delivering to `engine` through `queue`, and starts its background writer (which first
     /// delivers what an earlier manager left in the queue).
     ///
-    /// - Throws: ``AnalyticsError`` `.invalidConfiguration` for an out-of-range configuration.
+    /// Reads what the queue file keeps between launches: the consent (an earlier ``optOut()`` holds), the identity
+    /// (the anonymous id is made and stored on first use) and the session (continued if its last event is within the
+    /// session timeout). Gathers the automatic context once, unless the configuration switches it off or supplies it.
+    ///
+    /// - Throws: ``AnalyticsError`` `.invalidConfiguration` for an out-of-range configuration; `.storage` when the
+    ///   stored state cannot be read.
     public init(
         engine: any AnalyticsEngine, queue: AnalyticsQueue, configuration: AnalyticsConfiguration = .init(),
         clock: any WallClock = SystemWallClock(), logger: Logger = Logger(label: "suite.analytics")
     ) throws(AnalyticsError) {
         try configuration.validate()
-        let sessionID = configuration.sessionID ?? UUID()
-        let inbox = AnalyticsInbox(capacity: configuration.bufferCapacity, collecting: configuration.collectionEnabled)
+        let stored = try queue.loadState()
+        let identity = stored.identity ?? AnalyticsIdentity(anonymousID: UUID())
+        let inbox = AnalyticsInbox(
+            capacity: configuration.bufferCapacity,
+            collecting: stored.consent.allowsCollection(byDefault: configuration.collectionEnabled),
+            consent: stored.consent, identity: identity, identityIsNew: stored.identity == nil)
+        if let session = stored.session,
+            clock.now.timeIntervalSince(session.lastActivityAt) <= configuration.sessions.timeoutSeconds
+        {
+            inbox.state.withLock { $0.sessionID = session.id }  // continued by the next event
+        }
+        var context: [String: String] = [:]
+        if configuration.collectsAutomaticContext {
+            context = (configuration.automaticContext ?? .gather()).values
+        }
+        context.merge(configuration.context) { _, configured in configured }
         let pipeline = AnalyticsPipeline(
-            inbox: inbox, queue: queue, engine: engine, configuration: configuration, sessionID: sessionID,
-            clock: clock, logger: logger)
-        self.sessionID = sessionID
+            inbox: inbox, queue: queue, engine: engine, configuration: configuration, context: context,
+            session: stored.session, clock: clock, logger: logger)
         self.configuration = configuration
         self.queue = queue
+        self.context = context
         self.clock = clock
         self.inbox = inbox
         writer = Task { await pipeline.run() }
@@ -90,26 +114,6 @@ public final class AnalyticsManager: Sendable {
         try await send { .flush($0) }
     }
 
-    /// Stops collecting: drops what is buffered and purges the persisted queue (pending and failed records alike).
-    /// Events logged afterwards are counted as ``AnalyticsStatistics/droppedOptedOut`` until ``optIn()``.
-    public func optOut() async throws {
-        let dropped = inbox.state.withLock { state -> Int in
-            state.collecting = false
-            defer { state.events.removeAll() }
-            return state.events.count
-        }
-        inbox.update { $0.droppedOptedOut += dropped }
-        try await send { .purge($0) }
-    }
-
-    /// Resumes collecting after ``optOut()``.
-    public func optIn() {
-        inbox.state.withLock { $0.collecting = true }
-    }
-
-    /// Whether events are being collected.
-    public var isCollecting: Bool { inbox.state.withLock { $0.collecting } }
-
     /// What the manager did with the events logged to it so far.
     public var statistics: AnalyticsStatistics { inbox.state.withLock { $0.statistics } }
 
@@ -124,7 +128,7 @@ public final class AnalyticsManager: Sendable {
         try await send { .stop($0) }
     }
 
-    private func send(_ make: (CheckedContinuation<Void, any Error>) -> InboxCommand) async throws {
+    func send(_ make: (CheckedContinuation<Void, any Error>) -> InboxCommand) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             if !inbox.send(make(continuation)) {
                 continuation.resume(throwing: AnalyticsError(.shutdown, "the analytics manager was shut down"))

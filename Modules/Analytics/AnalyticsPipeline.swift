@@ -12,25 +12,32 @@ actor AnalyticsPipeline {
     let queue: AnalyticsQueue
     let engine: any AnalyticsEngine
     let configuration: AnalyticsConfiguration
-    let sessionID: UUID
+    /// The automatic context merged with the configured one: every record's context.
+    let context: [String: String]
     let clock: any WallClock
     let logger: Logger
     /// Records processed but not yet persisted (the queue's write failed); retried first on the next cycle.
     private var unpersisted: [AnalyticsRecord] = []
+    /// State changes not yet persisted, by key (the last change of a key wins); written with the next append.
+    private var unsavedState: [AnalyticsStoredState.Key: AnalyticsStoredState.Change] = [:]
+    private var sessions: AnalyticsSessionTracker
     private var generator = SystemRandomNumberGenerator()
     let deliverer = AnalyticsDeliverer()
 
     init(
         inbox: AnalyticsInbox, queue: AnalyticsQueue, engine: any AnalyticsEngine,
-        configuration: AnalyticsConfiguration, sessionID: UUID, clock: any WallClock, logger: Logger
+        configuration: AnalyticsConfiguration, context: [String: String], session: AnalyticsSession?,
+        clock: any WallClock, logger: Logger
     ) {
         self.inbox = inbox
         self.queue = queue
         self.engine = engine
         self.configuration = configuration
-        self.sessionID = sessionID
+        self.context = context
         self.clock = clock
         self.logger = logger
+        sessions = AnalyticsSessionTracker(
+            current: session, timeout: configuration.sessions.timeoutSeconds, firstID: configuration.sessionID)
     }
 
     /// Runs a cycle per wake-up until the manager stops, with the deliverer's passes beside it.
@@ -45,27 +52,17 @@ actor AnalyticsPipeline {
 
     /// Persists, carries out commands and delivers; true once a stop command was answered.
     private func cycle() async -> Bool {
-        let (events, commands) = inbox.take()
-        unpersisted += events.compactMap(process)
-        var persistError: (any Error)?
-        if !unpersisted.isEmpty {
-            do {
-                try await queue.append(unpersisted)
-                inbox.update { $0.persisted += unpersisted.count }
-                unpersisted.removeAll()
-            } catch {
-                persistError = error
-                logger.error("cannot persist analytics events", metadata: ["error": "\(error)"])
-            }
-        }
+        let (events, commands, identity) = inbox.take()
+        if let identity { remember(try? AnalyticsStoredState.change(identity)) }
+        unpersisted += records(for: events)
+        let persistError = await persistPending()
         for command in commands {
             if case .persist(let continuation) = command {
                 if let persistError { continuation.resume(throwing: persistError) } else { continuation.resume() }
             }
-            if case .purge(let continuation) = command {
-                unpersisted.removeAll()
+            if case .consent(let consent, let continuation) = command {
                 do {
-                    try await queue.purge()
+                    try await store(consent)
                     continuation.resume()
                 } catch { continuation.resume(throwing: error) }
             }
@@ -73,7 +70,7 @@ actor AnalyticsPipeline {
         var stopped = false
         for command in commands {
             switch command {
-            case .purge, .persist: break
+            case .consent, .persist: break
             case .flush(let continuation), .stop(let continuation):
                 if case .stop = command { stopped = true }
                 if let persistError {
@@ -87,8 +84,99 @@ actor AnalyticsPipeline {
         return stopped
     }
 
+    /// Appends the unpersisted records with the unsaved state in one transaction; the error, if it failed.
+    private func persistPending() async -> (any Error)? {
+        guard !unpersisted.isEmpty || !unsavedState.isEmpty else { return nil }
+        do {
+            try await queue.append(unpersisted, state: Array(unsavedState.values))
+            inbox.update { $0.persisted += unpersisted.count }
+            unpersisted.removeAll()
+            unsavedState.removeAll()
+            return nil
+        } catch {
+            logger.error("cannot persist analytics events", metadata: ["error": "\(error)"])
+            return error
+        }
+    }
+
+    /// Stores `consent`; a denial also drops what is unpersisted, purges the queue and forgets the session.
+    private func store(_ consent: AnalyticsConsent) async throws {
+        var changes = [AnalyticsStoredState.change(consent)]
+        if consent == .denied {
+            unpersisted.removeAll()
+            _ = sessions.end()
+            unsavedState[.session] = nil
+            changes.append(try AnalyticsStoredState.change(nil as AnalyticsSession?))
+            inbox.state.withLock { $0.sessionID = nil }
+        }
+        try await queue.saveState(changes)  // first: a crash before the purge leaves the denial stored
+        if consent == .denied { try await queue.purge() }
+    }
+
+    private func remember(_ change: AnalyticsStoredState.Change?) {
+        if let change { unsavedState[change.key] = change }
+    }
+
+    /// The records for `events`, in order, with the session events their activity causes.
+    private func records(for events: [PendingEvent]) -> [AnalyticsRecord] {
+        guard !events.isEmpty else { return [] }
+        let recordsSessions = configuration.sessions.recordsEvents
+        var records: [AnalyticsRecord] = []
+        records.reserveCapacity(events.count)
+        for event in events {
+            switch event.kind {
+            case .reset(let collecting):
+                if let ended = sessions.end(), collecting && recordsSessions {
+                    records.append(sessionEnd(ended, reason: .reset, identity: event.identity))
+                }
+            case .event:
+                let (ended, started) = sessions.activity(at: event.timestamp) {
+                    UUIDv7.make(at: event.timestamp, using: &generator)
+                }
+                if recordsSessions, let ended {
+                    records.append(sessionEnd(ended, reason: .timeout, identity: event.identity))
+                }
+                if recordsSessions, let started { records.append(sessionStart(started, identity: event.identity)) }
+                if let session = sessions.current, let record = process(event, sessionID: session.id) {
+                    records.append(record)
+                }
+            }
+        }
+        remember(try? AnalyticsStoredState.change(sessions.current))
+        let current = sessions.current?.id
+        inbox.state.withLock { $0.sessionID = current }
+        return records
+    }
+
+    private func sessionStart(_ session: AnalyticsSession, identity: AnalyticsIdentity) -> AnalyticsRecord {
+        record(
+            named: AnalyticsSessionPolicy.startEventName, parameters: [:], at: session.startedAt, session: session.id,
+            identity: identity)
+    }
+
+    private func sessionEnd(
+        _ session: AnalyticsSession, reason: AnalyticsSessionTracker.EndReason, identity: AnalyticsIdentity
+    ) -> AnalyticsRecord {
+        let duration = Int64((session.lastActivityAt.timeIntervalSince(session.startedAt) * 1000).rounded())
+        return record(
+            named: AnalyticsSessionPolicy.endEventName,
+            parameters: ["duration_ms": "\(duration)", "events": "\(session.events)", "reason": reason.rawValue],
+            at: session.lastActivityAt, session: session.id, identity: identity)
+    }
+
+    /// A record the manager makes itself (a session event): neither filtered, validated nor sampled.
+    private func record(
+        named name: String, parameters: [String: String], at timestamp: Date, session: UUID,
+        identity: AnalyticsIdentity
+    ) -> AnalyticsRecord {
+        AnalyticsRecord(
+            id: UUIDv7.make(at: timestamp, using: &generator), name: name, parameters: parameters,
+            timestamp: timestamp, sessionID: session, context: context, userID: identity.userID,
+            anonymousID: identity.anonymousID, traits: identity.traits)
+    }
+
     /// The record for `event`, or nil when validation rejects it or sampling leaves it out.
-    private func process(_ event: PendingEvent) -> AnalyticsRecord? {
+    private func process(_ event: PendingEvent, sessionID: UUID) -> AnalyticsRecord? {
         let parameters = configuration.privacy.apply(to: event.parameters)
         if let rejection = configuration.limits.rejection(name: event.name, parameters: parameters) {
             inbox.update { $0.rejectedByReason[rejection.reason, default: 0] += 1 }
@@ -103,7 +191,8 @@ actor AnalyticsPipeline {
         }
         return AnalyticsRecord(
             id: UUIDv7.make(at: event.timestamp, using: &generator), name: event.name, parameters: parameters,
-            timestamp: event.timestamp, sessionID: sessionID, context: configuration.context, sampleRate: rate)
+            timestamp: event.timestamp, sessionID: sessionID, context: context, sampleRate: rate,
+            userID: event.identity.userID, anonymousID: event.identity.anonymousID, traits: event.identity.traits)
     }
 
     /// Delivers every due record once, in batches, walking the queue forward; returns a storage error if any.

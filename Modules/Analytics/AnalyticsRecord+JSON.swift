@@ -4,8 +4,8 @@ import SuiteCore
 extension AnalyticsRecord {
     /// The record as one line of JSON (no newline): sorted keys, the timestamp in RFC 3339 with microseconds.
     ///
-    /// `{"context":{…},"id":"…","name":"…","parameters":{…},"sampleRate":1,"sessionID":"…",
-    /// "timestamp":"…"}`
+    /// `{"anonymousID":"…","context":{…},"id":"…","name":"…","parameters":{…},"sampleRate":1,"sessionID":"…",
+    /// "timestamp":"…","traits":{…},"userID":"…"}` (`userID` and `anonymousID` only when set).
     public func jsonLine() throws -> String {
         let data = try Self.lineEncoder.encode(self)
         return String(decoding: data, as: UTF8.self)

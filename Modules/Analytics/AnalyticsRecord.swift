@@ -13,17 +13,24 @@ public struct AnalyticsRecord: Sendable, Hashable, Codable {
     public var parameters: [String: String]
     /// When the event was logged, from the manager's ``SuiteCore/WallClock``.
     public var timestamp: Date
-    /// The session the event belongs to.
+    /// The session the event belongs to (see ``AnalyticsSessionPolicy``).
     public var sessionID: UUID
-    /// Configured context, such as `app_version`.
+    /// The automatic context (``AnalyticsAutomaticContext``) merged with the configured one, such as `app_version`.
     public var context: [String: String]
     /// The sampling rate in `(0, 1]` this event was kept at: scale a count back with `1 / sampleRate`.
     public var sampleRate: Double
+    /// The user id given to ``AnalyticsManager/identify(userID:traits:)``, nil before it or after a reset.
+    public var userID: String?
+    /// The install's anonymous id (``AnalyticsIdentity/anonymousID``); nil only in records written before it existed.
+    public var anonymousID: UUID?
+    /// The user's traits after the privacy policy, as of the last ``AnalyticsManager/identify(userID:traits:)``.
+    public var traits: [String: String]
 
     /// Creates a record.
     public init(
         id: UUID, name: String, parameters: [String: String], timestamp: Date, sessionID: UUID,
-        context: [String: String] = [:], sampleRate: Double = 1
+        context: [String: String] = [:], sampleRate: Double = 1, userID: String? = nil, anonymousID: UUID? = nil,
+        traits: [String: String] = [:]
     ) {
         self.id = id
         self.name = name
@@ -32,5 +39,23 @@ public struct AnalyticsRecord: Sendable, Hashable, Codable {
         self.sessionID = sessionID
         self.context = context
         self.sampleRate = sampleRate
+        self.userID = userID
+        self.anonymousID = anonymousID
+        self.traits = traits
+    }
+
+    /// Decodes a record; `userID`, `anonymousID` and `traits` may be missing (records queued by an earlier version).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        parameters = try container.decode([String: String].self, forKey: .parameters)
+        timestamp = try container.decode(Date.self, forKey: .timestamp)
+        sessionID = try container.decode(UUID.self, forKey: .sessionID)
+        context = try container.decode([String: String].self, forKey: .context)
+        sampleRate = try container.decode(Double.self, forKey: .sampleRate)
+        userID = try container.decodeIfPresent(String.self, forKey: .userID)
+        anonymousID = try container.decodeIfPresent(UUID.self, forKey: .anonymousID)
+        traits = try container.decodeIfPresent([String: String].self, forKey: .traits) ?? [:]
     }
 }

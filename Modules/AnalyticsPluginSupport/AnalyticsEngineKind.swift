@@ -63,10 +63,16 @@ public enum AnalyticsEngineKind: PluginEngineKind {
             public var timestamp: String
             /// Its session id.
             public var sessionID: String
-            /// Configured context.
+            /// The record's context (automatic and configured).
             public var context: [String: String]
             /// The sampling rate it was kept at.
             public var sampleRate: Double
+            /// The identified user, if any.
+            public var userID: String?
+            /// The install's anonymous id, lowercase (absent from hosts that predate it).
+            public var anonymousID: String?
+            /// The user's traits after the privacy policy (absent from hosts that predate them).
+            public var traits: [String: String]?
 
             /// The wire form of `record`.
             public init(_ record: AnalyticsRecord) {
@@ -77,6 +83,9 @@ public enum AnalyticsEngineKind: PluginEngineKind {
                 sessionID = record.sessionID.uuidString.lowercased()
                 context = record.context
                 sampleRate = record.sampleRate
+                userID = record.userID
+                anonymousID = record.anonymousID?.uuidString.lowercased()
+                traits = record.traits
             }
 
             /// The record, or nil when its id, session id or timestamp does not parse.
@@ -86,7 +95,8 @@ public enum AnalyticsEngineKind: PluginEngineKind {
                 else { return nil }
                 return AnalyticsRecord(
                     id: id, name: name, parameters: parameters, timestamp: date, sessionID: session,
-                    context: context, sampleRate: sampleRate)
+                    context: context, sampleRate: sampleRate, userID: userID,
+                    anonymousID: anonymousID.flatMap(UUID.init(uuidString:)), traits: traits ?? [:])
             }
         }
 

@@ -26,7 +26,7 @@ import TransportTestSupport
                 transport: kind.make(timeout: timeout, connectTimeout: min(timeout, .seconds(5))))
             manager = try AnalyticsManager(
                 engine: engine, queue: try AnalyticsQueue(path: TestSupport.temporaryFile("queue.sqlite")),
-                configuration: AnalyticsConfiguration(retry: fixedRetry), clock: clock)
+                configuration: AnalyticsConfiguration(retry: fixedRetry).withoutAppFeatures, clock: clock)
         }
 
         func log(_ count: Int, name: String = "tick") {
@@ -60,8 +60,9 @@ import TransportTestSupport
         let path = TestSupport.temporaryFile("queue.sqlite")
         let engine = try HTTPAnalyticsEngine(
             options: .init(url: receiver.batchURL, batchSize: 10), transport: kind.make())
-        let first = try AnalyticsManager(engine: engine, queue: try AnalyticsQueue(path: path))
-        let second = try AnalyticsManager(engine: engine, queue: try AnalyticsQueue(path: path))
+        let plain = AnalyticsConfiguration().withoutAppFeatures
+        let first = try AnalyticsManager(engine: engine, queue: try AnalyticsQueue(path: path), configuration: plain)
+        let second = try AnalyticsManager(engine: engine, queue: try AnalyticsQueue(path: path), configuration: plain)
         for index in 0..<200 { first.log(NamedAnalyticsEvent("tick", parameters: ["i": "\(index)"])) }
         try await first.persist()
         async let a: Void = first.flush()

@@ -51,7 +51,7 @@ import Testing
         #expect(harness.engine.records.isEmpty)
         #expect(harness.manager.statistics.droppedOptedOut == 1)
 
-        harness.manager.optIn()
+        try await harness.manager.optIn()
         harness.manager.log(NamedAnalyticsEvent("after"))
         try await harness.manager.flush()
         #expect(harness.engine.records.map(\.name) == ["after"])

@@ -79,13 +79,17 @@ extension SQLiteAnalyticsEngine {
                     let session: String = row["session_id"]
                     let parameters: String = row["parameters"]
                     let context: String = row["context"]
+                    let traits: String = row["traits"]
+                    let anonymousID: String? = row["anonymous_id"]
                     return AnalyticsRecord(
                         id: UUID(uuidString: id) ?? UUID(), name: row["name"],
                         parameters: try decoder.decode([String: String].self, from: Data(parameters.utf8)),
                         timestamp: Date(timeIntervalSince1970: row["timestamp"]),
                         sessionID: UUID(uuidString: session) ?? UUID(),
                         context: try decoder.decode([String: String].self, from: Data(context.utf8)),
-                        sampleRate: row["sample_rate"])
+                        sampleRate: row["sample_rate"], userID: row["user_id"],
+                        anonymousID: anonymousID.flatMap(UUID.init(uuidString:)),
+                        traits: try decoder.decode([String: String].self, from: Data(traits.utf8)))
                 }
             }
         } catch {

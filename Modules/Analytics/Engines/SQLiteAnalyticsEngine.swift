@@ -8,7 +8,8 @@ import GRDB
 ///
 /// ```sql
 /// CREATE TABLE events (id TEXT PRIMARY KEY, name TEXT, timestamp REAL, day TEXT, session_id TEXT,
-///                      parameters TEXT, context TEXT, sample_rate REAL)   -- parameters, context: JSON objects
+///                      parameters TEXT, context TEXT, sample_rate REAL,   -- parameters, context: JSON objects
+///                      user_id TEXT, anonymous_id TEXT, traits TEXT)      -- traits: a JSON object
 /// ```
 ///
 /// `day` is the UTC date (`yyyy-MM-dd`); `timestamp` is seconds since 1970.
@@ -39,6 +40,15 @@ public final class SQLiteAnalyticsEngine: AnalyticsEngine {
                         CREATE INDEX events_timestamp ON events(timestamp);
                         """)
             }
+            // Who the event is about (AnalyticsManager.identify); NULL and '{}' for events stored before.
+            migrator.registerMigration("v2") { db in
+                try db.execute(
+                    sql: """
+                        ALTER TABLE events ADD COLUMN user_id TEXT;
+                        ALTER TABLE events ADD COLUMN anonymous_id TEXT;
+                        ALTER TABLE events ADD COLUMN traits TEXT NOT NULL DEFAULT '{}';
+                        """)
+            }
             try migrator.migrate(pool)
         } catch {
             throw AnalyticsError(
@@ -51,14 +61,15 @@ public final class SQLiteAnalyticsEngine: AnalyticsEngine {
     public func deliver(_ batch: [AnalyticsRecord]) async throws -> DeliveryReport {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        var rows: [(AnalyticsRecord, String, String)] = []
+        var rows: [(AnalyticsRecord, String, String, String)] = []
         var report = DeliveryReport()
         for record in batch {
             do {
                 rows.append(
                     (
                         record, String(decoding: try encoder.encode(record.parameters), as: UTF8.self),
-                        String(decoding: try encoder.encode(record.context), as: UTF8.self)
+                        String(decoding: try encoder.encode(record.context), as: UTF8.self),
+                        String(decoding: try encoder.encode(record.traits), as: UTF8.self)
                     ))
             } catch {
                 report.rejected[record.id] = "cannot encode as JSON: \(error)"
@@ -70,14 +81,15 @@ public final class SQLiteAnalyticsEngine: AnalyticsEngine {
                 let statement = try db.cachedStatement(
                     sql: """
                         INSERT OR IGNORE INTO events
-                            (id, name, timestamp, day, session_id, parameters, context, sample_rate)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                            (id, name, timestamp, day, session_id, parameters, context, sample_rate, user_id,
+                             anonymous_id, traits)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """)
-                for (record, parameters, context) in prepared {
+                for (record, parameters, context, traits) in prepared {
                     try statement.execute(arguments: [
                         record.id.uuidString.lowercased(), record.name, record.timestamp.timeIntervalSince1970,
                         Self.day(of: record.timestamp), record.sessionID.uuidString.lowercased(), parameters, context,
-                        record.sampleRate,
+                        record.sampleRate, record.userID, record.anonymousID?.uuidString.lowercased(), traits,
                     ])
                 }
             }

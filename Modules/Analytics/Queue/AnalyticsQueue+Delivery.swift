@@ -20,10 +20,16 @@ package struct QueuedRecord: Sendable {
 extension AnalyticsQueue {
     /// Appends `records`; a record whose id is already queued is skipped.
     package func append(_ records: [AnalyticsRecord]) async throws {
+        try await append(records, state: [])
+    }
+
+    /// Appends `records` and writes the manager's `state` changes in one transaction.
+    func append(_ records: [AnalyticsRecord], state: [AnalyticsStoredState.Change]) async throws {
         let rows = try records.map { ($0.id.uuidString.lowercased(), try $0.queueJSON()) }
         try await write("append to the queue") { db in
             let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO queue (id, record) VALUES (?, ?)")
             for (id, data) in rows { try statement.execute(arguments: [id, data]) }
+            try Self.apply(state, in: db)
         }
     }
 

@@ -16,6 +16,9 @@ import GRDB
 /// (kill -9 in the middle of a delivery) is released as soon as another flusher looks, so the next process delivers
 /// those records at once (the receiver may see one twice and deduplicates by ``AnalyticsRecord/id``).
 ///
+/// Beside the records, the file keeps the manager's state between launches (consent, identity, current session) in a
+/// `state` table of its own, so one file holds everything analytics stores on the device.
+///
 /// A write commits to the WAL with `synchronous = NORMAL`: it survives a crash of the process (kill -9); after a power
 /// loss the last commits may be missing.
 public final class AnalyticsQueue: Sendable {
@@ -80,6 +83,10 @@ public final class AnalyticsQueue: Sendable {
                     CREATE INDEX queue_leased ON queue(lease_until) WHERE lease_until IS NOT NULL;
                     DROP INDEX queue_due;
                     """)
+        }
+        // What the manager keeps between launches: consent, identity, the current session (AnalyticsQueue+State).
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: "CREATE TABLE state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
         }
         return migrator
     }()

@@ -3,7 +3,8 @@ package import Foundation
 extension AnalyticsRecord {
     /// The record as the queue stores it: the JSON `JSONDecoder` reads back into this record with its default
     /// strategies (`JSONEncoder`'s shape: UUIDs as strings, the timestamp as seconds since 2001), written by hand
-    /// because `JSONEncoder` was most of the cost of an append.
+    /// because `JSONEncoder` was most of the cost of an append. `userID` and `anonymousID` are left out when nil and
+    /// `traits` when empty, as queue files written before them were.
     ///
     /// Falls back to `JSONEncoder` for a non-finite number, which it rejects as before.
     package func queueJSON() throws -> Data {
@@ -25,6 +26,19 @@ extension AnalyticsRecord {
         Self.appendJSONObject(context, to: &bytes)
         bytes += #","sampleRate":"#.utf8
         bytes += sampleRate.description.utf8
+        if let userID {
+            bytes += #","userID":"#.utf8
+            Self.appendJSONString(userID, to: &bytes)
+        }
+        if let anonymousID {
+            bytes += #","anonymousID":""#.utf8
+            bytes += anonymousID.uuidString.utf8
+            bytes.append(UInt8(ascii: "\""))
+        }
+        if !traits.isEmpty {
+            bytes += #","traits":"#.utf8
+            Self.appendJSONObject(traits, to: &bytes)
+        }
         bytes.append(UInt8(ascii: "}"))
         return Data(bytes)
     }

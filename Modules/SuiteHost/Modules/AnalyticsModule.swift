@@ -114,6 +114,7 @@ public struct AnalyticsModule: SuiteModule {
             selections = [EngineSelection(engine: "sqlite", options: .object([:]))]
         }
         var configuration = AnalyticsConfiguration()
+        configuration.sessions.recordsEvents = false  // a `suite` command is not an app session: no session events
         configuration.context = try Self.strings(object["context"], at: "analytics.context", section)
         for (key, rule) in try Self.strings(object["privacy"], at: "analytics.privacy", section) {
             guard let parsed = AnalyticsPrivacyPolicy.Rule(rawValue: rule) else {

@@ -9,7 +9,8 @@ extension SyncClient {
     /// reaches the checkpoint, the replica resyncs first (``resync()``). Returns the changes (and documents) applied.
     ///
     /// A pull that reaches the end of the feed confirms the replica's data: the store's
-    /// ``Documents/DocumentStore/isFromCache`` becomes `false`; offline (``SyncError/Code/offline``), it becomes `true`.
+    /// ``Documents/DocumentStore/isFromCache`` becomes `false`; offline (``SyncError/Code/offline``), it becomes
+    /// `true`.
     @discardableResult
     public func pull(wait: Duration = .zero) async throws -> Int {
         await gate.lock()

@@ -3,8 +3,9 @@ public import Observation
 /// An aggregation that stays current: an `@Observable` model of a count, sum or average over a query, for SwiftUI or
 /// any code that observes.
 ///
-/// It starts listening when created and stops when released. Its properties change on the main actor, where SwiftUI
-/// reads them; a view that reads ``count`` is redrawn when a write changes the count.
+/// It starts listening when created and stops when released (or when the store closes, keeping its last values). Its
+/// properties change on the main actor, where SwiftUI reads them; a view that reads ``count`` is redrawn when a write
+/// changes the count.
 ///
 /// ```swift
 /// let orders = try store.collection("orders").whereField("status", isEqualTo: "open")

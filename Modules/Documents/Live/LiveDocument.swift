@@ -2,8 +2,9 @@ public import Observation
 
 /// A document that stays current: an `@Observable` model of one document, for SwiftUI or any code that observes.
 ///
-/// It starts listening when created and stops when released. Its properties change on the main actor, where SwiftUI
-/// reads them; a view that reads ``snapshot`` is redrawn when the document changes.
+/// It starts listening when created and stops when released (or when the store closes, keeping its last values). Its
+/// properties change on the main actor, where SwiftUI reads them; a view that reads ``snapshot`` is redrawn when the
+/// document changes.
 ///
 /// ```swift
 /// let user = LiveDocument(try store.document("users/u1"))  // kept by the owner, e.g. in a view's @State
@@ -24,14 +25,15 @@ public final class LiveDocument {
     /// The document followed.
     public let reference: DocumentReference
     /// The document as last seen (with `exists == false` when it does not exist); `nil` until the first read.
+    /// Its `metadata` is as of the moment it was read; ``isFromCache`` below stays current.
     public private(set) var snapshot: DocumentSnapshot?
     /// Whether the first read is still under way (no ``snapshot`` and no ``error`` yet).
     public private(set) var isLoading = true
     /// Whether the data is a local copy the server has not confirmed (``DocumentStore/isFromCache``): always `false`
     /// on a plain store; on a Sync replica, `true` until a pull succeeds and again while the server is unreachable.
     public private(set) var isFromCache: Bool
-    /// Why listening stopped (the engine failed, an invalid path…); `nil` while it goes on. Listening does not
-    /// resume after an error: create a new model to retry.
+    /// Why listening stopped (the engine failed); `nil` while it goes on. Listening does not resume after an error:
+    /// create a new model to retry.
     public private(set) var error: DocumentsError?
 
     @ObservationIgnored private let tasks = LiveTasks()

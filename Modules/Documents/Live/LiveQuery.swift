@@ -3,8 +3,9 @@ public import Observation
 /// Query results that stay current: an `@Observable` model of a query (Firestore's `@FirestoreQuery`), for SwiftUI or
 /// any code that observes.
 ///
-/// It starts listening when created and stops when released. Its properties change on the main actor, where SwiftUI
-/// reads them; a list that reads ``documents`` is redrawn when a write adds, changes, moves or removes a result.
+/// It starts listening when created and stops when released (or when the store closes, keeping its last values). Its
+/// properties change on the main actor, where SwiftUI reads them; a list that reads ``documents`` is redrawn when a
+/// write adds, changes, moves or removes a result.
 ///
 /// ```swift
 /// let open = LiveQuery(try store.collection("orders").whereField("status", isEqualTo: "open").order(by: "total"))
@@ -25,6 +26,7 @@ public final class LiveQuery {
     /// The query followed.
     public let query: Query
     /// The results as last seen, with the changes since the previous ones; `nil` until the first read.
+    /// Its `metadata` is as of the moment it was read; ``isFromCache`` below stays current.
     public private(set) var snapshot: QuerySnapshot?
     /// Whether the first read is still under way (no ``snapshot`` and no ``error`` yet).
     public private(set) var isLoading = true

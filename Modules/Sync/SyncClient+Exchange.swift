@@ -7,10 +7,19 @@ extension SyncClient {
     /// Follows the change feed from the checkpoint: each page's documents are written locally with the writes still
     /// pending on them re-applied, and the new checkpoint, in one local commit. When the server's log no longer
     /// reaches the checkpoint, the replica resyncs first (``resync()``). Returns the changes (and documents) applied.
+    ///
+    /// A pull that reaches the end of the feed confirms the replica's data: the store's
+    /// ``Documents/DocumentStore/isFromCache`` becomes `false`; offline (``SyncError/Code/offline``), it becomes
+    /// `true`.
     @discardableResult
     public func pull(wait: Duration = .zero) async throws -> Int {
         await gate.lock()
         defer { gate.unlock() }
+        return try await reachingServer(confirms: true) { try await pullPages(wait: wait) }
+    }
+
+    /// Applies the feed's pages until the last one; the caller holds the gate.
+    private func pullPages(wait: Duration) async throws -> Int {
         var pulled = 0
         var resynced = false
         while true {

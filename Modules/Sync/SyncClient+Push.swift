@@ -41,10 +41,18 @@ extension SyncClient {
     /// batch (outbox deletions, acknowledgements), the next batch is already on its way: the server's work and the
     /// replica's overlap. A batch with a rejected mutation is settled before anything else is sent, since restoring
     /// its documents re-applies the writes still pending, which must not have reached the server yet.
+    ///
+    /// Offline (``SyncError/Code/offline``), the store's ``Documents/DocumentStore/isFromCache`` becomes `true`; a
+    /// push that succeeds leaves it as it was (only a pull confirms the replica's data).
     @discardableResult
     public func push() async throws -> Int {
         await gate.lock()
         defer { gate.unlock() }
+        return try await reachingServer(confirms: false) { try await pushOutbox() }
+    }
+
+    /// Sends the outbox until it is empty; the caller holds the gate.
+    private func pushOutbox() async throws -> Int {
         var acknowledged = 0
         var batch = try await pendingMutations(limit: Self.pushBatch)
         var response = batch.isEmpty ? nil : try await send(batch)

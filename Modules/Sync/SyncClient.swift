@@ -38,13 +38,15 @@ public final class SyncClient: Sendable {
     /// stands.
     public func setResolver(_ resolver: SyncResolver?) { shared.resolver.withLock { $0 = resolver } }
 
-    /// Closes the replica's part: the store stops recording commits into the outbox.
+    /// Closes the replica's part: the store stops recording commits into the outbox. Its
+    /// ``Documents/DocumentStore/isFromCache`` stays as it was: what the store holds is still a copy of the server's.
     public func detach() { store.setCommitRecorder(nil) }
 
     static let statePath = "_sync/state"
     static let outboxPath = "_sync/state/outbox"
 
-    /// Opens the replica's sync state (creating its client id the first time).
+    /// Opens the replica's sync state (creating its client id the first time). From then on the store reports
+    /// ``Documents/DocumentStore/isFromCache`` `true` until a pull succeeds.
     public init(store: DocumentStore, transport: any SyncTransport) async throws {
         self.store = store
         self.transport = transport
@@ -61,6 +63,8 @@ public final class SyncClient: Sendable {
             clientID = id
         }
         store.setCommitRecorder(OutboxRecorder(shared: shared))
+        // Nothing the replica holds is confirmed by the server until a pull succeeds (Firestore's `isFromCache`).
+        store.setFromCache(true)
         let checkpoint = try snapshot.get("checkpoint", as: Int64.self) ?? 0
         let lastSync = try snapshot.get("lastSync", as: Timestamp.self)?.date
         let lastError = try snapshot.get("lastError", as: String.self)
@@ -161,19 +165,25 @@ public final class SyncClient: Sendable {
     /// replicas' writes within moments. Offline, it retries with exponential backoff and jitter (1 s doubling to
     /// 30 s), telling `onOffline`; `onPull` gets the changes of each pull that moved the checkpoint. Other errors
     /// (a revoked token, a resync the server asks for) end it.
+    ///
+    /// The first pull, and the first after the server was unreachable, does not wait: it confirms the replica's data
+    /// (``Documents/DocumentStore/isFromCache`` becomes `false`) as soon as the server answers.
     public func follow(
         wait: Duration = .seconds(25), onPull: @Sendable (_ pulled: Int, _ checkpoint: Int64) -> Void = { _, _ in },
         onOffline: @Sendable (_ error: SyncError, _ retryIn: Duration) -> Void = { _, _ in }
     ) async throws {
         var delay = 1.0
+        var confirmed = false
         while !Task.isCancelled {
             do {
                 try await push()
                 let before = status.checkpoint
-                let pulled = try await pull(wait: wait)
+                let pulled = try await pull(wait: confirmed ? wait : .zero)
+                confirmed = true
                 if pulled > 0 || status.checkpoint != before { onPull(pulled, status.checkpoint) }
                 delay = 1
             } catch let error as SyncError where error.code == .offline {
+                confirmed = false
                 let pause = Duration.milliseconds(Int(delay * 1000 * Double.random(in: 0.8...1.2)))
                 onOffline(error, pause)
                 try await Task.sleep(for: pause)

@@ -40,22 +40,29 @@ extension DocumentStore {
         state.withLock { $0.recorder = recorder }
     }
 
-    /// `snapshots` with ``SnapshotMetadata/hasPendingWrites`` set where the recorder holds unconfirmed writes.
-    func markingPendingWrites(_ snapshots: [DocumentSnapshot]) -> [DocumentSnapshot] {
-        guard let recorder = state.withLock({ $0.recorder }) else { return snapshots }
+    /// `snapshots` with their metadata: ``SnapshotMetadata/hasPendingWrites`` where the recorder holds unconfirmed
+    /// writes, ``SnapshotMetadata/isFromCache`` as the store's ``isFromCache`` is now (or as given).
+    func marked(_ snapshots: [DocumentSnapshot], isFromCache: Bool? = nil) -> [DocumentSnapshot] {
+        let recorder = state.withLock { $0.recorder }
+        let isFromCache = isFromCache ?? source.isFromCache
+        guard recorder != nil || isFromCache else { return snapshots }
         return snapshots.map { snapshot in
             var marked = snapshot
-            marked.metadata.hasPendingWrites = recorder.hasPendingWrites(at: snapshot.path.string)
+            marked.metadata.hasPendingWrites = recorder?.hasPendingWrites(at: snapshot.path.string) ?? false
+            marked.metadata.isFromCache = isFromCache
             return marked
         }
     }
 
-    /// `snapshot` with its documents marked, and pending writes flagged when any of them has some.
-    func markingPendingWrites(_ snapshot: QuerySnapshot) -> QuerySnapshot {
-        guard state.withLock({ $0.recorder }) != nil else { return snapshot }
+    /// `snapshot` with its documents marked, pending writes flagged when any of them has some, and
+    /// ``SnapshotMetadata/isFromCache`` as the store's ``isFromCache`` is now.
+    func marked(_ snapshot: QuerySnapshot) -> QuerySnapshot {
+        let isFromCache = source.isFromCache
+        guard state.withLock({ $0.recorder }) != nil || isFromCache else { return snapshot }
         var marked = snapshot
-        marked.documents = markingPendingWrites(snapshot.documents)
+        marked.documents = self.marked(snapshot.documents, isFromCache: isFromCache)
         marked.metadata.hasPendingWrites = marked.documents.contains { $0.metadata.hasPendingWrites }
+        marked.metadata.isFromCache = isFromCache
         return marked
     }
 

@@ -1,10 +1,14 @@
 public import SuiteCore
 
-/// Where a snapshot's data came from. The local store always reports `false` for both; the Sync module sets them.
+/// Where a snapshot's data came from, as of the moment it was taken. A plain local store reports `false` for both; a
+/// Sync replica's store reports its outbox (``hasPendingWrites``) and whether its server confirmed its data
+/// (``isFromCache``).
 public struct SnapshotMetadata: Sendable, Hashable, Codable {
     /// The snapshot contains local writes not yet confirmed by the server.
     public var hasPendingWrites: Bool
-    /// The snapshot was served from a local cache rather than an authoritative source.
+    /// The snapshot was served from a local copy its server has not confirmed (Firestore's meaning): a replica's
+    /// store before its first successful pull, or after the server could not be reached. See
+    /// ``DocumentStore/isFromCache``.
     public var isFromCache: Bool
 
     /// Creates metadata.

@@ -292,7 +292,7 @@ extension DocumentStore {
         }
         knownSequence.max(result.sequence, ordering: .relaxed)
         feed.notifyCommit()
-        return markingPendingWrites(snapshots)
+        return marked(snapshots)
     }
 
     private static func check(_ precondition: WritePrecondition, path: DocumentPath, state: PathState) throws {

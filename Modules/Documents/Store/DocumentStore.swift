@@ -80,6 +80,8 @@ public final class DocumentStore: Sendable {
 
     let state: Mutex<State>
     let feed: ChangeFeed
+    /// Whether the data is an unconfirmed local copy (``isFromCache``), and who follows it.
+    let source = SourceState()
     let retryGate = AsyncGate()
     /// Serializes cost flushes: each is a read-modify-write of the engine's metadata.
     let costGate = AsyncGate()
@@ -165,7 +167,7 @@ public final class DocumentStore: Sendable {
             }
         }
         for path in paths { recordCost(kind: "get", collection: path.collection.collectionID, CostCounts(reads: 1)) }
-        return markingPendingWrites(result)
+        return marked(result)
     }
 
     // MARK: Lifecycle
@@ -182,6 +184,7 @@ public final class DocumentStore: Sendable {
         }
         if wasClosed { return }
         await feed.stop()
+        source.finish()
         publishCostEvents()
         do {
             try await flushCosts()

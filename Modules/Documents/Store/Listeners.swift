@@ -176,7 +176,7 @@ private actor DocumentListener: FeedListener {
         lastVersion = snapshot.version
         lastExists = snapshot.exists
         store.recordCost(kind: "listen", collection: path.collection.collectionID, CostCounts(reads: 1))
-        continuation.yield(store.markingPendingWrites([snapshot])[0])
+        continuation.yield(store.marked([snapshot])[0])
     }
 }
 
@@ -213,7 +213,7 @@ private actor QueryListener: FeedListener {
             store.recordCost(
                 kind: "listen", collection: query.costCollection, CostCounts(reads: Int64(max(1, results.count))))
             continuation.yield(
-                store.markingPendingWrites(
+                store.marked(
                     QuerySnapshot(
                         documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: baseline)))
             try await drain { try await process($0) }
@@ -294,7 +294,7 @@ private actor QueryListener: FeedListener {
         let reads = changes.filter { $0.kind != .removed }.count
         store.recordCost(kind: "listen", collection: query.costCollection, CostCounts(reads: Int64(reads)))
         continuation.yield(
-            store.markingPendingWrites(
+            store.marked(
                 QuerySnapshot(
                     documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: sequence)))
     }
@@ -309,7 +309,7 @@ private actor QueryListener: FeedListener {
             let reads = changes.filter { $0.kind != .removed }.count
             store.recordCost(kind: "listen", collection: query.costCollection, CostCounts(reads: Int64(reads)))
             continuation.yield(
-                store.markingPendingWrites(
+                store.marked(
                     QuerySnapshot(
                         documents: results.map { mask($0.snapshot) }, documentChanges: changes, sequence: sequence)))
         } catch {

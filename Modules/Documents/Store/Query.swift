@@ -349,7 +349,7 @@ extension QueryConvertible {
         let result = try await QueryRunner(query: query).run()
         query.store.recordCost(
             kind: "query", collection: query.costCollection, CostCounts(reads: Int64(max(1, result.documents.count))))
-        return query.store.markingPendingWrites(
+        return query.store.marked(
             QuerySnapshot(documents: result.documents, documentChanges: [], sequence: result.sequence))
     }
 

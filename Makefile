@@ -5,6 +5,7 @@ FORMAT_PATHS = Package.swift Modules Plugins Tests Tools
 # Library modules an app links: they compile for Apple platforms too, which `make lint` checks (one folder a line).
 PORTABLE_MODULES = \
 	Modules/SuiteCore \
+	Modules/SuiteHTTP \
 	Modules/SuitePluginKit \
 	Modules/Documents \
 	Modules/DocumentsPluginSupport \

@@ -3,6 +3,7 @@
 // Compiled, not called: they load a plugin from /opt/suite/plugins (CachePluginSupportTests run the same calls).
 import Cache
 import CachePluginSupport
+import SuiteCore
 import SuitePluginKit
 
 func cachePluginSupportReadme() async throws {

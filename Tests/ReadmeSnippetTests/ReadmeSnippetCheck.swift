@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 
-/// Every ```swift block of every README.md in the repository appears, line by line and in order, in the Swift file of
-/// this target named after the README's folder (`Modules/Cache/README.md` → `CacheReadme.swift`, the root README →
-/// `RootReadme.swift`), which this target compiles. A README edit without its compiled copy fails here, and so does a
-/// new README with Swift blocks and no file.
-@Test("every README Swift snippet is compiled by ReadmeSnippetTests", arguments: ReadmeFiles.all())
+/// Every ```swift block of every README.md in the repository, and of every DocC article, appears, line by line and in
+/// order, in the Swift file of this target named after the README's folder (`Modules/Cache/README.md` and
+/// `Modules/Cache/Cache.docc/GettingStarted.md` → `CacheReadme.swift`, the root README → `RootReadme.swift`), which
+/// this target compiles. A README edit without its compiled copy fails here, and so does a new README with Swift
+/// blocks and no file.
+@Test("every README and DocC Swift snippet is compiled by ReadmeSnippetTests", arguments: ReadmeFiles.all())
 func readmeSnippetsAreCompiled(_ readme: String) throws {
     let blocks = ReadmeFiles.swiftBlocks(try ReadmeFiles.source(ReadmeFiles.root + readme))
     guard !blocks.isEmpty else { return }
@@ -31,7 +32,9 @@ func readmeFinderSeesTheReadmes() {
     #expect(all.contains("README.md"))
     #expect(all.contains("Modules/Documents/README.md"))
     #expect(all.contains("Plugins/PostgresDocuments/README.md"))
+    #expect(all.contains("Modules/Cache/Cache.docc/GettingStarted.md"))
     #expect(ReadmeFiles.snippetFileName(for: "Modules/Cache/README.md") == "CacheReadme.swift")
+    #expect(ReadmeFiles.snippetFileName(for: "Modules/Cache/Cache.docc/GettingStarted.md") == "CacheReadme.swift")
     #expect(ReadmeFiles.snippetFileName(for: "README.md") == "RootReadme.swift")
 }
 
@@ -42,7 +45,8 @@ enum ReadmeFiles {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path + "/"
 
-    /// Every README.md of the repository, relative to the root, outside hidden folders (`.build`, `.git`).
+    /// Every README.md of the repository and every article of a DocC catalog, relative to the root, outside hidden
+    /// folders (`.build`, `.git`).
     static func all() -> [String] {
         var found: [String] = []
         guard let walker = FileManager.default.enumerator(atPath: root) else { return found }
@@ -50,16 +54,18 @@ enum ReadmeFiles {
             let name = (path as NSString).lastPathComponent
             if name.hasPrefix(".") {
                 walker.skipDescendants()
-            } else if name == "README.md" {
+            } else if name == "README.md" || (name.hasSuffix(".md") && path.contains(".docc/")) {
                 found.append(path)
             }
         }
         return found.sorted()
     }
 
-    /// `Modules/Cache/README.md` → `CacheReadme.swift`; `README.md` → `RootReadme.swift`.
+    /// `Modules/Cache/README.md` and `Modules/Cache/Cache.docc/*.md` → `CacheReadme.swift`; `README.md` →
+    /// `RootReadme.swift`.
     static func snippetFileName(for readme: String) -> String {
-        let folder = (readme as NSString).deletingLastPathComponent
+        var folder = (readme as NSString).deletingLastPathComponent
+        if folder.hasSuffix(".docc") { folder = (folder as NSString).deletingLastPathComponent }
         return (folder.isEmpty ? "Root" : (folder as NSString).lastPathComponent) + "Readme.swift"
     }
 

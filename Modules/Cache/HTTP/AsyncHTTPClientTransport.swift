@@ -5,7 +5,7 @@ import NIOHTTP1
 import Synchronization
 
 /// ``HTTPTransport`` over swift-server's AsyncHTTPClient: pooled keep-alive connections, HTTP/1.1 and HTTP/2, no
-/// cache of its own. The client is the caller's (shut it down when done) or, with ``init(timeout:maximumBodyBytes:)``,
+/// cache of its own. The client is the caller's (shut it down when done) or, with `init(timeout:maximumBodyBytes:)`,
 /// created here and shut down by ``shutdown()``.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     /// The AsyncHTTPClient in use.

@@ -17,12 +17,14 @@ PORTABLE_MODULES = \
 	Modules/AnalyticsTestSupport \
 	Modules/StorageAccounting \
 	Modules/WorkTracking
+# The library modules with a DocC catalog (Modules/<M>/<M>.docc): `make docs` builds them, `make test` too.
+DOC_TARGETS = SuiteCore SuitePluginKit Documents Cache Sync Analytics StorageAccounting WorkTracking
 PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlugin RedisCache AnalyticsPrometheus \
 	PostgresDocuments
 
 .DEFAULT_GOAL := help
 PREFIX ?= $(HOME)/.local
-.PHONY: help deps build plugins test run install bench lint format clean api-fuzz protos
+.PHONY: help deps build plugins test run install bench lint format docs clean api-fuzz protos
 
 help: ## List the targets
 	@echo "Suite — make targets:"
@@ -38,7 +40,7 @@ plugins: deps ## Build the runtime plugins (.so) that suite loads
 	@for p in $(PLUGIN_PRODUCTS); do $(SWIFT) build --product $$p || exit 1; done
 	@ls -1 $(BIN_DIR)/lib*.so
 
-test: build lint ## Everything CI runs: build, plugins, lint, all tests (the console in Chromium, Google's Firestore client)
+test: build lint docs ## Everything CI runs: build, plugins, lint, docs, all tests (the console in Chromium, Google's Firestore client)
 	SUITE_BIN_DIR=$(BIN_DIR) SWIFT=$(SWIFT) bash Tools/swift-test.sh
 	BIN_DIR=$(BIN_DIR) bash Tools/console-test.sh
 	SUITE_BIN_DIR=$(BIN_DIR) bash Tools/firestore-client-test.sh
@@ -76,6 +78,10 @@ lint: ## Fail on formatting errors (swift format, .swift-format) and on Linux-on
 	$(SWIFT) format lint --strict --recursive $(FORMAT_PATHS)
 	python3 Tools/portability-lint/portability-lint.py --self-test
 	python3 Tools/portability-lint/portability-lint.py $(PORTABLE_MODULES)
+
+docs: ## Build each library module's DocC documentation; a broken ``Symbol`` link or any DocC warning fails
+	$(SWIFT) package generate-documentation --warnings-as-errors $(foreach t,$(DOC_TARGETS),--target $(t))
+	@echo "archives in .build/plugins/Swift-DocC/outputs/ (one <Module>.doccarchive per module)"
 
 format: ## Reformat the sources in place
 	$(SWIFT) format --in-place --recursive $(FORMAT_PATHS)

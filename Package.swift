@@ -83,6 +83,8 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        // `make docs`: the DocC catalogs (Modules/<M>/<M>.docc) through `swift package generate-documentation`.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: - Modules
@@ -309,10 +311,15 @@ let package = Package(
                 "SuiteHTTP", "TransportTestSupport", "FirestoreProtocol", grpcCore, grpcPosix, swiftProtobuf,
             ],
             path: "Tests/EndToEndTests"),
-        // The root README's Swift snippets, compiled as written (DocumentsTests checks they match the README).
+        // Every README's Swift snippets, compiled as written: one file per README (`<Folder>Readme.swift`), and a test
+        // that each README block appears in its file. Plugin-side and server snippets need their modules here too.
         .testTarget(
             name: "ReadmeSnippetTests",
-            dependencies: ["Documents", "DocumentsPluginSupport", "SuitePluginKit", "SuiteCore", logging],
+            dependencies: [
+                "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
+                "Analytics", "AnalyticsPluginSupport", "StorageAccounting", "WorkTracking", "Sync", "SuiteServer",
+                "FirestoreProtocol", logging, metrics, tracing,
+            ],
             path: "Tests/ReadmeSnippetTests"),
 
         // MARK: - Tools

@@ -11,7 +11,7 @@ public struct AnalyticsRecord: Sendable, Hashable, Codable {
     public var name: String
     /// The event's parameters after the privacy policy (kept, hashed or dropped per key).
     public var parameters: [String: String]
-    /// When the event was logged, from the manager's ``SuiteCore/WallClock``.
+    /// When the event was logged, from the manager's `SuiteCore/WallClock`.
     public var timestamp: Date
     /// The session the event belongs to (see ``AnalyticsSessionPolicy``).
     public var sessionID: UUID

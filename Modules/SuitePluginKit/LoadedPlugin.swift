@@ -84,6 +84,9 @@ public final class LoadedPlugin: @unchecked Sendable {
     /// Creates engine `name` of `kind` with JSON `options`; the plugin's own error message is kept in the error.
     ///
     /// - Parameters:
+    ///   - kind: the engine kind (`observer`, `documents`, …), as the plugin's descriptor lists it.
+    ///   - name: the engine's name within that kind.
+    ///   - options: the engine's JSON options from the configuration.
     ///   - services: what the engine may use of the host (logging, publishing); ignored by a plugin built against
     ///     ABI 1.0 (``acceptsHostServices``).
     ///   - callTimeout: the deadline of every call (the configuration's `plugin-timeout`, 30 s by default); must be

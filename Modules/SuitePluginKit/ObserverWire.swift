@@ -57,7 +57,7 @@ public enum ObserverEngineKind: PluginEngineKind {
     public static let name = "observer"
 }
 
-/// A request of the `observer` kind: one per ``ObserverEngine`` call.
+/// A request of the `observer` kind: one per `ObserverEngine` call.
 public enum ObserverRequest: PluginEngineRequest, Hashable {
     /// The kind.
     public typealias Kind = ObserverEngineKind
@@ -68,7 +68,7 @@ public enum ObserverRequest: PluginEngineRequest, Hashable {
     case event(ObservedEvent)
     /// Several events, in publish order (operation `events`).
     case events([ObservedEvent])
-    /// ``ObserverEngine/flush()`` (operation `flush`).
+    /// `ObserverEngine/flush()` (operation `flush`).
     case flush
 
     /// `event`, `events` and `flush`.

@@ -63,7 +63,7 @@ extension PluginEngineKind {
 /// and the type of its response.
 ///
 /// Most requests are one operation each (``PluginOperation``) and `Codable`, so their payloads are JSON with no code
-/// to write. A binary kind implements the four coding requirements with ``WireWriter`` and ``WireReader``; one
+/// to write. A binary kind implements the four coding requirements with `WireWriter` and `WireReader`; one
 /// request type may then serve several operations (``operationNames``), as `DocumentEngineRequest` does.
 public protocol PluginEngineRequest: Sendable {
     /// The kind this request belongs to.

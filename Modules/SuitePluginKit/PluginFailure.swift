@@ -7,7 +7,7 @@ public import SuiteCore
 ///
 /// On the wire it is JSON, `{"code":"…","message":"…","hint":"…"}` (hint optional), sent with
 /// `SUITE_STATUS_ERROR`; a binary kind may embed it in its own layout as `string` code, `string` message,
-/// `string?` hint (``WireWriter/failure(_:)``).
+/// `string?` hint (`WireWriter/failure(_:)`).
 ///
 /// ```swift
 /// throw PluginFailure(code: "negativeAmount", "cannot add -3", hint: "add a positive amount")

@@ -1,6 +1,6 @@
 public import SuiteCore
 
-/// A plugin's observer engine, seen by the host as an ordinary ``ObserverEngine``.
+/// A plugin's observer engine, seen by the host as an ordinary `ObserverEngine`.
 public struct PluginObserverEngine: ObserverEngine {
     /// The plugin engine behind this adapter.
     public let handle: PluginEngineHandle

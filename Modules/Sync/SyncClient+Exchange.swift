@@ -6,11 +6,10 @@ import Synchronization
 extension SyncClient {
     /// Follows the change feed from the checkpoint: each page's documents are written locally with the writes still
     /// pending on them re-applied, and the new checkpoint, in one local commit. When the server's log no longer
-    /// reaches the checkpoint, the replica resyncs first (``resync()``). Returns the changes (and documents) applied.
+    /// reaches the checkpoint, the replica resyncs first (`resync()`). Returns the changes (and documents) applied.
     ///
-    /// A pull that reaches the end of the feed confirms the replica's data: the store's
-    /// ``Documents/DocumentStore/isFromCache`` becomes `false`; offline (``SyncError/Code/offline``), it becomes
-    /// `true`.
+    /// A pull that reaches the end of the feed confirms the replica's data: the store's `isFromCache` becomes
+    /// `false`; offline (``SyncError/Code/offline``), it becomes `true`.
     @discardableResult
     public func pull(wait: Duration = .zero) async throws -> Int {
         await gate.lock()

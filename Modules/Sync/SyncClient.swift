@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// ``write(_:)`` applies writes to the local store at once and, in the same local commit, records them in a persisted
 /// outbox as one mutation with a unique id. ``push()`` sends the outbox (the server applies each mutation once, by id;
-/// transforms stay transforms, so offline increments add up); ``pull()`` follows the server's change feed from a
+/// transforms stay transforms, so offline increments add up); ``pull(wait:)`` follows the server's change feed from a
 /// persisted checkpoint and writes the server's documents locally, re-applying the writes still pending on top
 /// (server-authoritative rebase). The outbox and the checkpoint live in the replica's own store (`_sync/state` and
 /// its `outbox`), so both survive a crash with the data they describe.
@@ -121,7 +121,7 @@ public final class SyncClient: Sendable {
     }
 
     /// The paths the outbox still has writes for (the documents whose local state the server has not acknowledged).
-    /// Snapshots of the replica's store carry the same in ``Documents/SnapshotMetadata/hasPendingWrites``.
+    /// Snapshots of the replica's store carry the same in `Documents/SnapshotMetadata/hasPendingWrites`.
     public func pendingPaths() async throws -> Set<String> {
         Set(
             try await pendingMutations(limit: nil).flatMap { $0.mutation.writes.compactMap { $0["path"]?.stringValue } }

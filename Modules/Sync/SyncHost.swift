@@ -144,7 +144,7 @@ public final class SyncHost: Sendable {
     }
 
     /// A page of the documents below `roots` (path segments; `[]`: the whole store) that `canRead` lets through, after
-    /// the document `after` from an earlier page, at most `limit`: a replica's resync (``DocumentWalk`` gives the
+    /// the document `after` from an earlier page, at most `limit`: a replica's resync (`DocumentWalk` gives the
     /// order). Only the collections below the roots are walked, so a user's resync reads that user's part of the store.
     ///
     /// - Throws: ``SyncError`` `.invalidInput` for an `after` that is not a document path or a limit below 1.

@@ -2,7 +2,7 @@ import Cache
 import Foundation
 import SuiteCore
 
-/// The Cache README's examples as written (checked line by line by `readmeSnippetsAreCompiled` in DocumentsTests).
+/// The Cache README's former examples (its snippets now compile in Tests/ReadmeSnippetTests/CacheReadme.swift).
 /// Compiled, not called: they reach api.example.com.
 func cacheReadmeSnippet() async throws {
     let bus = EventBus()

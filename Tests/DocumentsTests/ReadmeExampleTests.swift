@@ -4,29 +4,6 @@ import Logging
 import SuiteCore
 import Testing
 
-/// The Documents README's example as written (every line of its Swift block, in order, checked by
-/// `readmeSnippetsAreCompiled`). Compiled, not called: its listener loop runs until the task ends.
-func documentsReadmeSnippet() async throws {
-    let bus = EventBus()  // optional: commits and costs are published on it
-    let store = DocumentStore(engine: try SQLiteDocumentEngine(path: "documents.sqlite"), bus: bus)
-    let user = try store.document("users/u1")
-    let written = try await user.setData(["name": "Ana", "points": 25])  // the result: data, version, updateTime
-
-    // Redeem a reward: reads first, then writes; retried if the user document moves meanwhile.
-    try await store.runTransaction { tx in
-        let points = try await tx.getDocument(user).get("points", as: Int.self) ?? 0
-        guard points >= 10 else { throw DocumentsError(.invalidValue, "not enough points") }
-        try tx.updateData(["points": .increment(-10)], forDocument: user)
-        tx.setData(
-            ["user": .value(.reference("users/u1")), "delta": -10],
-            forDocument: try store.collection("pointTransactions").document())
-    }
-
-    let rich = try await store.collection("users").whereField("points", isGreaterThanOrEqualTo: 10).getDocuments()
-    for try await snapshot in try store.collection("users").query.snapshots() { print(snapshot.documentChanges) }
-    _ = (written, rich)
-}
-
 /// The main doc comments' examples (`DocumentStore`, `CollectionReference`, `Query`, `FieldValue`, `DocumentSnapshot`),
 /// compiled as written.
 func docCommentExamples(file: String, bus: EventBus, logger: Logger) async throws {
@@ -57,7 +34,8 @@ func declareIndexAsTheHintSays(store: DocumentStore) async throws {
         IndexDefinition(collectionID: "users", fields: [.init("city"), .init("age", order: .descending)]))
 }
 
-/// The README's loyalty example, run (the same calls as the snippet, without the endless listener loop).
+/// The README's loyalty example, run (the same calls as the snippet in Tests/ReadmeSnippetTests/DocumentsReadme.swift,
+/// without the endless listener loop).
 @Test("the README's loyalty example runs as written")
 func readmeExample() async throws {
     let bus = EventBus()
@@ -98,62 +76,7 @@ func missingIndexHintCompiles() async throws {
     #expect(try await query.getDocuments().documents.isEmpty)
 }
 
-/// Every ```swift block of the root README and the Documents README appears, line by line and in order, in a Swift
-/// file that a test target compiles, so the documentation cannot drift from the API.
-@Test(
-    "every README Swift snippet is compiled by a test target",
-    arguments: [
-        ("Modules/Documents/README.md", "Tests/DocumentsTests/ReadmeExampleTests.swift"),
-        ("README.md", "Tests/ReadmeSnippetTests/RootReadmeSnippets.swift"),
-        ("Modules/SuiteCore/README.md", "Tests/SuiteCoreTests/ReadmeSnippetTests.swift"),
-        ("Modules/Cache/README.md", "Tests/CacheTests/ReadmeSnippets.swift"),
-    ])
-func readmeSnippetsAreCompiled(_ readme: String, _ compiledIn: String) throws {
-    let blocks = Readme.swiftBlocks(try Readme.source(Readme.root + readme))
-    #expect(!blocks.isEmpty)
-    let compiled = Readme.lines(try Readme.source(Readme.root + compiledIn))
-    for block in blocks {
-        let lines = Readme.lines(block).filter { !$0.hasPrefix("import ") }
-        let found = Readme.contains(compiled, lines)
-        #expect(found, "\(readme): this snippet is not in \(compiledIn):\n\(block)")
-    }
-}
-
-/// Reading READMEs and comparing their Swift blocks with compiled sources.
+/// Reading this file's own source.
 enum Readme {
-    /// The package's root directory (this file is in `Tests/DocumentsTests/`).
-    static let root =
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path + "/"
-
     static func source(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
-
-    /// The contents of the ```swift blocks of a Markdown text.
-    static func swiftBlocks(_ markdown: String) -> [String] {
-        var blocks: [String] = []
-        var current: [String]?
-        for line in markdown.components(separatedBy: "\n") {
-            if current == nil, line.trimmingCharacters(in: .whitespaces) == "```swift" {
-                current = []
-            } else if let lines = current, line.trimmingCharacters(in: .whitespaces) == "```" {
-                blocks.append(lines.joined(separator: "\n"))
-                current = nil
-            } else {
-                current?.append(line)
-            }
-        }
-        return blocks
-    }
-
-    /// Non-empty lines without their indentation (a snippet sits indented inside a function).
-    static func lines(_ text: String) -> [String] {
-        text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
-    /// Whether `needle` appears in `haystack` as consecutive lines.
-    static func contains(_ haystack: [String], _ needle: [String]) -> Bool {
-        guard !needle.isEmpty else { return true }
-        guard haystack.count >= needle.count else { return false }
-        return (0...(haystack.count - needle.count)).contains { Array(haystack[$0..<($0 + needle.count)]) == needle }
-    }
 }

@@ -1,7 +1,7 @@
 import SuiteCore
 import Testing
 
-/// SuiteCore's README example as written (checked line by line by `readmeSnippetsAreCompiled` in DocumentsTests),
+/// SuiteCore's README example (compiled as written in Tests/ReadmeSnippetTests/SuiteCoreReadme.swift),
 /// and run.
 @Test("the SuiteCore README example compiles and delivers by type, by name and to a stream")
 func suiteCoreReadmeSnippet() async throws {

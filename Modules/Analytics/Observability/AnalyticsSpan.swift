@@ -25,7 +25,7 @@ public final class AnalyticsSpan: Span {
         var ended = false
     }
 
-    /// The service context of this span; its ``Tracing/ServiceContext/analyticsSpanContext`` holds the span's ids.
+    /// The service context of this span; its `Tracing/ServiceContext/analyticsSpanContext` holds the span's ids.
     public let context: ServiceContext
     /// The span's ids.
     public let spanContext: AnalyticsSpanContext

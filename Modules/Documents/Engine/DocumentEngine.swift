@@ -169,7 +169,9 @@ public protocol DocumentEngine: Sendable {
     /// - An empty commit writes nothing and returns the current ``lastSequence()`` with no documents.
     /// - A path must have an even number (≥ 2) of non-empty `/`-separated segments, or the commit throws
     ///   ``DocumentsError/Code-swift.struct/invalidPath`` (the store validates the rest with `DocumentPath`).
-    /// - Parameter commitTime: the commit's time in microseconds since the epoch (the store's clock decides).
+    /// - Parameters:
+    ///   - mutations: the commit's writes and checks, applied together or not at all.
+    ///   - commitTime: the commit's time in microseconds since the epoch (the store's clock decides).
     func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult
 
     /// Waits until the engine's background work (index flushes and merges, say) is done. A short-lived process — a

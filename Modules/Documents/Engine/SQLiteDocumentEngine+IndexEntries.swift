@@ -5,7 +5,7 @@ import Synchronization
 extension SQLiteDocumentEngine {
     /// Adds index entries to existing documents without changing their version or the change log. Atomic.
     ///
-    /// The new entries go into runs of their own, of at most ``IndexTuning/backfillChunk`` operations each (the first
+    /// The new entries go into runs of their own, of at most `IndexTuning/backfillChunk` operations each (the first
     /// together with the pending operations), so memory stays bounded however many entries come.
     public func addIndexEntries(_ entries: [String: [IndexEntry]]) async throws {
         _ = try await addIndexEntries(entries, chunkOperations: tuning.backfillChunk)

@@ -53,7 +53,7 @@ extension SQLiteDocumentEngine {
     }
 
     /// Entries of one index within bounds, in `(key, path)` order or reversed: the pending operations and every run
-    /// merged, in one read snapshot (through the engine's ``LogStructuredIndex``).
+    /// merged, in one read snapshot (through the engine's `LogStructuredIndex`).
     public func scan(_ scan: IndexScan) async throws -> [IndexHit] {
         try await index.scan(scan)
     }

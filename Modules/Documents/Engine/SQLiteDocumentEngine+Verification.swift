@@ -3,7 +3,7 @@ import GRDB
 extension SQLiteDocumentEngine {
     /// Compares each selected index with the documents' own entries (`changes.index_keys`) in one read snapshot; see
     /// ``DocumentEngine/verifyIndexes(_:maximumReported:progress:)``. Memory is bounded by
-    /// ``IndexTuning/verificationChunk`` entries: past it the documents are checked in partitions (by a hash of the
+    /// `IndexTuning/verificationChunk` entries: past it the documents are checked in partitions (by a hash of the
     /// path), each index streamed once per partition.
     public func verifyIndexes(
         _ selection: IndexSelection, maximumReported: Int, progress: IndexProgressHandler?
@@ -25,7 +25,7 @@ extension SQLiteDocumentEngine {
     /// Rebuilds each selected index from the documents' own entries in one write transaction; see
     /// ``DocumentEngine/rebuildIndexes(_:progress:)``. Every index: the runs and pending operations are replaced.
     /// Some: the pending operations are flushed first and the indexes' blocks removed from every run. The entries
-    /// are written in runs of at most ``IndexTuning/backfillChunk``, merged into one (streaming, a block per run).
+    /// are written in runs of at most `IndexTuning/backfillChunk`, merged into one (streaming, a block per run).
     public func rebuildIndexes(_ selection: IndexSelection, progress: IndexProgressHandler?) async throws
         -> IndexRebuild
     {

@@ -1,7 +1,7 @@
-/// The path of a field inside a document: `points`, `address.city`, or a quoted name such as `` `a.b`.c ``.
+/// The path of a field inside a document: `points`, `address.city`, or a quoted name such as \`a.b\`.c.
 ///
 /// In the dotted form a segment that contains anything but letters, digits and `_` (or starts with a digit) can be
-/// quoted with backticks; inside backticks, `` \` `` and `\\` escape a backtick and a backslash.
+/// quoted with backticks; inside backticks, a backslash escapes a backtick or another backslash.
 /// ```swift
 /// let city = try FieldPath("address.city")          // ["address", "city"]
 /// let dotted = try FieldPath("`a.b`.c")              // ["a.b", "c"]
@@ -51,7 +51,7 @@ public struct FieldPath: Hashable, Sendable, Comparable, CustomStringConvertible
         try FieldPath(segments: segments + [name])
     }
 
-    /// The dotted form, with backticks around names that are not simple identifiers: `` address.`zip-code` ``.
+    /// The dotted form, with backticks around names that are not simple identifiers: address.\`zip-code\`.
     ///
     /// Parsing it with ``init(_:)`` gives back the same path.
     public var canonicalString: String {

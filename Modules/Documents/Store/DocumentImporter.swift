@@ -21,7 +21,7 @@ import Synchronization
 /// - Costs count one write per document (operation kind `import`); `documents.changed` is published once per
 ///   chunk; listeners see the changes like any other commit's. Within a chunk, documents are written (and listed
 ///   in the change log) in path order; a repeated id keeps its last data.
-/// - While one chunk commits, the next one is prepared by the engine (``DocumentEngine/prepareCommit(_:)``) and the
+/// - While one chunk commits, the next one is prepared by the engine (`DocumentEngine/prepareCommit(_:)`) and the
 ///   one after is encoded; chunks commit one after the other, in order. A commit failure surfaces from a later
 ///   ``add(id:data:)`` or from ``finish()``, and every later call fails with it; the chunks after the failed one
 ///   are not committed.
@@ -298,6 +298,7 @@ extension DocumentStore {
     /// ``DocumentImporter/finish()``. See ``DocumentImporter`` for the semantics (chunks are atomic, the import is
     /// not).
     /// - Parameters:
+    ///   - collection: the collection the documents go into.
     ///   - chunkSize: documents per atomic commit (5,000 by default; larger chunks write faster, use more memory).
     ///   - maximumChunkBytes: bytes of bodies and index keys that close a chunk early (64 MiB by default).
     ///   - onCommit: called after each chunk commits, with the total number of documents committed so far.

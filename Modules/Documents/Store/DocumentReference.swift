@@ -54,7 +54,7 @@ public struct DocumentReference: Sendable, Hashable {
         try await write(.set(data, merge ? .all : .none), precondition: precondition)
     }
 
-    /// Replaces or merges plain data; see ``setData(_:merge:precondition:)-(…)``.
+    /// Replaces or merges plain data; see the `[String: FieldValue]` form of `setData(_:merge:precondition:)`.
     @_disfavoredOverload
     @discardableResult
     public func setData(_ data: DocumentData, merge: Bool = false, precondition: WritePrecondition = .none)

@@ -98,7 +98,7 @@ public final class DocumentStore: Sendable {
     ///   - engine: where documents live (``SQLiteDocumentEngine`` by default in `suite`).
     ///   - bus: receives `documents.changed` after every commit and `documents.cost` for billed operations (summed
     ///     over ``Options/costEventInterval``).
-    ///   - clock: stamps commits; inject a ``ManualWallClock`` in tests.
+    ///   - clock: stamps commits; inject a `ManualWallClock` in tests.
     ///   - limits: document size, nesting depth and batch size limits.
     ///   - logger: the module's logger.
     ///   - options: polling and flushing intervals.

@@ -53,7 +53,7 @@ public struct IndexDefinition: Sendable, Hashable, CustomStringConvertible {
 
         /// Parses `field`, `field:asc`, `field:desc` or `field:contains` (the command line's syntax; also
         /// `ascending`, `descending`, `array-contains`, in any case). Any other suffix is an error, so a misspelled
-        /// order never becomes part of the field name; a name containing `:` is quoted: `` `a:b`:desc ``.
+        /// order never becomes part of the field name; a name containing `:` is quoted: \`a:b\`:desc.
         public init(parsing text: String) throws {
             var name = Substring(text)
             var order = Order.ascending

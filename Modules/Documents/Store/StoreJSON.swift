@@ -113,7 +113,7 @@ extension FieldValue {
 
 extension QueryConvertible {
     /// Adds a filter written `<field> <op> <json value>`: `points >= 10`, `tags array-contains "coffee"`,
-    /// `status in ["a","b"]`, `` `a b` == 1 ``. Values are tagged JSON (``DocumentJSON``).
+    /// `status in ["a","b"]`, \`a b\` == 1. Values are tagged JSON (``DocumentJSON``).
     public func whereExpression(_ expression: String) throws -> Query {
         let text = expression.trimmingCharacters(in: .whitespaces)
         var rest = Substring(text)

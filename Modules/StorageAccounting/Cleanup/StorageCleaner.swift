@@ -12,7 +12,7 @@ public import SuiteCore
 
 /// Deletes files and their index rows by category, group, service, item or age — safely.
 ///
-/// ``plan(_:)`` is the dry run: what a selection holds and what deleting it would free, hard links accounted for
+/// ``plan(_:listing:)`` is the dry run: what a selection holds and what deleting it would free, hard links accounted for
 /// (an inode is freed only when all its links go). ``execute(_:)`` deletes: for each selected item, the file first,
 /// then (in batches) its row, so a crash in between leaves rows for missing files, which ``Reconciler`` repairs.
 ///

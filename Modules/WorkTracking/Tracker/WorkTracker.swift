@@ -2,7 +2,7 @@ public import Documents
 public import Foundation
 public import SuiteCore
 
-/// Work days on a ``Documents/DocumentStore``: the status flow, corrections with undo, and reports.
+/// Work days on a `Documents/DocumentStore`: the status flow, corrections with undo, and reports.
 ///
 /// Every change is one Documents transaction that reads the user's document and the day, checks the flow, and writes
 /// the day (`workInfo/{uid}/workHistory/{yyyy-MM-dd}`), the user's document (`workInfo/{uid}`: settings, the open
@@ -157,7 +157,9 @@ public final class WorkTracker: Sendable {
     /// of `date` (today by default), turning the time since its end into a break. A time before the day's last change,
     /// or more than a minute in the future, is refused.
     /// - Parameters:
-    ///   - at: when it happened (now by default).
+    ///   - action: the transition (`start`, `pause`, `resume`, `end`, `reopen`).
+    ///   - uid: the user whose day moves.
+    ///   - time: when it happened (now by default).
     ///   - date: the day, when it is not the open day or today.
     ///   - note: kept in the day's notes and the history entry.
     @discardableResult

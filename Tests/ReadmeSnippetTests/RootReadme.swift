@@ -1,6 +1,6 @@
 // swift-format-ignore-file
 // The root README's Swift snippets, verbatim (the formatter would rewrap them), compiled so they cannot drift.
-// `readmeSnippetsAreCompiled` in DocumentsTests checks that every README block appears here, line by line.
+// `readmeSnippetsAreCompiled` (ReadmeSnippetCheck.swift) checks that every README block appears here, line by line.
 import Documents
 import DocumentsPluginSupport
 import Logging  // for the log levels of the host services

@@ -101,11 +101,11 @@ let package = Package(
             name: "Documents", dependencies: ["SuiteCore", grdb, logging], path: "Modules/Documents",
             exclude: ["README.md"]),
         // HTTP for the library modules: the transport role and its URLSession transport (no SwiftNIO in an app's build).
-        .target(name: "SuiteHTTP", dependencies: ["SuiteCore"], path: "Modules/SuiteHTTP"),
+        .target(name: "SuiteHTTP", dependencies: ["SuiteCore"], path: "Modules/SuiteHTTP", exclude: ["README.md"]),
         // The AsyncHTTPClient transport, for servers and `suite`: a product of its own so that apps never build NIO.
         .target(
             name: "SuiteHTTPNIO", dependencies: ["SuiteHTTP", "SuiteCore", asyncHTTPClient, nioCore, nioHTTP1],
-            path: "Modules/SuiteHTTPNIO"),
+            path: "Modules/SuiteHTTPNIO", exclude: ["README.md"]),
         // zlib (in every Apple SDK; Debian's zlib1g-dev), for Analytics' gzip'd uploads.
         .systemLibrary(name: "CZlib", path: "Modules/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
@@ -318,7 +318,7 @@ let package = Package(
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
                 "Analytics", "AnalyticsPluginSupport", "StorageAccounting", "WorkTracking", "Sync", "SuiteServer",
-                "FirestoreProtocol", logging, metrics, tracing,
+                "FirestoreProtocol", "SuiteHTTP", "SuiteHTTPNIO", logging, metrics, tracing,
             ],
             path: "Tests/ReadmeSnippetTests"),
 

@@ -23,7 +23,7 @@ let bus = EventBus()
 let replica = DocumentStore(engine: try SQLiteDocumentEngine(path: directory + "/replica.sqlite"), bus: bus)
 let transport = try HTTPSyncTransport(baseURL: baseURL, token: token)
 let sync = try await SyncClient(store: replica, transport: transport)
-try await sync.write([["op": "update", "path": "users/ana", "transforms": ["points": ["increment": 1]]]])
+try await sync.write([["op": "set", "path": "users/ana", "merge": true, "transforms": ["points": ["increment": 1]]]])
 let local = try await replica.document("users/ana").getDocument()  // +1 at once, offline or not
 let pendingBefore = try await sync.pendingPaths()
 let (pushed, _) = try await sync.sync()  // push, then pull; offline: SyncError(.offline), nothing lost

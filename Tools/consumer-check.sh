@@ -59,6 +59,7 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM  # through the EXIT trap: servers stopped, temporary files removed
 
 log() { printf '== %s\n' "$*"; }
 problem() { printf 'consumer-check: %s\n' "$*" >&2; }

@@ -40,10 +40,11 @@ plugins: deps ## Build the runtime plugins (.so) that suite loads
 	@for p in $(PLUGIN_PRODUCTS); do $(SWIFT) build --product $$p || exit 1; done
 	@ls -1 $(BIN_DIR)/lib*.so
 
-test: build lint docs ## Everything CI runs: build, plugins, lint, docs, all tests (the console in Chromium, Google's Firestore client)
+test: build lint docs ## Everything CI runs: build, plugins, lint, docs, all tests (console in Chromium, Firestore client, one-module app packages)
 	SUITE_BIN_DIR=$(BIN_DIR) SWIFT=$(SWIFT) bash Tools/swift-test.sh
 	BIN_DIR=$(BIN_DIR) bash Tools/console-test.sh
 	SUITE_BIN_DIR=$(BIN_DIR) bash Tools/firestore-client-test.sh
+	SUITE_BIN_DIR=$(BIN_DIR) SWIFT=$(SWIFT) bash Tools/consumer-check.sh
 
 run: build ## Build everything, then serve the documents on http://127.0.0.1:8080 (embedded default; Ctrl-C stops)
 	@$(BIN_DIR)/suite status

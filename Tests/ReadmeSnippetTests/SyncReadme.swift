@@ -9,7 +9,7 @@ func syncReadme() async throws {
     let replica = DocumentStore(engine: try SQLiteDocumentEngine(path: "replica.sqlite"), bus: EventBus())
     let transport = try HTTPSyncTransport(baseURL: "http://127.0.0.1:8080", token: "suite_…")
     let sync = try await SyncClient(store: replica, transport: transport)
-    try await replica.document("users/ana").updateData(["points": .increment(1)])  // recorded in the outbox
+    try await replica.document("users/ana").setData(["points": .increment(1)], merge: true)  // recorded in the outbox
     let ana = try await replica.document("users/ana").getDocument()  // +1 at once, offline or not
     try await sync.sync()  // push, then pull; offline: SyncError(.offline), nothing lost
     try await transport.shutdown()

@@ -38,6 +38,9 @@ check(try await sync.pendingPaths().isEmpty, "writes still pending after sync()"
 let synced = try await replica.document("users/ana").getDocument()
 check(try synced.get("points", as: Int.self) == 1, "after sync the replica reads \(synced)")
 check(!synced.metadata.hasPendingWrites, "users/ana still has pending writes after sync()")
+// Firestore's isFromCache: the first read came before the server confirmed anything; after a pull it has.
+check(local.metadata.isFromCache, "the read before any sync is not marked isFromCache")
+check(!synced.metadata.isFromCache && !replica.isFromCache, "after sync() the replica still says isFromCache")
 try await transport.shutdown()
 await replica.close()
 print("SyncConsumer: ok (users/ana written locally, pushed 1)")

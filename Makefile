@@ -18,7 +18,8 @@ PORTABLE_MODULES = \
 	Modules/StorageAccounting \
 	Modules/WorkTracking
 # The library modules with a DocC catalog (Modules/<M>/<M>.docc): `make docs` builds them, `make test` too.
-DOC_TARGETS = SuiteCore SuiteHTTP SuitePluginKit Documents Cache Sync Analytics StorageAccounting WorkTracking
+DOC_TARGETS = SuiteCore SuiteHTTP SuiteHTTPNIO SuitePluginKit Documents DocumentsPluginSupport Cache CachePluginSupport Sync \
+	Analytics AnalyticsPluginSupport AnalyticsTestSupport StorageAccounting WorkTracking
 PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlugin RedisCache AnalyticsPrometheus \
 	PostgresDocuments
 

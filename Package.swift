@@ -153,7 +153,9 @@ let package = Package(
             ],
             path: "Modules/FirestoreProtocol", exclude: ["README.md", "Protos"]),
         // The in-memory engine for the tests of code that logs analytics.
-        .target(name: "AnalyticsTestSupport", dependencies: ["Analytics"], path: "Modules/AnalyticsTestSupport"),
+        .target(
+            name: "AnalyticsTestSupport", dependencies: ["Analytics"], path: "Modules/AnalyticsTestSupport",
+            exclude: ["README.md"]),
         .target(
             name: "AnalyticsPluginSupport",
             dependencies: ["Analytics", "SuitePluginKit", "SuiteCore"],
@@ -318,7 +320,7 @@ let package = Package(
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
                 "Analytics", "AnalyticsPluginSupport", "StorageAccounting", "WorkTracking", "Sync", "SuiteServer",
-                "FirestoreProtocol", "SuiteHTTP", "SuiteHTTPNIO", logging, metrics, tracing,
+                "FirestoreProtocol", "SuiteHTTP", "SuiteHTTPNIO", "AnalyticsTestSupport", logging, metrics, tracing,
             ],
             path: "Tests/ReadmeSnippetTests"),
 

@@ -2,7 +2,7 @@ public import Analytics
 import Foundation
 public import SuitePluginKit
 
-/// The `analytics` engine kind: an ``Analytics/AnalyticsEngine`` in a plugin. One operation, `deliver`, with JSON
+/// The `analytics` engine kind: an `AnalyticsEngine` in a plugin. One operation, `deliver`, with JSON
 /// payloads a C author can read and write with any JSON library:
 ///
 /// ```json
@@ -16,15 +16,15 @@ public import SuitePluginKit
 /// with backoff; a failure response retries the whole batch. Records arrive in logging order and may arrive twice
 /// (after a crash or a failed batch): deduplicate by `id`.
 public enum AnalyticsEngineKind: PluginEngineKind {
-    /// `"analytics"` (``SuitePluginKit/EngineKind/analytics``).
+    /// `"analytics"` (`EngineKind/analytics`).
     public static let name = EngineKind.analytics
 
-    /// The ``Analytics/AnalyticsError`` of the same code (an unknown code name is kept as is).
+    /// The `AnalyticsError` of the same code (an unknown code name is kept as is).
     public static func error(for failure: PluginFailure) -> any Error {
         AnalyticsError(AnalyticsError.Code(named: failure.code), failure.message, hint: failure.hint)
     }
 
-    /// An ``Analytics/AnalyticsError`` keeps its code; any other error becomes `delivery` with its description.
+    /// An `AnalyticsError` keeps its code; any other error becomes `delivery` with its description.
     public static func failure(for error: any Error) -> PluginFailure {
         let analyticsError =
             error as? AnalyticsError ?? AnalyticsError(.delivery, "\(error)", underlying: error)
@@ -32,7 +32,7 @@ public enum AnalyticsEngineKind: PluginEngineKind {
             code: analyticsError.code.description, analyticsError.message, hint: analyticsError.hint)
     }
 
-    /// A `delivery` ``Analytics/AnalyticsError`` whose `underlying` is the ``SuitePluginKit/PluginError``: the batch
+    /// A `delivery` `AnalyticsError` whose `underlying` is the `PluginError`: the batch
     /// is retried.
     public static func error(forCallFailure error: PluginError) -> any Error {
         AnalyticsError(.delivery, "analytics engine plugin: \(error.message)", hint: error.hint, underlying: error)
@@ -51,7 +51,7 @@ public enum AnalyticsEngineKind: PluginEngineKind {
         /// A request delivering `records`.
         public init(_ records: [AnalyticsRecord]) { batch = records.map(Record.init) }
 
-        /// A record as it crosses the boundary: ``Analytics/AnalyticsRecord`` with the timestamp in RFC 3339.
+        /// A record as it crosses the boundary: `AnalyticsRecord` with the timestamp in RFC 3339.
         public struct Record: Codable, Sendable, Hashable {
             /// The record's UUID v7, lowercase; the idempotency key.
             public var id: String

@@ -2,7 +2,7 @@ public import Analytics
 public import SuiteCore
 public import SuitePluginKit
 
-/// A plugin's `analytics` engine, seen by the host as an ordinary ``Analytics/AnalyticsEngine``: each batch is one
+/// A plugin's `analytics` engine, seen by the host as an ordinary `AnalyticsEngine`: each batch is one
 /// `deliver` call through the C ABI (``AnalyticsEngineKind``).
 ///
 /// ```swift
@@ -12,7 +12,7 @@ public import SuitePluginKit
 /// let analytics = try AnalyticsManager(engine: engine, queue: queue)
 /// ```
 ///
-/// A failure inside the plugin comes back as the ``Analytics/AnalyticsError`` of the same code; a failed or timed-out
+/// A failure inside the plugin comes back as the `AnalyticsError` of the same code; a failed or timed-out
 /// call is a `delivery` error, and the manager retries the batch.
 public struct PluginAnalyticsEngine: AnalyticsEngine {
     private let engine: PluginEngine<AnalyticsEngineKind>
@@ -20,7 +20,7 @@ public struct PluginAnalyticsEngine: AnalyticsEngine {
     /// The plugin engine behind this adapter.
     public var handle: PluginEngineHandle { engine.handle }
 
-    /// Wraps a plugin engine of kind ``SuitePluginKit/EngineKind/analytics``.
+    /// Wraps a plugin engine of kind `EngineKind/analytics`.
     public init(handle: PluginEngineHandle) {
         engine = PluginEngine(handle: handle)
     }
@@ -31,7 +31,7 @@ public struct PluginAnalyticsEngine: AnalyticsEngine {
 }
 
 extension ExportedEngine {
-    /// An analytics engine: any ``Analytics/AnalyticsEngine`` made from the configured options (and the host's
+    /// An analytics engine: any `AnalyticsEngine` made from the configured options (and the host's
     /// services), served as the `analytics` kind.
     ///
     /// ```swift

@@ -1,13 +1,13 @@
 import Cache
 public import SuitePluginKit
 
-/// The `cache` engine kind: a ``CacheStore`` in a plugin. Binary payloads (``CacheStoreWire``), one request type for
-/// every operation (``CacheStoreRequest``); a ``CacheError`` crosses the boundary with its code, message and hint.
+/// The `cache` engine kind: a `CacheStore` in a plugin. Binary payloads (``CacheStoreWire``), one request type for
+/// every operation (``CacheStoreRequest``); a `CacheError` crosses the boundary with its code, message and hint.
 public enum CacheEngineKind: PluginEngineKind {
-    /// `"cache"` (``EngineKind/cache``).
+    /// `"cache"` (`EngineKind/cache`).
     public static let name = EngineKind.cache
 
-    /// The ``CacheError`` of the same code (an unknown code name is kept as is).
+    /// The `CacheError` of the same code (an unknown code name is kept as is).
     public static func error(for failure: PluginFailure) -> any Error {
         cacheError(for: failure)
     }
@@ -16,13 +16,13 @@ public enum CacheEngineKind: PluginEngineKind {
         CacheError(CacheError.Code(named: failure.code), failure.message, hint: failure.hint)
     }
 
-    /// A ``CacheError`` keeps its code; any other error becomes `storage` with its description.
+    /// A `CacheError` keeps its code; any other error becomes `storage` with its description.
     public static func failure(for error: any Error) -> PluginFailure {
         let cacheError = error as? CacheError ?? CacheError(.storage, "\(error)", underlying: error)
         return PluginFailure(code: cacheError.code.description, cacheError.message, hint: cacheError.hint)
     }
 
-    /// A `storage` ``CacheError`` whose `underlying` is the ``PluginError`` (a timeout included).
+    /// A `storage` `CacheError` whose `underlying` is the `PluginError` (a timeout included).
     public static func error(forCallFailure error: PluginError) -> any Error {
         CacheError(
             .storage, "cache engine plugin: \(error.message)",
@@ -62,7 +62,7 @@ extension CacheStoreRequest: PluginEngineRequest {
     /// ``CacheStoreWire/encode(_:)-(CacheStoreResponse)``.
     public static func encode(response: CacheStoreResponse) -> [UInt8] { CacheStoreWire.encode(response) }
 
-    /// The response, checked against this request's operation; a failure response is thrown as its ``CacheError``.
+    /// The response, checked against this request's operation; a failure response is thrown as its `CacheError`.
     public func decodeResponse(from bytes: UnsafeRawBufferPointer) throws -> CacheStoreResponse {
         let response = try CacheStoreWire.decodeResponse(to: self, from: bytes)
         if case .failure(let error) = response { throw error }

@@ -1,27 +1,27 @@
 public import Cache
 
-/// One call of a ``CacheStore`` requirement as it crosses the plugin ABI: the host encodes it, the plugin decodes it
+/// One call of a `CacheStore` requirement as it crosses the plugin ABI: the host encodes it, the plugin decodes it
 /// and runs it on its store.
 public enum CacheStoreRequest: Sendable, Hashable {
-    /// ``CacheStore/entry(forKey:now:)``.
+    /// `CacheStore/entry(forKey:now:)`.
     case get(key: String, now: Int64)
-    /// ``CacheStore/store(_:)``.
+    /// `CacheStore/store(_:)`.
     case store(CacheEntry)
-    /// ``CacheStore/removeEntry(forKey:)``.
+    /// `CacheStore/removeEntry(forKey:)`.
     case remove(key: String)
-    /// ``CacheStore/removeEntries(withPrefix:)``.
+    /// `CacheStore/removeEntries(withPrefix:)`.
     case removePrefix(String)
-    /// ``CacheStore/removeEntries(taggedWith:)``.
+    /// `CacheStore/removeEntries(taggedWith:)`.
     case removeTag(String)
-    /// ``CacheStore/removeExpired(now:)``.
+    /// `CacheStore/removeExpired(now:)`.
     case removeExpired(now: Int64)
-    /// ``CacheStore/removeAll()``.
+    /// `CacheStore/removeAll()`.
     case removeAll
-    /// ``CacheStore/summaries(after:limit:)``.
+    /// `CacheStore/summaries(after:limit:)`.
     case summaries(after: String?, limit: Int)
-    /// ``CacheStore/statistics()``.
+    /// `CacheStore/statistics()`.
     case statistics
-    /// ``CacheStore/close()``.
+    /// `CacheStore/close()`.
     case close
 
     /// The operation this request is sent as.
@@ -41,7 +41,7 @@ public enum CacheStoreRequest: Sendable, Hashable {
     }
 
     /// Runs the request on `store` and returns its outcome. Any error becomes a ``CacheStoreResponse/failure(_:)``
-    /// (a ``CacheError`` keeps its code; another error becomes `.storage`), so the caller always gets a response.
+    /// (a `CacheError` keeps its code; another error becomes `.storage`), so the caller always gets a response.
     public func run(on store: some CacheStore) async -> CacheStoreResponse {
         do {
             switch self {

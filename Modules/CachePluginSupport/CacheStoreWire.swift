@@ -6,7 +6,7 @@ import SuitePluginKit
 /// for plugins written in C.
 ///
 /// Decoding never trusts its input: truncated messages, bad tags, forged counts and trailing bytes are refused with
-/// ``CacheError/Code/storage`` naming the operation, never a trap.
+/// `CacheError/Code/storage` naming the operation, never a trap.
 public enum CacheStoreWire {
     // MARK: - Requests
 
@@ -40,7 +40,7 @@ public enum CacheStoreWire {
     }
 
     /// Decodes the payload of a request sent as `operation`.
-    /// - Throws: ``CacheError`` `.storage` when the bytes are not a well-formed request of that operation.
+    /// - Throws: `CacheError` `.storage` when the bytes are not a well-formed request of that operation.
     public static func decodeRequest(_ operation: CacheStoreOperation, from bytes: [UInt8]) throws -> CacheStoreRequest
     {
         try bytes.withUnsafeBytes { try decodeRequest(operation, from: $0) }
@@ -135,7 +135,7 @@ public enum CacheStoreWire {
 
     /// Decodes the response to `request`, checking that it has the shape the request's operation returns (or is a
     /// failure); a hit becomes an entry under the request's key.
-    /// - Throws: ``CacheError`` `.storage` when the bytes are malformed or do not answer the operation.
+    /// - Throws: `CacheError` `.storage` when the bytes are malformed or do not answer the operation.
     public static func decodeResponse(to request: CacheStoreRequest, from bytes: UnsafeRawBufferPointer) throws
         -> CacheStoreResponse
     {

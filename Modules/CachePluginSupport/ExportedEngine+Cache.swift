@@ -3,7 +3,7 @@ public import SuiteCore
 public import SuitePluginKit
 
 extension ExportedEngine {
-    /// A cache storage engine: any ``CacheStore`` made from the configured options, served as the `cache` kind
+    /// A cache storage engine: any `CacheStore` made from the configured options, served as the `cache` kind
     /// (``CacheEngineKind``) with the ``CacheStoreWire`` payloads.
     ///
     /// ```swift
@@ -13,7 +13,7 @@ extension ExportedEngine {
     /// @_cdecl("suite_plugin_v1") public func suitePluginV1() -> UnsafeRawPointer { plugin.descriptor }
     /// ```
     ///
-    /// The host may call a cache engine concurrently; each call runs in its own task (every ``CacheStore`` is
+    /// The host may call a cache engine concurrently; each call runs in its own task (every `CacheStore` is
     /// `Sendable` and built for it).
     public static func cache(
         _ name: String, make: @escaping @Sendable (JSONValue) throws -> any CacheStore
@@ -34,7 +34,7 @@ extension ExportedEngine {
 
 extension PluginRequestHandler where Kind == CacheEngineKind {
     /// Serves every `cache` operation with `store`. Anything the store throws travels back as a failure response
-    /// (status OK, tag 0), so the host rebuilds the same ``CacheError``.
+    /// (status OK, tag 0), so the host rebuilds the same `CacheError`.
     public static func cache(serving store: any CacheStore) -> PluginRequestHandler {
         PluginRequestHandler().on(CacheStoreRequest.self) { request in await request.run(on: store) }
     }

@@ -4,7 +4,7 @@ public import SuiteCore
 public import SuitePluginKit
 import Synchronization
 
-/// A plugin's `cache` engine, seen by the host as an ordinary ``CacheStore``: each requirement is one call through
+/// A plugin's `cache` engine, seen by the host as an ordinary `CacheStore`: each requirement is one call through
 /// the C ABI with a ``CacheStoreWire`` payload (a lookup is one small binary request and one binary answer, no JSON).
 ///
 /// ```swift
@@ -15,9 +15,9 @@ import Synchronization
 /// let hit = try await store.entry(forKey: "greeting")
 /// ```
 ///
-/// Errors: a ``CacheError`` thrown (or, from C, sent) inside the plugin comes back with the same code, message and
+/// Errors: a `CacheError` thrown (or, from C, sent) inside the plugin comes back with the same code, message and
 /// hint. A failure of the call itself (unsupported operation, malformed request or response, a timeout) becomes a
-/// `.storage` ``CacheError`` whose `underlying`, when there is one, is the ``PluginError``. Calls may run
+/// `.storage` `CacheError` whose `underlying`, when there is one, is the `PluginError`. Calls may run
 /// concurrently. After ``close()``, every call fails with `.storage`.
 public struct PluginCacheStore: CacheStore {
     private let engine: PluginEngine<CacheEngineKind>
@@ -26,7 +26,7 @@ public struct PluginCacheStore: CacheStore {
     /// The plugin engine behind this adapter.
     public var handle: PluginEngineHandle { engine.handle }
 
-    /// Wraps a plugin engine of kind ``EngineKind/cache``.
+    /// Wraps a plugin engine of kind `EngineKind/cache`.
     public init(handle: PluginEngineHandle) {
         self.engine = PluginEngine(handle: handle)
         self.state = ClosedFlag()
@@ -34,7 +34,7 @@ public struct PluginCacheStore: CacheStore {
 
     /// Creates the `cache` engine `name` of `plugin` with `options`; see
     /// `LoadedPlugin.makeEngine(kind:name:options:services:callTimeout:logger:)` for the other parameters.
-    /// - Throws: ``PluginError`` when the plugin has no such engine or refuses the options (e.g. the Redis plugin
+    /// - Throws: `PluginError` when the plugin has no such engine or refuses the options (e.g. the Redis plugin
     ///   when its server cannot be reached; the message names the plugin's reason).
     public init(
         plugin: LoadedPlugin, name: String, options: JSONValue = .object([:]),

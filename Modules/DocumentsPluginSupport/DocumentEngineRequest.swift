@@ -1,48 +1,48 @@
 public import Documents
 import Synchronization
 
-/// One call of a ``DocumentEngine`` requirement, as it crosses the plugin ABI: the host encodes it, the plugin decodes
+/// One call of a `DocumentEngine` requirement, as it crosses the plugin ABI: the host encodes it, the plugin decodes
 /// it and runs it on its engine.
 public enum DocumentEngineRequest: Sendable, Hashable {
-    /// ``DocumentEngine/commit(_:commitTime:)``.
+    /// `DocumentEngine/commit(_:commitTime:)`.
     case commit([DocumentMutation], commitTime: Int64)
-    /// ``DocumentEngine/documents(at:)``.
+    /// `DocumentEngine/documents(at:)`.
     case get([String])
-    /// ``DocumentEngine/scan(_:)``.
+    /// `DocumentEngine/scan(_:)`.
     case scan(IndexScan)
-    /// ``DocumentEngine/documents(inCollection:after:limit:)``.
+    /// `DocumentEngine/documents(inCollection:after:limit:)`.
     case list(collection: String, after: String?, limit: Int?)
-    /// ``DocumentEngine/documents(inCollectionGroup:after:limit:)``.
+    /// `DocumentEngine/documents(inCollectionGroup:after:limit:)`.
     case listGroup(collectionID: String, after: String?, limit: Int?)
-    /// ``DocumentEngine/changes(after:limit:)``.
+    /// `DocumentEngine/changes(after:limit:)`.
     case changes(after: Int64, limit: Int)
-    /// ``DocumentEngine/lastSequence()``.
+    /// `DocumentEngine/lastSequence()`.
     case lastSequence
-    /// ``DocumentEngine/addIndexEntries(_:)``.
+    /// `DocumentEngine/addIndexEntries(_:)`.
     case addIndexEntries([String: [IndexEntry]])
-    /// ``DocumentEngine/removeIndex(_:)``.
+    /// `DocumentEngine/removeIndex(_:)`.
     case removeIndex(String)
-    /// ``DocumentEngine/metadata(forKey:)``.
+    /// `DocumentEngine/metadata(forKey:)`.
     case metadata(key: String)
-    /// ``DocumentEngine/setMetadata(_:forKey:)``.
+    /// `DocumentEngine/setMetadata(_:forKey:)`.
     case setMetadata([UInt8]?, key: String)
-    /// ``DocumentEngine/waitForChanges(after:timeout:)``, the timeout in microseconds.
+    /// `DocumentEngine/waitForChanges(after:timeout:)`, the timeout in microseconds.
     case waitForChanges(after: Int64, timeoutMicroseconds: Int64)
     /// Sets `key` to `new` (`nil` removes it) if its value is `expected` (`nil`: absent), atomically.
     case compareAndSetMetadata(key: String, expected: [UInt8]?, new: [UInt8]?)
-    /// ``DocumentEngine/shutdown()``.
+    /// `DocumentEngine/shutdown()`.
     case shutdown
-    /// ``DocumentEngine/scanReadingDocuments(_:)``.
+    /// `DocumentEngine/scanReadingDocuments(_:)`.
     case scanDocuments(IndexScan)
-    /// ``DocumentEngine/collectionIDs(under:)``.
+    /// `DocumentEngine/collectionIDs(under:)`.
     case collectionIDs(parent: String?)
-    /// ``DocumentEngine/changeLogStatus()``.
+    /// `DocumentEngine/changeLogStatus()`.
     case changeLogStatus
     /// The engine's index names (see ``DocumentEngineOperation/indexNames``).
     case indexNames
-    /// ``DocumentEngine/verifyIndexes(_:maximumReported:progress:)`` of the indexes `names` (`nil`: every index).
+    /// `DocumentEngine/verifyIndexes(_:maximumReported:progress:)` of the indexes `names` (`nil`: every index).
     case verifyIndexes(names: [String]?, maximumReported: Int)
-    /// ``DocumentEngine/rebuildIndexes(_:progress:)`` of the indexes `names` (`nil`: every index).
+    /// `DocumentEngine/rebuildIndexes(_:progress:)` of the indexes `names` (`nil`: every index).
     case rebuildIndexes(names: [String]?)
     /// Prepares the commit of `mutations` ahead of its write; answered with a handle (``DocumentEngineResponse/prepared(_:)``).
     case prepareCommit([DocumentMutation])
@@ -78,7 +78,7 @@ public enum DocumentEngineRequest: Sendable, Hashable {
     }
 
     /// Runs the request on `engine` and returns its outcome. Any error becomes a ``DocumentEngineResponse/failure(_:)``
-    /// (a ``DocumentsError`` keeps its code; another error becomes `.storage`), so the caller always gets a response.
+    /// (a `DocumentsError` keeps its code; another error becomes `.storage`), so the caller always gets a response.
     public func run(on engine: some DocumentEngine) async -> DocumentEngineResponse {
         await run(on: engine, prepared: nil)
     }
@@ -165,7 +165,7 @@ extension DocumentEngineRequest {
     private struct Mismatch: Error {}
 
     /// Sets `key` to `new` if its value is `expected`, through the engine's own atomic
-    /// ``DocumentEngine/updateMetadata(forKey:_:)``.
+    /// `DocumentEngine/updateMetadata(forKey:_:)`.
     static func compareAndSet(_ key: String, expected: [UInt8]?, new: [UInt8]?, on engine: some DocumentEngine)
         async throws -> Bool
     {

@@ -44,7 +44,7 @@ import SuitePluginKit
 ///
 /// ## Responses: `u8` tag, then the value
 ///
-/// `0` failure: `string` code name (``DocumentsError/Code-swift.struct/description``), `string` message,
+/// `0` failure: `string` code name (`DocumentsError/Code-swift.struct/description`), `string` message,
 /// `string?` hint · `1` commit: `i64` sequence, `[document?]` · `2` documents: `[document?]` · `3` hits:
 /// `[bytes key, string path]` · `4` listed: `[document]` · `5` changes: `[i64 sequence, string path, document?]` ·
 /// `6` sequence: `i64` · `7` metadata: `bytes?` · `8` done: nothing · `9` flag: `bool` ·
@@ -54,7 +54,7 @@ import SuitePluginKit
 /// `i64` entries · `15` prepared: `i64` handle.
 ///
 /// Decoding never trusts its input: truncated messages, bad tags, forged counts and trailing bytes are refused with
-/// ``DocumentsError/Code-swift.struct/corrupted``, never a trap.
+/// `DocumentsError/Code-swift.struct/corrupted`, never a trap.
 public enum DocumentEngineWire {
     // MARK: - Requests
 
@@ -127,7 +127,7 @@ public enum DocumentEngineWire {
     }
 
     /// Decodes the payload of a request sent as `operation`.
-    /// - Throws: ``DocumentsError`` `.corrupted` when the bytes are not a well-formed request of that operation.
+    /// - Throws: `DocumentsError` `.corrupted` when the bytes are not a well-formed request of that operation.
     public static func decodeRequest(_ operation: DocumentEngineOperation, from bytes: [UInt8]) throws
         -> DocumentEngineRequest
     {
@@ -321,7 +321,7 @@ public enum DocumentEngineWire {
     }
 
     /// Decodes a response, checking that it has the shape `operation` returns (or is a failure).
-    /// - Throws: ``DocumentsError`` `.corrupted` when the bytes are malformed or do not answer `operation`.
+    /// - Throws: `DocumentsError` `.corrupted` when the bytes are malformed or do not answer `operation`.
     public static func decodeResponse(_ operation: DocumentEngineOperation, from bytes: [UInt8]) throws
         -> DocumentEngineResponse
     {

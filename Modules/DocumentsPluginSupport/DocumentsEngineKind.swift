@@ -1,14 +1,14 @@
 import Documents
 public import SuitePluginKit
 
-/// The `documents` engine kind: a ``DocumentEngine`` in a plugin. Binary payloads (``DocumentEngineWire``), one
-/// request type for every operation (``DocumentEngineRequest``); a ``DocumentsError`` crosses the boundary with its
+/// The `documents` engine kind: a `DocumentEngine` in a plugin. Binary payloads (``DocumentEngineWire``), one
+/// request type for every operation (``DocumentEngineRequest``); a `DocumentsError` crosses the boundary with its
 /// code, message and hint.
 public enum DocumentsEngineKind: PluginEngineKind {
-    /// `"documents"` (``EngineKind/documents``).
+    /// `"documents"` (`EngineKind/documents`).
     public static let name = EngineKind.documents
 
-    /// The ``DocumentsError`` of the same code (an unknown code name is kept as is).
+    /// The `DocumentsError` of the same code (an unknown code name is kept as is).
     public static func error(for failure: PluginFailure) -> any Error {
         documentsError(for: failure)
     }
@@ -17,7 +17,7 @@ public enum DocumentsEngineKind: PluginEngineKind {
         DocumentsError(DocumentsError.Code(named: failure.code), failure.message, hint: failure.hint)
     }
 
-    /// A ``DocumentsError`` keeps its code; any other error becomes `storage` with its description.
+    /// A `DocumentsError` keeps its code; any other error becomes `storage` with its description.
     public static func failure(for error: any Error) -> PluginFailure {
         let documentsError =
             error as? DocumentsError ?? DocumentsError(.storage, "\(error)", underlying: error)
@@ -25,7 +25,7 @@ public enum DocumentsEngineKind: PluginEngineKind {
             code: documentsError.code.description, documentsError.message, hint: documentsError.hint)
     }
 
-    /// A `storage` ``DocumentsError`` whose `underlying` is the ``PluginError`` (a timeout included).
+    /// A `storage` `DocumentsError` whose `underlying` is the `PluginError` (a timeout included).
     public static func error(forCallFailure error: PluginError) -> any Error {
         DocumentsError(
             .storage, "documents engine plugin: \(error.message)",
@@ -61,7 +61,7 @@ extension DocumentEngineRequest: PluginEngineRequest {
     public static func encode(response: DocumentEngineResponse) -> [UInt8] { DocumentEngineWire.encode(response) }
 
     /// The response, checked against this request's operation; a failure response is thrown as its
-    /// ``DocumentsError``.
+    /// `DocumentsError`.
     public func decodeResponse(from bytes: UnsafeRawBufferPointer) throws -> DocumentEngineResponse {
         let response = try DocumentEngineWire.decodeResponse(operation, from: bytes)
         if case .failure(let error) = response { throw error }

@@ -3,7 +3,7 @@ public import SuiteCore
 public import SuitePluginKit
 
 extension ExportedEngine {
-    /// A Documents storage engine: an ordinary ``DocumentEngine`` made from the configured options, served as the
+    /// A Documents storage engine: an ordinary `DocumentEngine` made from the configured options, served as the
     /// `documents` kind (``DocumentsEngineKind``) with the ``DocumentEngineWire`` payloads.
     ///
     /// ```swift
@@ -13,7 +13,7 @@ extension ExportedEngine {
     /// ```
     ///
     /// The host may call a documents engine concurrently; each call runs in its own task, so the engine must be safe
-    /// for concurrent use (every ``DocumentEngine`` is `Sendable` and built for it).
+    /// for concurrent use (every `DocumentEngine` is `Sendable` and built for it).
     public static func documents(
         _ name: String, make: @escaping @Sendable (JSONValue) throws -> any DocumentEngine
     ) -> ExportedEngine {
@@ -33,7 +33,7 @@ extension ExportedEngine {
 
 extension PluginRequestHandler where Kind == DocumentsEngineKind {
     /// Serves every `documents` operation with `engine`. Anything the engine throws travels back as a failure
-    /// response (status OK, tag 0), so the host rebuilds the same ``DocumentsError``.
+    /// response (status OK, tag 0), so the host rebuilds the same `DocumentsError`.
     public static func documents(serving engine: any DocumentEngine) -> PluginRequestHandler {
         let prepared = PreparedCommits()
         return PluginRequestHandler().on(DocumentEngineRequest.self) { request in
@@ -42,10 +42,10 @@ extension PluginRequestHandler where Kind == DocumentsEngineKind {
     }
 }
 
-/// Serves the `documents` kind's operations with an ordinary ``DocumentEngine``.
+/// Serves the `documents` kind's operations with an ordinary `DocumentEngine`.
 ///
 /// An unknown operation answers `SUITE_STATUS_UNSUPPORTED` and a malformed request `SUITE_STATUS_INVALID`; anything the
-/// engine throws travels back as a failure response (status OK), so the host rebuilds the same ``DocumentsError``.
+/// engine throws travels back as a failure response (status OK), so the host rebuilds the same `DocumentsError`.
 public struct DocumentOperationHandler: PluginOperationHandler {
     /// The engine requests run on.
     public let engine: any DocumentEngine

@@ -3,7 +3,7 @@ public import Logging
 public import SuiteCore
 public import SuitePluginKit
 
-/// A plugin's `documents` engine, seen by the host as an ordinary ``DocumentEngine``: each requirement is one call
+/// A plugin's `documents` engine, seen by the host as an ordinary `DocumentEngine`: each requirement is one call
 /// through the C ABI with a ``DocumentEngineWire`` payload.
 ///
 /// ```swift
@@ -12,10 +12,10 @@ public import SuitePluginKit
 /// let result = try await engine.commit(mutations, commitTime: now)
 /// ```
 ///
-/// Errors: a ``DocumentsError`` thrown inside the plugin comes back with the same code, message and hint (its
+/// Errors: a `DocumentsError` thrown inside the plugin comes back with the same code, message and hint (its
 /// `underlying` error stays behind). A failure of the call itself (unsupported operation, malformed request, a
-/// plugin that does not answer in the wire format, a timeout) becomes a `.storage` or `.corrupted` ``DocumentsError``
-/// whose `underlying`, when there is one, is the ``PluginError`` (code `timedOut` for a timeout). Calls may run
+/// plugin that does not answer in the wire format, a timeout) becomes a `.storage` or `.corrupted` `DocumentsError`
+/// whose `underlying`, when there is one, is the `PluginError` (code `timedOut` for a timeout). Calls may run
 /// concurrently.
 public struct PluginDocumentEngine: DocumentEngine {
     private let engine: PluginEngine<DocumentsEngineKind>
@@ -25,14 +25,14 @@ public struct PluginDocumentEngine: DocumentEngine {
     /// The plugin engine behind this adapter.
     public var handle: PluginEngineHandle { engine.handle }
 
-    /// Wraps a plugin engine of kind ``EngineKind/documents``.
+    /// Wraps a plugin engine of kind `EngineKind/documents`.
     public init(handle: PluginEngineHandle) {
         self.engine = PluginEngine(handle: handle)
     }
 
     /// Creates the `documents` engine `name` of `plugin` with `options`; see
     /// `LoadedPlugin.makeEngine(kind:name:options:services:callTimeout:logger:)` for the other parameters.
-    /// - Throws: ``PluginError`` when the plugin has no such engine or refuses the options.
+    /// - Throws: `PluginError` when the plugin has no such engine or refuses the options.
     public init(
         plugin: LoadedPlugin, name: String, options: JSONValue = .object([:]),
         services: PluginHostServices = .discarding, callTimeout: Duration = PluginEngineHandle.defaultCallTimeout,
@@ -43,7 +43,7 @@ public struct PluginDocumentEngine: DocumentEngine {
             logger: logger)
     }
 
-    /// Sends `request` and returns the successful response, throwing a failure as its ``DocumentsError``.
+    /// Sends `request` and returns the successful response, throwing a failure as its `DocumentsError`.
     func send(_ request: DocumentEngineRequest) async throws -> DocumentEngineResponse {
         try await engine.send(request)
     }
@@ -185,9 +185,9 @@ public struct PluginDocumentEngine: DocumentEngine {
         return status
     }
 
-    /// Verifies in one call (progress is reported once, at the end). A selection other than ``IndexSelection/all``
-    /// or ``IndexSelection/named(_:)`` is applied here to the plugin's index names, which costs one more call.
-    /// - Throws: ``DocumentsError/Code-swift.struct/unsupported`` when the plugin or its engine cannot verify.
+    /// Verifies in one call (progress is reported once, at the end). A selection other than `IndexSelection/all`
+    /// or `IndexSelection/named(_:)` is applied here to the plugin's index names, which costs one more call.
+    /// - Throws: `DocumentsError/Code-swift.struct/unsupported` when the plugin or its engine cannot verify.
     public func verifyIndexes(
         _ selection: IndexSelection, maximumReported: Int, progress: IndexProgressHandler?
     ) async throws -> IndexVerification {
@@ -202,7 +202,7 @@ public struct PluginDocumentEngine: DocumentEngine {
 
     /// Rebuilds in one call (progress is reported once, at the end); the selection as for
     /// ``verifyIndexes(_:maximumReported:progress:)``.
-    /// - Throws: ``DocumentsError/Code-swift.struct/unsupported`` when the plugin or its engine cannot rebuild.
+    /// - Throws: `DocumentsError/Code-swift.struct/unsupported` when the plugin or its engine cannot rebuild.
     public func rebuildIndexes(_ selection: IndexSelection, progress: IndexProgressHandler?) async throws
         -> IndexRebuild
     {

@@ -5,7 +5,7 @@ import NIOHTTP1
 public import SuiteHTTP
 import Synchronization
 
-/// ``HTTPTransport`` over swift-server's AsyncHTTPClient: pooled keep-alive connections, HTTP/1.1 and HTTP/2, no
+/// `HTTPTransport` over swift-server's AsyncHTTPClient: pooled keep-alive connections, HTTP/1.1 and HTTP/2, no
 /// cache of its own. For servers and the `suite` command; an app uses `URLSessionTransport`, which brings no SwiftNIO.
 ///
 /// ```swift
@@ -22,7 +22,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public let client: HTTPClient
     private let ownsClient: Bool
     private let isShutDown = Atomic<Bool>(false)
-    /// How long a request may take, whole, unless it names its own ``HTTPTransportRequest/timeout``.
+    /// How long a request may take, whole, unless it names its own `HTTPTransportRequest/timeout`.
     public let timeout: Duration
     /// The largest body read; a larger one fails the request.
     public let maximumBodyBytes: Int

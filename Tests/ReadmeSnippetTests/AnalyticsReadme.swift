@@ -95,3 +95,13 @@ func analyticsReadmeObservability(
     try await analytics.flush()
     _ = profile
 }
+
+func analyticsReadmeConsent(engine: any AnalyticsEngine, queue: AnalyticsQueue) async throws {
+    var configuration = AnalyticsConfiguration(collectionEnabled: false)  // collect nothing until the user answers
+    configuration.sessions = AnalyticsSessionPolicy(timeout: .seconds(30 * 60))
+    let consented = try AnalyticsManager(engine: engine, queue: queue, configuration: configuration)
+    try await consented.setConsent(.granted)  // or optIn(); optOut() == setConsent(.denied), kept across launches
+    try consented.identify(userID: "u_4821", traits: ["plan": "pro"])  // traits go through the privacy policy
+    consented.log(NamedAnalyticsEvent("message_list_viewed"))  // userID, anonymousID, sessionID and context on it
+    consented.reset()  // sign-out: no user, a new anonymous id, a new session
+}

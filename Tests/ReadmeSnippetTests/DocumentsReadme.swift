@@ -24,3 +24,11 @@ func documentsReadme() async throws {
     for try await snapshot in try store.collection("users").query.snapshots() { print(snapshot.documentChanges) }
     _ = (written, rich)
 }
+
+@MainActor
+func followOpenOrders(in store: DocumentStore) throws -> (LiveQuery, LiveAggregation) {
+    let open = try store.collection("orders").whereField("status", isEqualTo: "open")
+    let orders = LiveQuery(open)  // orders.documents, orders.isLoading, orders.error
+    let totals = LiveAggregation(open.aggregate([.count, .sum("amount")]))  // totals.count, totals.value("sum(amount)")
+    return (orders, totals)
+}

@@ -15,3 +15,9 @@ func syncReadme() async throws {
     try await transport.shutdown()
     _ = ana
 }
+
+func syncReadmeIsFromCache(replica: DocumentStore, sync: SyncClient) async throws {
+    let confirmed = try await replica.document("users/ana").getDocument().metadata.isFromCache == false
+    try await sync.pull()  // from now on replica.isFromCache == false, until an offline failure
+    _ = confirmed
+}

@@ -1,4 +1,3 @@
-public import Foundation
 
 /// One header field: a lower-cased name and its value.
 public struct HTTPHeader: Sendable, Hashable, Codable {

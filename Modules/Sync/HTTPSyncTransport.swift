@@ -10,7 +10,7 @@ public import SuiteHTTP
 /// let transport = try HTTPSyncTransport(baseURL: "https://sync.example.com", token: token)   // URLSession
 /// ```
 ///
-/// Requests go through an ``HTTPTransport``: a ``URLSessionTransport`` of its own by default, or the one given (a
+/// Requests go through an `HTTPTransport`: a `URLSessionTransport` of its own by default, or the one given (a
 /// server or the `suite` command passes `AsyncHTTPClientTransport` from the `SuiteHTTPNIO` product).
 public final class HTTPSyncTransport: SyncTransport {
     /// The server, e.g. `http://127.0.0.1:8080`.
@@ -20,7 +20,7 @@ public final class HTTPSyncTransport: SyncTransport {
     public let http: any HTTPTransport
     private let timeout: Duration
 
-    /// A transport to `baseURL` with `token`, through `http` (a ``URLSessionTransport`` of its own when `nil`); call
+    /// A transport to `baseURL` with `token`, through `http` (a `URLSessionTransport` of its own when `nil`); call
     /// ``shutdown()`` when done. `timeout` bounds one request whole, so it must exceed the long poll's wait (30 s).
     ///
     /// - Throws: ``SyncError`` `.invalidInput` when `baseURL` is not an http(s) URL.

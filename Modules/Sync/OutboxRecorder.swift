@@ -3,7 +3,7 @@ import Foundation
 import SuiteCore
 import Synchronization
 
-/// The replica's ``Documents/CommitRecorder``: every commit of the store (but sync's own) becomes one mutation in the
+/// The replica's `Documents/CommitRecorder`: every commit of the store (but sync's own) becomes one mutation in the
 /// outbox, written in that commit. Version preconditions and a transaction's reads are the replica's own (versions
 /// differ between replicas), so they are checked locally and left out of the mutation: the server's order decides.
 struct OutboxRecorder: CommitRecorder {

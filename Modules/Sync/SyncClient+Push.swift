@@ -42,7 +42,7 @@ extension SyncClient {
     /// replica's overlap. A batch with a rejected mutation is settled before anything else is sent, since restoring
     /// its documents re-applies the writes still pending, which must not have reached the server yet.
     ///
-    /// Offline (``SyncError/Code/offline``), the store's ``Documents/DocumentStore/isFromCache`` becomes `true`; a
+    /// Offline (``SyncError/Code/offline``), the store's `Documents/DocumentStore/isFromCache` becomes `true`; a
     /// push that succeeds leaves it as it was (only a pull confirms the replica's data).
     @discardableResult
     public func push() async throws -> Int {

@@ -39,14 +39,14 @@ public final class SyncClient: Sendable {
     public func setResolver(_ resolver: SyncResolver?) { shared.resolver.withLock { $0 = resolver } }
 
     /// Closes the replica's part: the store stops recording commits into the outbox. Its
-    /// ``Documents/DocumentStore/isFromCache`` stays as it was: what the store holds is still a copy of the server's.
+    /// `Documents/DocumentStore/isFromCache` stays as it was: what the store holds is still a copy of the server's.
     public func detach() { store.setCommitRecorder(nil) }
 
     static let statePath = "_sync/state"
     static let outboxPath = "_sync/state/outbox"
 
     /// Opens the replica's sync state (creating its client id the first time). From then on the store reports
-    /// ``Documents/DocumentStore/isFromCache`` `true` until a pull succeeds.
+    /// `Documents/DocumentStore/isFromCache` `true` until a pull succeeds.
     public init(store: DocumentStore, transport: any SyncTransport) async throws {
         self.store = store
         self.transport = transport
@@ -167,7 +167,7 @@ public final class SyncClient: Sendable {
     /// (a revoked token, a resync the server asks for) end it.
     ///
     /// The first pull, and the first after the server was unreachable, does not wait: it confirms the replica's data
-    /// (``Documents/DocumentStore/isFromCache`` becomes `false`) as soon as the server answers.
+    /// (`Documents/DocumentStore/isFromCache` becomes `false`) as soon as the server answers.
     public func follow(
         wait: Duration = .seconds(25), onPull: @Sendable (_ pulled: Int, _ checkpoint: Int64) -> Void = { _, _ in },
         onOffline: @Sendable (_ error: SyncError, _ retryIn: Duration) -> Void = { _, _ in }

@@ -22,7 +22,7 @@ public import SuiteHTTP
 ///
 /// A request carries at most ``Options/batchSize`` records; a larger batch from the manager is sent in several.
 ///
-/// Requests go through an ``HTTPTransport``: a ``URLSessionTransport`` of its own by default (no SwiftNIO in an app),
+/// Requests go through an `HTTPTransport`: a `URLSessionTransport` of its own by default (no SwiftNIO in an app),
 /// or the one given (servers and `suite` pass `AsyncHTTPClientTransport` from the `SuiteHTTPNIO` product).
 public final class HTTPAnalyticsEngine: AnalyticsEngine {
     /// How the engine uploads.
@@ -56,7 +56,7 @@ public final class HTTPAnalyticsEngine: AnalyticsEngine {
     /// How requests reach the collector.
     public let transport: any HTTPTransport
 
-    /// An engine uploading through `transport` (a ``URLSessionTransport`` of its own when `nil`); call
+    /// An engine uploading through `transport` (a `URLSessionTransport` of its own when `nil`); call
     /// ``shutdown()`` when done.
     ///
     /// - Throws: ``AnalyticsError`` `.invalidConfiguration` for a URL that is not http(s) or a batch size below 1.

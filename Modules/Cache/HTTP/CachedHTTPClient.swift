@@ -15,7 +15,7 @@ import Synchronization
 /// let (data, response) = try await client.data(for: URLRequest(url: URL(string: "https://api.example.com/me")!))
 /// ```
 ///
-/// Requests reach the origin through an ``HTTPTransport``: URLSession by default (``URLSessionTransport``), or
+/// Requests reach the origin through an `HTTPTransport`: URLSession by default (`URLSessionTransport`), or
 /// `AsyncHTTPClientTransport` from the `SuiteHTTPNIO` product on a server.
 public final class CachedHTTPClient: Sendable {
     /// The cache responses are kept in.
@@ -87,7 +87,7 @@ public final class CachedHTTPClient: Sendable {
         }
     }
 
-    /// Creates a client; `transport` defaults to a ``URLSessionTransport`` of its own.
+    /// Creates a client; `transport` defaults to a `URLSessionTransport` of its own.
     public init(
         cache: DataCache, transport: any HTTPTransport = URLSessionTransport(), rules: CacheRules = CacheRules(),
         isShared: Bool = false,

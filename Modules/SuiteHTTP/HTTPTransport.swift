@@ -1,4 +1,3 @@
-
 /// One header field: a lower-cased name and its value.
 public struct HTTPHeader: Sendable, Hashable, Codable {
     /// The name, lower-cased.

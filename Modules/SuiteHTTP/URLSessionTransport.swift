@@ -23,9 +23,18 @@ public final class URLSessionTransport: HTTPTransport {
     /// The largest body read; a larger one fails the request with ``HTTPTransportError/Code/tooLarge``.
     public let maximumBodyBytes: Int
 
-    /// A transport over `session` (the caller's: its delegate, proxy and TLS settings apply).
-    public init(session: URLSession, timeout: Duration = .seconds(30), maximumBodyBytes: Int = 64 << 20) {
+    /// Whether ``shutdown()`` invalidates the session: only one this transport made.
+    private let ownsSession: Bool
+
+    /// A transport over `session` (the caller's: its delegate, proxy and TLS settings apply, and ``shutdown()`` leaves
+    /// it as it is).
+    public convenience init(session: URLSession, timeout: Duration = .seconds(30), maximumBodyBytes: Int = 64 << 20) {
+        self.init(session: session, owned: false, timeout: timeout, maximumBodyBytes: maximumBodyBytes)
+    }
+
+    private init(session: URLSession, owned: Bool, timeout: Duration, maximumBodyBytes: Int) {
         self.session = session
+        self.ownsSession = owned
         self.timeout = timeout
         self.maximumBodyBytes = maximumBodyBytes
     }
@@ -40,12 +49,14 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.timeoutIntervalForRequest = Self.seconds(timeout)
         configuration.timeoutIntervalForResource = Self.seconds(timeout)
         self.init(
-            session: URLSession(configuration: configuration), timeout: timeout, maximumBodyBytes: maximumBodyBytes)
+            session: URLSession(configuration: configuration), owned: true, timeout: timeout,
+            maximumBodyBytes: maximumBodyBytes)
     }
 
-    /// Cancels the session's tasks and lets it go; the transport cannot be used after it.
+    /// Cancels the tasks of the session this transport made and lets it go (the transport cannot be used after it); a
+    /// session the caller gave is left as it is.
     public func shutdown() async throws {
-        session.invalidateAndCancel()
+        if ownsSession { session.invalidateAndCancel() }
     }
 
     public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {

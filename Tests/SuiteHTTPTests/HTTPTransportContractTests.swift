@@ -6,6 +6,10 @@ import SuiteTestSupport
 import Testing
 import TransportTestSupport
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// What every ``HTTPTransport`` must do, run over URLSession's and AsyncHTTPClient's against a real nginx on loopback:
 /// the modules above (Cache, Sync, Analytics) rely on exactly this and nothing more.
 @Suite("HTTPTransport contract against nginx", .serialized)
@@ -160,6 +164,18 @@ final class HTTPTransportContractTests {
 }
 
 extension HTTPTransportContractTests {
+    @Test("a URLSession transport's shutdown() leaves a session the caller gave usable")
+    func aCallersSessionOutlivesTheTransport() async throws {
+        let session = URLSession(configuration: .ephemeral)
+        let first = URLSessionTransport(session: session)
+        #expect(try await first.send(HTTPTransportRequest(method: "GET", url: nginx.url("/fresh/a.txt"))).status == 200)
+        try await first.shutdown()
+        let second = URLSessionTransport(session: session)
+        #expect(
+            try await second.send(HTTPTransportRequest(method: "GET", url: nginx.url("/fresh/a.txt"))).status == 200)
+        session.invalidateAndCancel()
+    }
+
     @Test("an AsyncHTTPClient transport released without shutdown() (a throw skipped it) shuts its client down")
     func aTransportDroppedWithoutShutdownDoesNotTrap() async throws {
         var transport: AsyncHTTPClientTransport? = AsyncHTTPClientTransport()

@@ -42,6 +42,8 @@ public struct DocumentsError: SuiteDescribedError {
         public static let resyncRequired = Code("resyncRequired")
         /// A prepared commit was handed to an engine other than the one that prepared it.
         public static let wrongEngine = Code("wrongEngine")
+        /// The server's rules refuse the write (a commit's review, as `suite serve` makes one).
+        public static let permissionDenied = Code("permissionDenied")
 
         public var description: String { name }
     }

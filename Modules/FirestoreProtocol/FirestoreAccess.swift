@@ -1,3 +1,4 @@
+import Documents
 import GRPCCore
 import SuiteServer
 
@@ -5,13 +6,13 @@ import SuiteServer
 /// the JSON API.
 struct FirestoreAccess: Sendable {
     let accounts: ServerAccounts
-    let rules: AccessRules
+    let rules: ServerRules
     /// Whether the token `owner` (what Google's clients send to an emulator) is an admin. Only on loopback.
     let acceptOwnerToken: Bool
     /// JWTs of the app's identity provider, when configured.
     let tokens: TokenVerifier?
 
-    init(accounts: ServerAccounts, rules: AccessRules, acceptOwnerToken: Bool, tokens: TokenVerifier? = nil) {
+    init(accounts: ServerAccounts, rules: ServerRules, acceptOwnerToken: Bool, tokens: TokenVerifier? = nil) {
         self.accounts = accounts
         self.rules = rules
         self.acceptOwnerToken = acceptOwnerToken
@@ -40,7 +41,8 @@ struct FirestoreAccess: Sendable {
             return ServerAccounts.Account(uid: "owner", isAdmin: true)
         }
         if let tokens, TokenVerifier.looksLikeJWT(trimmed) {
-            return ServerAccounts.Account(uid: try await tokens.uid(trimmed), isAdmin: false)
+            return ServerAccounts.Account(
+                uid: try await tokens.uid(trimmed), isAdmin: false, claims: TokenVerifier.claims(trimmed))
         }
         guard let account = try await accounts.authenticate(trimmed) else {
             throw RPCError(code: .unauthenticated, message: "The bearer token is not valid (it may have been revoked)")
@@ -48,10 +50,49 @@ struct FirestoreAccess: Sendable {
         return account
     }
 
-    /// Fails with PERMISSION_DENIED unless the rules let `caller` read (or write) `path`.
+    /// Fails with PERMISSION_DENIED when the path rules refuse `caller` reading (or writing) `path`; Firestore's
+    /// rules decide later, with the data.
     func require(_ caller: ServerAccounts.Account, write: Bool, _ path: String) throws {
-        guard rules.allows(caller, write: write, path: path) else {
-            throw RPCError(code: .permissionDenied, message: "Missing or insufficient permissions.")
-        }
+        if rules.refusesByPath(caller, write: write, path: path) { throw Self.denied }
     }
+
+    /// Fails with PERMISSION_DENIED unless the rules let `caller` get the document at `path`, stored as `data`.
+    func requireGet(
+        _ caller: ServerAccounts.Account, _ path: String, data: DocumentData?, in database: FirestoreService.Database
+    )
+        async throws
+    {
+        try require(caller, write: false, path)
+        guard case .firestore = rules else { return }
+        let decision = await rules.decideGet(
+            caller, path: path, stored: data, store: database.store, database: database.names.databaseID)
+        guard decision.allowed else { throw Self.denied }
+    }
+
+    /// Fails with PERMISSION_DENIED unless the rules allow every document `query` could return.
+    func requireList(_ caller: ServerAccounts.Account, _ query: TranslatedQuery, in database: FirestoreService.Database)
+        async throws
+    {
+        let group = query.target.contains("**")
+        guard case .firestore = rules else {
+            if group, !caller.isAdmin { throw Self.denied }
+            try require(caller, write: false, query.target)
+            return
+        }
+        let collection = group ? String(query.target.split(separator: "/").last ?? "") : query.target
+        let decision = await rules.decideList(
+            caller, collection: collection, group: group,
+            query: RulesRequest.Query(
+                limit: query.limit, offset: query.offset == 0 ? nil : query.offset,
+                orderBy: query.query.orderFields, fixed: query.query.fixedValues),
+            store: database.store, database: database.names.databaseID)
+        guard decision.allowed else { throw Self.denied }
+    }
+
+    /// The review each commit by `caller` goes through (Firestore's rules on the data), nil when none is needed.
+    func review(_ caller: ServerAccounts.Account, in database: FirestoreService.Database) -> CommitReview? {
+        rules.review(for: caller, database: database.names.databaseID)
+    }
+
+    static let denied = RPCError(code: .permissionDenied, message: "Missing or insufficient permissions.")
 }

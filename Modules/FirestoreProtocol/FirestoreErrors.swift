@@ -41,6 +41,8 @@ enum FirestoreErrors {
             return RPCError(code: .failedPrecondition, message: error.message)
         case .transactionAborted:
             return RPCError(code: .aborted, message: error.message)
+        case .permissionDenied:
+            return RPCError(code: .permissionDenied, message: "Missing or insufficient permissions.")
         case .unsupported:
             return RPCError(code: .failedPrecondition, message: error.message)
         case .storage:

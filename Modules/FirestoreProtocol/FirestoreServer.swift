@@ -64,14 +64,14 @@ public struct FirestoreServer: Sendable {
     let configuration: Configuration
     let databases: FirestoreDatabases
     let accounts: ServerAccounts
-    let rules: AccessRules
+    let rules: ServerRules
     let metrics: ServerMetrics
     let logger: Logger
 
     /// Creates the server over the `(default)` database `store`, with the JSON API's accounts, rules and metrics.
     /// Throws when the owner token is accepted on an address other than loopback, or TLS is half configured.
     public init(
-        store: DocumentStore, accounts: ServerAccounts, rules: AccessRules, metrics: ServerMetrics = ServerMetrics(),
+        store: DocumentStore, accounts: ServerAccounts, rules: ServerRules, metrics: ServerMetrics = ServerMetrics(),
         configuration: Configuration = Configuration(), openDatabase: @escaping DatabaseOpener,
         logger: Logger = Logger(label: "suite.firestore")
     ) throws {

@@ -16,6 +16,7 @@ extension FirestoreService {
             let path = try database.names.documentPath(message.name, what: "document name")
             try access.require(caller, write: false, path.string)
             let snapshot = try await read([path], in: database, transaction: message.transaction).first
+            try await access.requireGet(caller, path.string, data: snapshot?.data, in: database)
             guard let snapshot, snapshot.exists else {
                 throw RPCError(code: .notFound, message: "Document \"\(message.name)\" not found.")
             }
@@ -40,7 +41,12 @@ extension FirestoreService {
             } catch let error as DocumentsError {
                 throw RPCError(code: .invalidArgument, message: "Invalid collection_id: \(error.message)")
             }
-            try access.require(caller, write: false, collection.string)
+            try await access.requireList(
+                caller,
+                TranslatedQuery(
+                    query: database.store.collection(collection.string).query, offset: 0,
+                    limit: message.pageSize > 0 ? Int(message.pageSize) : nil, target: collection.string),
+                in: database)
             guard message.orderBy.isEmpty || message.orderBy == "__name__" else {
                 throw RPCError(code: .invalidArgument, message: "order_by must be empty or __name__ in ListDocuments")
             }
@@ -152,6 +158,9 @@ extension FirestoreService {
             for path in paths { try access.require(caller, write: false, path.string) }
             let transaction = transaction(for: message, database: database)
             let snapshots = try await read(paths, in: database, transaction: transaction)
+            for snapshot in snapshots {
+                try await access.requireGet(caller, snapshot.path.string, data: snapshot.data, in: database)
+            }
             let mask = try Self.mask(message.hasMask, message.mask)
             let readTime = FirestoreValues.timestamp(Timestamp(Date()).microseconds)
             var responses: [Google_Firestore_V1_BatchGetDocumentsResponse] = []

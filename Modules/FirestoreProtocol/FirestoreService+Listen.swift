@@ -92,12 +92,17 @@ extension FirestoreService {
             case .query(let queryTarget)?:
                 let translated = try database.values.query(
                     queryTarget.structuredQuery, parent: queryTarget.parent, store: database.store)
-                try authorize(translated, caller: caller)
+                try await authorize(translated, caller: caller, in: database)
                 send.yield(Self.targetChange(.add, [id]))
                 try await listen(translated, id: id, in: database, resumeFrom: resumeFrom, send: send)
             case .documents(let documents)?:
                 let paths = try documents.documents.map { try database.names.documentPath($0, what: "document") }
                 for path in paths { try access.require(caller, write: false, path.string) }
+                if case .firestore = access.rules {
+                    for snapshot in try await database.store.getDocuments(paths) {
+                        try await access.requireGet(caller, snapshot.path.string, data: snapshot.data, in: database)
+                    }
+                }
                 send.yield(Self.targetChange(.add, [id]))
                 try await listen(paths, id: id, in: database, resumeFrom: resumeFrom, send: send)
             case nil:

@@ -16,7 +16,7 @@ extension FirestoreService {
             try Self.refuseReadTime(Self.isSet(message.readTime))
             let translated = try database.values.query(
                 message.structuredQuery, parent: message.parent, store: database.store)
-            try authorize(translated, caller: caller)
+            try await authorize(translated, caller: caller, in: database)
             let transaction = transaction(for: message, database: database)
             let explain = message.hasExplainOptions ? message.explainOptions : nil
             var explained: Google_Firestore_V1_ExplainMetrics?
@@ -68,7 +68,7 @@ extension FirestoreService {
             let aggregation = message.structuredAggregationQuery
             var translated = try database.values.query(
                 aggregation.structuredQuery, parent: message.parent, store: database.store)
-            try authorize(translated, caller: caller)
+            try await authorize(translated, caller: caller, in: database)
             guard !aggregation.aggregations.isEmpty, aggregation.aggregations.count <= 5 else {
                 throw RPCError(
                     code: .invalidArgument, message: "An aggregation query needs from 1 to 5 aggregations")
@@ -122,7 +122,7 @@ extension FirestoreService {
             try Self.refuseReadTime(Self.isSet(message.readTime))
             let translated = try database.values.query(
                 message.structuredQuery, parent: message.parent, store: database.store)
-            try authorize(translated, caller: caller)
+            try await authorize(translated, caller: caller, in: database)
             guard message.partitionCount > 0 else {
                 throw RPCError(code: .invalidArgument, message: "partition_count must be positive")
             }
@@ -169,16 +169,10 @@ extension FirestoreService {
         return request.transaction.isEmpty ? nil : request.transaction
     }
 
-    /// A query is allowed only when the rules allow reading every document it could return: its collection (a
-    /// collection group only for admins, as in the JSON API).
-    func authorize(_ query: TranslatedQuery, caller: ServerAccounts.Account) throws {
-        if query.target.contains("**") {
-            guard caller.isAdmin else {
-                throw RPCError(code: .permissionDenied, message: "Missing or insufficient permissions.")
-            }
-            return
-        }
-        try access.require(caller, write: false, query.target)
+    /// A query is allowed only when the rules allow reading every document it could return (with path rules: its
+    /// collection, and a collection group only for admins, as in the JSON API).
+    func authorize(_ query: TranslatedQuery, caller: ServerAccounts.Account, in database: Database) async throws {
+        try await access.requireList(caller, query, in: database)
     }
 
     /// Runs a translated query: offset and limit, a collection group's scope, vector search; in a transaction the

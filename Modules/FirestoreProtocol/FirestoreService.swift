@@ -155,10 +155,11 @@ struct FirestoreService: Sendable {
                 snapshots = []
             } else {
                 for write in translated { entry.transaction.buffer(write.pending) }
-                snapshots = try await entry.transaction.commitOnce()
+                snapshots = try await entry.transaction.commitOnce(review: access.review(caller, in: database))
             }
         } else {
-            snapshots = try await database.store.commit(translated.map(\.pending), kind: "commit")
+            snapshots = try await database.store.commit(
+                translated.map(\.pending), kind: "commit", review: access.review(caller, in: database))
         }
         let commitTime =
             snapshots.compactMap { $0.updateTime?.microseconds }.max() ?? Timestamp(Date()).microseconds

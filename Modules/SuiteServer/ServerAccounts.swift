@@ -1,7 +1,7 @@
 import Crypto
 public import Foundation
 import GRDB
-import SuiteCore
+public import SuiteCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -25,11 +25,15 @@ public final class ServerAccounts: Sendable {
         public var uid: String
         /// Whether the user may read and write everything.
         public var isAdmin: Bool
+        /// The token's claims, as Firestore's rules see them in `request.auth.token` (a JWT's payload; empty for
+        /// Suite's own tokens).
+        public var claims: [String: JSONValue] = [:]
 
         /// An account as another door authenticated it (the Firestore protocol's JWT or emulator token).
-        public init(uid: String, isAdmin: Bool) {
+        public init(uid: String, isAdmin: Bool, claims: [String: JSONValue] = [:]) {
             self.uid = uid
             self.isAdmin = isAdmin
+            self.claims = claims
         }
     }
 

@@ -1,3 +1,4 @@
+public import Documents
 public import SuiteCore
 
 /// A JSON route another module adds to ``SuiteServer`` (the host adds storage, analytics, work and system routes for
@@ -5,7 +6,7 @@ public import SuiteCore
 ///
 /// ```swift
 /// let route = ServerRoute(.get, "/v1/work/:uid/month/:month") { request in
-///     try request.requireRead("workInfo/\(request.parameters["uid"] ?? "")")
+///     try await request.requireRead("workInfo/\(request.parameters["uid"] ?? "")")
 ///     return try await report(request.parameters["uid"]!, request.parameters["month"]!)
 /// }
 /// let server = SuiteServer(store: store, accounts: accounts, routes: [route])
@@ -46,7 +47,8 @@ public struct ServerRequest: Sendable {
     public var query: [String: String]
     /// The body as JSON, nil when empty.
     public var body: JSONValue?
-    let rules: AccessRules
+    let rules: ServerRules
+    let store: DocumentStore
 
     /// Throws 403 unless the caller is an admin.
     public func requireAdmin() throws {
@@ -57,13 +59,17 @@ public struct ServerRequest: Sendable {
         }
     }
 
-    /// Throws 403 unless the rules let the caller read `path`.
-    public func requireRead(_ path: String) throws {
-        guard rules.allows(account, write: false, path: path) else {
+    /// Throws 403 unless the rules let the caller read `path` (Firestore's rules judge the document stored there).
+    public func requireRead(_ path: String) async throws {
+        if rules.refusesByPath(account, write: false, path: path) {
             throw ServerError(
                 .forbidden, "\(account.uid) may not read \(path)",
                 hint: "the rules allow users their own users/{uid}/** and workInfo/{uid}/**")
         }
+        guard case .firestore = rules else { return }
+        let stored = try await store.document(path).getDocument().data
+        let decision = await rules.decideGet(account, path: path, stored: stored, store: store)
+        guard decision.allowed else { throw SuiteServer.forbidden(account, "read", path, decision) }
     }
 
     /// The integer query parameter `name` within `range`, `fallback` when absent; 400 otherwise.

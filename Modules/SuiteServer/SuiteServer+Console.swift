@@ -190,7 +190,7 @@ extension SuiteServer {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
-        let body = ResponseBody { [sync, rules, metrics, since] writer in
+        let body = ResponseBody { [sync, metrics, since, self] writer in
             try await writer.write(ByteBuffer(string: "retry: 2000\nevent: ready\ndata: {\"sequence\":\(since)}\n\n"))
             var cursor = since
             var quiet = Duration.zero
@@ -201,7 +201,7 @@ extension SuiteServer {
                 let page: SyncChangesResponse
                 do {
                     page = try await sync.changes(since: cursor, limit: 500, wait: .seconds(1)) {
-                        rules.allows(account, write: false, path: $0)
+                        await mayRead(account, $0, $1)
                     }
                 } catch is CancellationError {
                     break
@@ -239,7 +239,7 @@ extension SuiteServer {
                 var query: [String: String] = [:]
                 for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
                 let serverRequest = ServerRequest(
-                    account: account, parameters: parameters, query: query, body: body, rules: rules)
+                    account: account, parameters: parameters, query: query, body: body, rules: rules, store: store)
                 return (200, try await route.handler(serverRequest))
             }
         }

@@ -7,6 +7,7 @@ extension SuiteServer {
         try require(account, write: false, path)
         let snapshot = try await store.document(path).getDocument()
         metrics.documents(read: 1)
+        try await requireGet(account, path, data: snapshot.data)
         guard snapshot.exists else {
             throw ServerError(.notFound, "no document at \(path)", hint: "create it with PUT /v1/docs/\(path)")
         }
@@ -40,7 +41,8 @@ extension SuiteServer {
         }
         object["op"] = .string(op)
         object["path"] = .string(path)
-        let snapshots = try await store.batch(json: .array([.object(object)])).commit()
+        let snapshots = try await store.batch(json: .array([.object(object)])).commit(
+            review: rules.review(for: account))
         metrics.documents(written: 1)
         return (200, snapshots.first?.json ?? .null)
     }
@@ -58,14 +60,17 @@ extension SuiteServer {
                 hint: Suggestion.didYouMean(unknown, among: known, what: "keys"))
         }
         var query: Query
+        let target: String
         if let collection = object["collection"]?.stringValue {
             try require(account, write: false, collection)
             query = try store.collection(collection).query
+            target = collection
         } else if let group = object["collectionGroup"]?.stringValue {
-            guard account.isAdmin else {
+            guard account.isAdmin || { if case .firestore = rules { true } else { false } }() else {
                 throw ServerError(.forbidden, "only admins may query a collection group across users")
             }
             query = try store.collectionGroup(group)
+            target = group
         } else {
             throw ServerError(.invalidRequest, "name a collection", hint: "e.g. {\"collection\": \"users/ana/orders\"}")
         }
@@ -91,6 +96,7 @@ extension SuiteServer {
             }
             try require(account, write: false, path)
             let cursor = try await store.document(path).getDocument()
+            try await requireGet(account, path, data: cursor.data)
             guard cursor.exists else {
                 throw ServerError(
                     .invalidRequest, "startAfter names \(path), which does not exist",
@@ -104,6 +110,14 @@ extension SuiteServer {
                 throw ServerError(.invalidRequest, "explain must be true or false")
             }
             explain = value
+        }
+        if case .firestore = rules {
+            let decision = await rules.decideList(
+                account, collection: target, group: object["collectionGroup"] != nil,
+                query: RulesRequest.Query(
+                    limit: query.limitCount, orderBy: query.orderFields, fixed: query.fixedValues),
+                store: store)
+            guard decision.allowed else { throw Self.forbidden(account, "list", target, decision) }
         }
         let snapshot = try await query.getDocuments()
         metrics.documents(read: snapshot.documents.count)
@@ -127,7 +141,7 @@ extension SuiteServer {
             // `add` names a collection: check the rules on a document in it.
             try require(account, write: true, write["op"]?.stringValue == "add" ? path + "/new" : path)
         }
-        let snapshots = try await store.batch(json: .array(writes)).commit()
+        let snapshots = try await store.batch(json: .array(writes)).commit(review: rules.review(for: account))
         metrics.documents(written: snapshots.count)
         return (200, .object(["results": .array(snapshots.map(\.json))]))
     }

@@ -15,7 +15,9 @@ extension SuiteServer {
                 .invalidRequest, "the body is not a push (\(error.message))",
                 hint: "expected {\"client\", \"mutations\": [{\"id\", \"writes\"}]}")
         }
-        let response = try await sync.push(request) { path in try require(account, write: true, path) }
+        let response = try await sync.push(
+            request, authorize: { path in try require(account, write: true, path) },
+            review: rules.review(for: account, reserved: SyncHost.reservedRoot))
         metrics.documents(written: response.results.filter { $0.status == .applied }.count)
         return (200, ByteBuffer(string: response.json.jsonString))
     }
@@ -43,7 +45,7 @@ extension SuiteServer {
         let wait = try number("wait", default: 0, range: 0...30)
         let limit = Int(try integer("limit", default: 500, range: 1...1_000))
         let response = try await sync.changes(since: since, limit: limit, wait: .milliseconds(Int(wait * 1000))) {
-            rules.allows(account, write: false, path: $0)
+            await mayRead(account, $0, $1)
         }
         metrics.documents(read: response.changes.count)
         return (200, ByteBuffer(bytes: try JSONEncoder().encode(response)))
@@ -61,7 +63,7 @@ extension SuiteServer {
         let response: SyncSnapshotResponse
         do {
             response = try await sync.snapshot(roots: rules.readRoots(for: account), after: after, limit: limit) {
-                rules.allows(account, write: false, path: $0)
+                await mayRead(account, $0, $1)
             }
         } catch let error as SyncError where error.code == .invalidInput {
             throw ServerError(.invalidRequest, error.message, hint: error.hint)

@@ -7,7 +7,7 @@ import SuiteCore
 public import Sync
 
 /// The HTTP server behind `suite serve`: the Documents API as JSON over HTTP (docs/api.md, `/openapi.json`), bearer
-/// tokens from ``ServerAccounts``, ``AccessRules`` on every path, `/healthz` and `/metrics`.
+/// tokens from ``ServerAccounts``, ``ServerRules`` at every door, `/healthz` and `/metrics`.
 ///
 /// ```swift
 /// let server = SuiteServer(store: store, accounts: try ServerAccounts(path: "server.sqlite"), rules: .standard)
@@ -36,7 +36,7 @@ public struct SuiteServer: Sendable {
     /// Who may call.
     public let accounts: ServerAccounts
     /// What each caller may read and write.
-    public let rules: AccessRules
+    public let rules: ServerRules
     /// Counters behind `/metrics`.
     public let metrics: ServerMetrics
     /// Address, port, limits.
@@ -49,7 +49,7 @@ public struct SuiteServer: Sendable {
 
     /// Creates a server.
     public init(
-        store: DocumentStore, accounts: ServerAccounts, rules: AccessRules = .standard,
+        store: DocumentStore, accounts: ServerAccounts, rules: ServerRules = .standard,
         configuration: Configuration = Configuration(), metrics: ServerMetrics = ServerMetrics(),
         routes: [ServerRoute] = [], logger: Logger = Logger(label: "suite.server")
     ) {
@@ -257,12 +257,40 @@ public struct SuiteServer: Sendable {
             hint: "split the writes into several commits")
     }
 
+    /// Throws 403 when the path rules refuse `path` to `account` (Firestore's rules decide later, with the data).
     func require(_ account: ServerAccounts.Account, write: Bool, _ path: String) throws {
-        guard rules.allows(account, write: write, path: path) else {
+        if rules.refusesByPath(account, write: write, path: path) {
             throw ServerError(
                 .forbidden, "\(account.uid) may not \(write ? "write" : "read") \(path)",
                 hint: "the rules allow users their own users/{uid}/** and workInfo/{uid}/**")
         }
+    }
+
+    /// Throws 403 unless the rules let `account` get the document at `path` (stored as `data`, nil when missing).
+    func requireGet(_ account: ServerAccounts.Account, _ path: String, data: DocumentData?) async throws {
+        try require(account, write: false, path)
+        guard case .firestore = rules else { return }
+        let decision = await rules.decideGet(account, path: path, stored: data, store: store)
+        guard decision.allowed else { throw Self.forbidden(account, "get", path, decision) }
+    }
+
+    /// Whether `account` may read the document at `path` (`data`, nil when deleted): the sync feed's filter.
+    func mayRead(_ account: ServerAccounts.Account, _ path: String, _ data: DocumentData?) async -> Bool {
+        switch rules {
+        case .paths(let paths): paths.allows(account, write: false, path: path)
+        case .firestore: await rules.decideGet(account, path: path, stored: data, store: store).allowed
+        }
+    }
+
+    /// A 403 naming what the rules decided.
+    static func forbidden(
+        _ account: ServerAccounts.Account, _ action: String, _ path: String, _ decision: RulesDecision
+    )
+        -> ServerError
+    {
+        ServerError(
+            .forbidden, "\(account.uid) may not \(action) \(path): \(decision.reason)",
+            hint: "the server's rules decide who may read and write what; `suite rules test` shows which rule decides")
     }
 
     /// Maps any error to what the caller sees.
@@ -276,6 +304,7 @@ public struct SuiteServer: Sendable {
                     .invalidRequest
                 case .notFound: .notFound
                 case .preconditionFailed, .transactionAborted: .conflict
+                case .permissionDenied: .forbidden
                 case .storage, .corrupted, .unsupported: .unavailable
                 default: .internalError
                 }

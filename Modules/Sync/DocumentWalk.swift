@@ -12,7 +12,7 @@ import Documents
 struct DocumentWalk {
     let store: DocumentStore
     /// Which visited documents are kept (the others are skipped, the walk goes on below them).
-    let keep: (String) -> Bool
+    let keep: (String, DocumentData?) async -> Bool
     /// Documents kept before the walk stops.
     let limit: Int
     /// Documents visited (kept or not) before the walk stops: bounds a page of mostly unreadable documents.
@@ -24,7 +24,7 @@ struct DocumentWalk {
     /// Whether the walk stopped on a limit (so there may be more after ``last``).
     var isFull: Bool { kept.count >= limit || visited >= visitLimit }
 
-    init(store: DocumentStore, limit: Int, keep: @escaping (String) -> Bool) {
+    init(store: DocumentStore, limit: Int, keep: @escaping (String, DocumentData?) async -> Bool) {
         self.store = store
         self.limit = limit
         self.visitLimit = max(limit, 1) > Int.max / 20 ? .max : max(limit, 1) * 20
@@ -61,7 +61,7 @@ struct DocumentWalk {
             try await walkCollection(try CollectionPath(root.joined(separator: "/")), after: nil)
         } else {
             let document = try DocumentPath(segments: root)
-            if let snapshot = try await store.getDocuments([document]).first, snapshot.exists { visit(snapshot) }
+            if let snapshot = try await store.getDocuments([document]).first, snapshot.exists { await visit(snapshot) }
             if isFull { return }
             try await walkSubcollections(of: document, after: nil)
         }
@@ -98,7 +98,7 @@ struct DocumentWalk {
                     if isFull { return }
                 }
                 if parents.first == id { parents.removeFirst() }
-                visit(snapshot)
+                await visit(snapshot)
                 if isFull { return }
                 try await walkSubcollections(of: snapshot.path, after: nil)
                 if isFull { return }
@@ -122,9 +122,9 @@ struct DocumentWalk {
         }
     }
 
-    private mutating func visit(_ snapshot: DocumentSnapshot) {
+    private mutating func visit(_ snapshot: DocumentSnapshot) async {
         visited += 1
         last = snapshot.path
-        if keep(snapshot.path.string) { kept.append(snapshot) }
+        if await keep(snapshot.path.string, snapshot.data) { kept.append(snapshot) }
     }
 }

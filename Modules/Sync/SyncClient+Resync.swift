@@ -29,7 +29,7 @@ extension SyncClient {
         } while after != nil
         let read = server.count
         // What the replica has that the server did not send: gone on the server (or no longer readable).
-        var replica = DocumentWalk(store: store, limit: .max, keep: { _ in true })
+        var replica = DocumentWalk(store: store, limit: .max, keep: { _, _ in true })
         try await local { try await replica.walk([[]], after: nil) }
         for snapshot in replica.kept where server[snapshot.path.string] == nil {
             server[snapshot.path.string] = .some(nil)

@@ -22,6 +22,14 @@ public final class SyncHost: Sendable {
     public func push(
         _ request: SyncPushRequest, authorize: (String) throws -> Void
     ) async throws -> SyncPushResponse {
+        try await push(request, authorize: authorize, review: nil)
+    }
+
+    /// ``push(_:authorize:)`` with `review` judging each commit's resolved writes (the server's rules on the data); a
+    /// mutation it refuses is rejected with its reason.
+    package func push(
+        _ request: SyncPushRequest, authorize: (String) throws -> Void, review: CommitReview?
+    ) async throws -> SyncPushResponse {
         guard SyncIdentifier.isValid(request.client) else {
             throw SyncError(
                 .invalidInput, "'\(request.client)' is not a client id", hint: "letters, digits, - and _ (≤ 128)")
@@ -42,13 +50,13 @@ public final class SyncHost: Sendable {
                 request.mutations[index].writes + [marker(request.client, request.mutations[index].id)]
             }
             do {
-                let sequence = try await store.batch(json: .array(writes)).commit().last?.version
+                let sequence = try await store.batch(json: .array(writes)).commit(review: review).last?.version
                 for index in group {
                     results[index] = .init(id: request.mutations[index].id, status: .applied, sequence: sequence)
                 }
             } catch let error as DocumentsError where Self.isMutationFailure(error) {
                 for index in group {
-                    results[index] = try await apply(request.mutations[index], client: request.client)
+                    results[index] = try await apply(request.mutations[index], client: request.client, review: review)
                 }
             }
         }
@@ -69,8 +77,9 @@ public final class SyncHost: Sendable {
     }
 
     static func isMutationFailure(_ error: DocumentsError) -> Bool {
-        [.preconditionFailed, .notFound, .invalidPath, .invalidField, .invalidValue, .limitExceeded].contains(
-            error.code)
+        [.preconditionFailed, .notFound, .invalidPath, .invalidField, .invalidValue, .limitExceeded, .permissionDenied]
+            .contains(
+                error.code)
     }
 
     func marker(_ client: String, _ id: String) -> JSONValue {
@@ -99,11 +108,13 @@ public final class SyncHost: Sendable {
     }
 
     /// One mutation alone: applied, a duplicate (its marker exists), or rejected with the store's reason.
-    private func apply(_ mutation: SyncMutation, client: String) async throws -> SyncPushResponse.Result {
+    private func apply(_ mutation: SyncMutation, client: String, review: CommitReview?) async throws
+        -> SyncPushResponse.Result
+    {
         let marker = "\(Self.reservedRoot)/\(client)/applied/\(mutation.id)"
         do {
             let snapshots = try await store.batch(json: .array(mutation.writes + [self.marker(client, mutation.id)]))
-                .commit()
+                .commit(review: review)
             return SyncPushResponse.Result(id: mutation.id, status: .applied, sequence: snapshots.last?.version)
         } catch let error as DocumentsError where Self.isMutationFailure(error) {
             let existing = try await store.document(marker).getDocument()
@@ -119,6 +130,15 @@ public final class SyncHost: Sendable {
     /// no longer reaches back to `since`.
     public func changes(
         since: Int64, limit: Int = 500, wait: Duration = .zero, canRead: (String) -> Bool
+    ) async throws -> SyncChangesResponse {
+        try await changes(since: since, limit: limit, wait: wait, canReadDocument: { path, _ in canRead(path) })
+    }
+
+    /// ``changes(since:limit:wait:canRead:)`` with a filter that also sees each document's data (nil when the change
+    /// deletes it), for rules that judge the data.
+    public func changes(
+        since: Int64, limit: Int = 500, wait: Duration = .zero,
+        canReadDocument: (String, DocumentData?) async -> Bool
     ) async throws -> SyncChangesResponse {
         let deadline = ContinuousClock.now.advanced(by: min(wait, .seconds(30)))
         var records = try await read(since: since, limit: limit)
@@ -136,9 +156,11 @@ public final class SyncHost: Sendable {
             records = kept.isEmpty ? records.filter { $0.sequence == records.first?.sequence } : Array(kept)
         }
         var changes: [SyncChange] = []
-        for record in records where !record.path.hasPrefix(Self.reservedRoot + "/") && canRead(record.path) {
-            let data = try record.document.map { DocumentJSON.json(from: try ValueCodec.decode($0.body)) }
-            changes.append(SyncChange(sequence: record.sequence, path: record.path, data: data))
+        for record in records where !record.path.hasPrefix(Self.reservedRoot + "/") {
+            let document = try record.document.map { try ValueCodec.decode($0.body) }
+            guard await canReadDocument(record.path, document) else { continue }
+            changes.append(
+                SyncChange(sequence: record.sequence, path: record.path, data: document.map(DocumentJSON.json(from:))))
         }
         return SyncChangesResponse(changes: changes, sequence: records.last?.sequence ?? since, more: more)
     }
@@ -151,6 +173,15 @@ public final class SyncHost: Sendable {
     public func snapshot(
         roots: [[String]], after: String?, limit: Int, canRead: @escaping (String) -> Bool
     ) async throws -> SyncSnapshotResponse {
+        try await snapshot(roots: roots, after: after, limit: limit, canReadDocument: { path, _ in canRead(path) })
+    }
+
+    /// ``snapshot(roots:after:limit:canRead:)`` with a filter that also sees each document's data, for rules that
+    /// judge the data.
+    public func snapshot(
+        roots: [[String]], after: String?, limit: Int,
+        canReadDocument: @escaping (String, DocumentData?) async -> Bool
+    ) async throws -> SyncSnapshotResponse {
         guard limit > 0 else { throw SyncError(.invalidInput, "a snapshot page needs a limit above 0, not \(limit)") }
         let start: DocumentPath?
         do { start = try after.map { try DocumentPath($0) } } catch {
@@ -159,7 +190,7 @@ public final class SyncHost: Sendable {
                 hint: "pass the next value of the previous page as after")
         }
         let sequence = try await store.lastSequence()
-        var walk = DocumentWalk(store: store, limit: limit, keep: canRead)
+        var walk = DocumentWalk(store: store, limit: limit, keep: canReadDocument)
         try await walk.walk(DocumentWalk.normalized(roots), after: start)
         let documents = walk.kept.compactMap { snapshot in
             snapshot.data.map {

@@ -33,6 +33,11 @@ struct ServeCommand: SuiteSubcommand, ModuleCommand {
             "Also serve Firestore's gRPC protocol on this port (0 picks a free one), for Google's and Firebase's "
                 + "client libraries.", valueName: "port"))
     var firestorePort: Int?
+    @Option(
+        help: ArgumentHelp(
+            "The rules: a firestore.rules file in Firestore's own language, or a YAML list of path rules "
+                + "(instead of server.rules or server.rules-file).", valueName: "file"))
+    var rules: String?
     @Flag(
         help: ArgumentHelp(
             "Accept the token 'owner' that Google's clients send to an emulator as an admin (loopback only)."))
@@ -58,6 +63,13 @@ struct ServeCommand: SuiteSubcommand, ModuleCommand {
     func run(_ context: SuiteContext) async throws {
         var settings = try ServerModule().settings(
             context.configuration.section("server"), configurationFile: context.configuration.file)
+        if let rules {
+            do {
+                settings.rules = try ServerModule.rules(file: rules, relativeTo: nil)
+            } catch let error as ServerError {
+                throw SuiteError(.invalidArgument, error.message, hint: error.hint)
+            }
+        }
         if let host { settings.configuration.host = host }
         if let port { settings.configuration.port = port }
         if let firestorePort {

@@ -23,7 +23,7 @@ struct SuiteCommand: AsyncParsableCommand {
         subcommands: [
             StatusCommand.self, DocsCommand.self, CacheCommand.self, AnalyticsCommand.self, StorageCommand.self,
             WorkCommand.self, ServeCommand.self, UsersCommand.self, SyncCommand.self,
-            PluginsCommand.self,
+            PluginsCommand.self, RulesCommand.self,
             ConfigCommand.self,
             EventsCommand.self,
         ]

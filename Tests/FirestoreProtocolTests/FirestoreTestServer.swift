@@ -19,7 +19,7 @@ final class FirestoreTestServer: Sendable {
     static let root = project + "/documents"
     static let owner: Metadata = ["authorization": "Bearer owner"]
 
-    static func start(rules: AccessRules = .standard, tokens: FirestoreTokens? = nil) async throws
+    static func start(rules: ServerRules = .standard, tokens: FirestoreTokens? = nil) async throws
         -> FirestoreTestServer
     {
         let directory = try TestSupport.makeTemporaryDirectory("firestore-protocol")

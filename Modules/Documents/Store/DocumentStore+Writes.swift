@@ -121,7 +121,7 @@ extension DocumentStore {
     /// was read to resolve them (unless `retry` is false, as in transactions). Returns one snapshot per write.
     package func commit(
         _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?] = [:],
-        checks: [DocumentMutation] = [], retry: Bool = true
+        checks: [DocumentMutation] = [], retry: Bool = true, review: CommitReview? = nil
     ) async throws -> [DocumentSnapshot] {
         try limits.validateBatchSize(writes.count)
         guard !writes.isEmpty else { return [] }
@@ -133,7 +133,7 @@ extension DocumentStore {
             attempt += 1
             do {
                 let snapshots = try await commitOnce(
-                    recorded, kind: kind, known: known, checks: checks, declared: declared)
+                    recorded, kind: kind, known: known, checks: checks, declared: declared, review: review)
                 // The recorder's own writes are not the caller's results.
                 return recorded.count == writes.count ? snapshots : Array(snapshots.prefix(writes.count))
             } catch let conflict as RetryableConflict {
@@ -146,8 +146,10 @@ extension DocumentStore {
 
     private func commitOnce(
         _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?], checks: [DocumentMutation],
-        declared: [IndexDefinition]
+        declared: [IndexDefinition], review: CommitReview?
     ) async throws -> [DocumentSnapshot] {
+        // A review judges each write against the document before it: every path is read.
+        let readsAll = review != nil
         // One slot per distinct path, in order of first appearance; `slotOfWrite[i]` is write i's slot. A single
         // write needs no lookup by path.
         var paths: [DocumentPath] = []
@@ -163,7 +165,7 @@ extension DocumentStore {
             let existing = writes.count == 1 ? nil : slotByPath[key]
             if let slot = existing {
                 slotOfWrite.append(slot)
-                if write.needsCurrent, !states[slot].read, !states[slot].known, !toRead.contains(slot) {
+                if write.needsCurrent || readsAll, !states[slot].read, !states[slot].known, !toRead.contains(slot) {
                     toRead.append(slot)
                 }
                 continue
@@ -179,7 +181,7 @@ extension DocumentStore {
                         known: true))
             } else {
                 states.append(PathState(read: false, original: nil, data: nil, known: false))
-                if write.needsCurrent { toRead.append(slot) }
+                if write.needsCurrent || readsAll { toRead.append(slot) }
             }
         }
         if !toRead.isEmpty {
@@ -213,6 +215,14 @@ extension DocumentStore {
             states[slot].data = result
             states[slot].known = true
             afterEach.append(result)
+        }
+
+        var checks = checks
+        if let review {
+            let reviewed = try await self.review(
+                review, writes: writes, slots: slotOfWrite, paths: paths, states: states, after: afterEach)
+            let checked = Set(checks.map(\.path))
+            checks += reviewed.filter { !checked.contains($0.path) }
         }
 
         // Build the mutations, one per slot.
@@ -293,6 +303,28 @@ extension DocumentStore {
         knownSequence.max(result.sequence, ordering: .relaxed)
         feed.notifyCommit()
         return marked(snapshots)
+    }
+
+    /// Runs `review` over the resolved writes; answers check-only mutations for the other documents it read.
+    private func review(
+        _ review: CommitReview, writes: [PendingWrite], slots: [Int], paths: [DocumentPath], states: [PathState],
+        after: [DocumentData?]
+    ) async throws -> [DocumentMutation] {
+        var before: [String: DocumentData?] = [:]
+        var written: [String: DocumentData?] = [:]
+        var originals: [DocumentData?] = []
+        for (path, state) in zip(paths, states) {
+            let data = try state.original.map { try ValueCodec.decode($0.body) }
+            originals.append(data)
+            before[path.string] = .some(data)
+            written[path.string] = .some(state.data)
+        }
+        let items = zip(zip(writes, slots), after).map { pair, data in
+            CommitReview.Write(path: pair.0.path, before: originals[pair.1], after: data)
+        }
+        let documents = CommitDocuments(engine: engine, written: written, before: before)
+        try await review.review(items, documents)
+        return documents.checks()
     }
 
     private static func check(_ precondition: WritePrecondition, path: DocumentPath, state: PathState) throws {

@@ -36,9 +36,9 @@ public final class Transaction: Sendable {
 
     /// Commits as ``commit()`` does, a conflict reported as ``DocumentsError/Code-swift.struct/transactionAborted``
     /// (the caller retries the whole transaction).
-    package func commitOnce() async throws -> [DocumentSnapshot] {
+    package func commitOnce(review: CommitReview? = nil) async throws -> [DocumentSnapshot] {
         do {
-            return try await commit()
+            return try await commit(review: review)
         } catch let conflict as RetryableConflict {
             throw DocumentsError(
                 .transactionAborted, "the transaction was aborted: \(conflict.error.message)",
@@ -122,7 +122,7 @@ public final class Transaction: Sendable {
     /// missing") as their precondition, and every document read but not written becomes a check-only mutation
     /// (``DocumentMutation/Kind-swift.enum/check``), verified by the engine in the commit's own atomic step — so the
     /// transaction is serializable, across processes too.
-    func commit() async throws -> [DocumentSnapshot] {
+    func commit(review: CommitReview? = nil) async throws -> [DocumentSnapshot] {
         let (reads, writes) = state.withLock { ($0.reads, $0.writes) }
         let written = Set(writes.map(\.path.string))
         let checks = reads.keys.filter { !written.contains($0) }.sorted().map { key in
@@ -143,7 +143,8 @@ public final class Transaction: Sendable {
         for write in writes {
             if let read = reads[write.path.string] { known[write.path.string] = read }
         }
-        return try await store.commit(writes, kind: "transaction", known: known, checks: checks, retry: false)
+        return try await store.commit(
+            writes, kind: "transaction", known: known, checks: checks, retry: false, review: review)
     }
 }
 

@@ -106,6 +106,14 @@ public final class WriteBatch: Sendable {
         return try await store.commit(pending, kind: "batch")
     }
 
+    /// Commits as ``commit()`` does, with `review` judging each resolved write inside the commit (the server's rules).
+    @discardableResult
+    package func commit(review: CommitReview?) async throws -> [DocumentSnapshot] {
+        if let error = firstError.withLock({ $0 }) { throw error }
+        let pending = writes.withLock { $0 }
+        return try await store.commit(pending, kind: "batch", review: review)
+    }
+
     /// The writes so far (or the first error), for a recorder's extra writes.
     func pendingWrites() throws -> [PendingWrite] {
         if let error = firstError.withLock({ $0 }) { throw error }

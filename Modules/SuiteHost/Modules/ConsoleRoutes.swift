@@ -62,7 +62,7 @@ extension SuiteContext {
             },
             ServerRoute(.get, "/v1/work/:uid/month/:month") { [self] request in
                 let uid = request.parameters["uid"] ?? ""
-                try request.requireRead("workInfo/\(uid)")
+                try await request.requireRead("workInfo/\(uid)")
                 return try await mapped {
                     let month = try WorkMonth(request.parameters["month"] ?? "")
                     return try Self.json(try await workTracker().month(user: uid, month))
@@ -70,7 +70,7 @@ extension SuiteContext {
             },
             ServerRoute(.get, "/v1/work/:uid/week/:date") { [self] request in
                 let uid = request.parameters["uid"] ?? ""
-                try request.requireRead("workInfo/\(uid)")
+                try await request.requireRead("workInfo/\(uid)")
                 return try await mapped {
                     let date = try WorkDate(request.parameters["date"] ?? "")
                     return try Self.json(try await workTracker().week(user: uid, containing: date))

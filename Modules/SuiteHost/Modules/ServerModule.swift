@@ -14,9 +14,9 @@ import Yams
 ///   max-body-bytes: 1048576
 ///   firestore: {port: 8081}             # Firestore's gRPC protocol (host, certificate-file, private-key-file,
 ///                                       # accept-owner-token, auto-indexes); off unless here or --firestore-port
-///   rules:                              # or rules-file: rules.yaml (relative to this file)
-///     - {match: "users/{uid}/**", read: owner, write: owner}
-///     - {match: "public/**", read: signed-in, write: nobody}
+///   rules:                              # or rules-file: rules.yaml (relative to this file), or
+///     - {match: "users/{uid}/**", read: owner, write: owner}   # rules-file: firestore.rules, Firestore's own
+///     - {match: "public/**", read: signed-in, write: nobody}    # rules language (also `suite serve --rules FILE`)
 /// ```
 public struct ServerModule: SuiteModule {
     /// Creates the description.
@@ -30,7 +30,7 @@ public struct ServerModule: SuiteModule {
         /// Address and port.
         public var configuration: SuiteServer.Configuration
         /// The access rules.
-        public var rules: AccessRules
+        public var rules: ServerRules
         /// Firestore's protocol, when it is served.
         public var firestore: FirestoreServer.Configuration?
     }
@@ -60,15 +60,23 @@ public struct ServerModule: SuiteModule {
             }
             configuration.maximumBodyBytes = Int(bytes)
         }
-        var rules = AccessRules.standard
+        var rules = ServerRules.standard
         do {
             if let value = object["rules"] {
                 if object["rules-file"] != nil {
                     throw section.error("server", "give rules or rules-file, not both")
                 }
-                rules = try AccessRules(json: value)
-            } else if let file = object["rules-file"]?.stringValue, configurationFile != nil || file.hasPrefix("/") {
-                rules = try Self.rules(file: file, relativeTo: configurationFile)
+                rules = .paths(try AccessRules(json: value))
+            } else if let value = object["rules-file"] {
+                guard let file = value.stringValue, !file.isEmpty else {
+                    throw section.error(
+                        "server.rules-file", "must be the path of a rules file",
+                        hint: "e.g. rules-file: firestore.rules (Firestore's language) or rules.yaml (path rules)")
+                }
+                // `validate` has no configuration file to resolve a relative path against: `settings` reads it.
+                if configurationFile != nil || file.hasPrefix("/") {
+                    rules = try Self.rules(file: file, relativeTo: configurationFile)
+                }
             }
         } catch let error as ServerError {
             throw section.error("server.rules", error.message, hint: error.hint)
@@ -201,11 +209,16 @@ public struct ServerModule: SuiteModule {
         return FirestoreTokens(issuer: issuer, audience: audience, keys: keys)
     }
 
-    /// Rules from a YAML or JSON file: a list of `{match, read, write}` or `{rules: [...]}`.
-    public static func rules(file: String, relativeTo configurationFile: String?) throws -> AccessRules {
+    /// Rules from a file: Firestore's rules language for a `.rules` file (or one that starts with `rules_version` or
+    /// `service`); otherwise YAML or JSON, a list of `{match, read, write}` or `{rules: [...]}`.
+    public static func rules(file: String, relativeTo configurationFile: String?) throws -> ServerRules {
         let path = ConfigurationLoader.path(file, relativeToConfiguration: configurationFile)
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw ServerError(.notFound, "cannot read the rules file \(path)", hint: "check the path")
+        }
+        let start = text.drop(while: { $0.isWhitespace })
+        if path.hasSuffix(".rules") || start.hasPrefix("rules_version") || start.hasPrefix("service") {
+            return .firestore(try FirestoreRules(source: text, fileName: path))
         }
         let json: JSONValue
         do {
@@ -213,7 +226,22 @@ public struct ServerModule: SuiteModule {
         } catch {
             throw ServerError(.invalidRequest, "the rules file \(path) is not valid YAML or JSON: \(error)")
         }
-        return try AccessRules(json: json)
+        return .paths(try AccessRules(json: json))
+    }
+
+    /// The allow/deny cases of `suite rules test`, from a YAML or JSON file.
+    package static func rulesTestCases(file: String) throws -> RulesTestCases {
+        let path = ConfigurationLoader.path(file, relativeToConfiguration: nil)
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw SuiteError(.notFound, "cannot read the cases file \(path)", hint: "check the path")
+        }
+        let json: JSONValue
+        do {
+            json = try Yams.compose(yaml: text).map { try ConfigurationLoader.json(from: $0, file: path) } ?? .null
+        } catch {
+            throw SuiteError(.invalidArgument, "the cases file \(path) is not valid YAML or JSON: \(error)")
+        }
+        return try RulesTestCases(json: json)
     }
 
     public func status(in context: SuiteContext) async -> ModuleStatus {
@@ -227,7 +255,7 @@ public struct ServerModule: SuiteModule {
             engine: "documents", location: context.dataFile(nil, default: "server.sqlite"),
             details: [
                 .init("listens on", "\(settings.configuration.host):\(settings.configuration.port) (suite serve)"),
-                .init("rules", "\(settings.rules.rules.count)"),
+                .init("rules", settings.rules.summary),
                 .init(
                     "firestore protocol",
                     settings.firestore.map {

@@ -1,0 +1,308 @@
+package import Documents
+import Foundation
+package import SuiteCore
+
+/// Rules in Firestore's own language (`firestore.rules`), evaluated as Firestore evaluates them: every `match` whose
+/// pattern fits the document, every `allow` naming the operation; the request is allowed when one condition is true.
+///
+/// ```swift
+/// let rules = try FirestoreRules(source: """
+///     rules_version = '2';
+///     service cloud.firestore {
+///       match /databases/{database}/documents {
+///         match /users/{userId} {
+///           allow read, write: if request.auth != null && request.auth.uid == userId;
+///         }
+///       }
+///     }
+///     """)
+/// ```
+/// A construct outside the supported subset is refused here, with its line and column; a condition that fails
+/// while it is evaluated (a missing field, a wrong type) denies.
+public struct FirestoreRules: Sendable {
+    /// The file's name, as errors and decisions cite it.
+    public let fileName: String
+    let version: Int
+    let blocks: [Block]
+    /// Whether a condition reads the stored document, the written one or other documents: writes then read the
+    /// documents they touch before the rules decide.
+    package let readsDocuments: Bool
+
+    /// A `match` block flattened: its whole pattern from the root, its allows, and the functions in reach.
+    struct Block: Sendable {
+        var pattern: [RulesPatternSegment]
+        var allows: [RulesAllow]
+        var functions: [String: RulesFunction]
+    }
+
+    /// Parses and checks `source`; throws a ``ServerError`` naming the line and column of the first problem.
+    public init(source: String, fileName: String = "firestore.rules") throws {
+        let file: RulesFile
+        do {
+            var parser = try RulesParser(source, fileName: fileName)
+            file = try parser.parseFile()
+        } catch let error as RulesSyntaxError {
+            throw Self.error(error)
+        }
+        self.fileName = fileName
+        version = file.version
+        var blocks: [Block] = []
+        var readsDocuments = false
+        do {
+            let checker = RulesChecker(file: file, fileName: fileName)
+            try checker.check()
+            readsDocuments = checker.readsDocuments
+            func flatten(_ match: RulesMatch, prefix: [RulesPatternSegment], functions: [String: RulesFunction]) {
+                var functions = functions
+                for function in match.functions { functions[function.name] = function }
+                let pattern = prefix + match.pattern
+                blocks.append(Block(pattern: pattern, allows: match.allows, functions: functions))
+                for child in match.children { flatten(child, prefix: pattern, functions: functions) }
+            }
+            let globals = Dictionary(file.functions.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
+            for match in file.matches { flatten(match, prefix: [], functions: globals) }
+            for block in blocks where file.version < 2 {
+                if let index = block.pattern.firstIndex(where: {
+                    if case .recursive = $0 { true } else { false }
+                }), index != block.pattern.count - 1 {
+                    throw RulesSyntaxError(
+                        fileName: fileName, location: block.allows.first?.location ?? RulesLocation(line: 1, column: 1),
+                        message: "a {name=**} wildcard must end the pattern under rules_version '1'",
+                        hint: "start the file with rules_version = '2';")
+                }
+            }
+        } catch let error as RulesSyntaxError {
+            throw Self.error(error)
+        }
+        self.blocks = blocks
+        self.readsDocuments = readsDocuments
+    }
+
+    /// Reads and parses the file at `path`.
+    public init(contentsOf path: String) throws {
+        let source: String
+        do { source = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw ServerError(
+                .invalidRequest, "cannot read the rules file \(path)", hint: "check the path and that it is UTF-8")
+        }
+        try self.init(source: source, fileName: path)
+    }
+
+    static func error(_ error: RulesSyntaxError) -> ServerError {
+        ServerError(
+            .invalidRequest, "\(error.fileName):\(error.location): \(error.message)",
+            hint: error.hint ?? "see Firestore's rules language: https://firebase.google.com/docs/rules/rules-language")
+    }
+
+    // MARK: Deciding
+
+    /// Decides `request`; `reader` serves `get()` and `exists()`.
+    package func decide(_ request: RulesRequest, reader: (any RulesDocumentReader)? = nil) async -> RulesDecision {
+        let full = ["databases", request.database, "documents"] + request.segments
+        var reasons: [String] = []
+        var matched = false
+        for block in blocks {
+            guard let bindings = Self.bind(block.pattern, to: full, request: request, version: version) else {
+                continue
+            }
+            for allow in block.allows where allow.methods.contains(request.method) {
+                matched = true
+                guard let condition = allow.condition else {
+                    return RulesDecision(allowed: true, rule: allow.location, reason: "allowed by \(describe(allow))")
+                }
+                for resource in request.resources {
+                    let evaluation = RulesEvaluation(
+                        request: request.value, resource: resource.value, database: request.database, reader: reader,
+                        maximumDocumentReads: request.maximumDocumentReads)
+                    do {
+                        let scope = RulesEvaluation.Scope(bindings: bindings, functions: block.functions)
+                        guard try await evaluation.condition(condition, scope) else {
+                            reasons.append("\(describe(allow)) is false")
+                            break
+                        }
+                    } catch let fault as RulesFault {
+                        let place = fault.location.map { " at \($0)" } ?? ""
+                        reasons.append("\(describe(allow)) failed\(place): \(fault.message)")
+                        break
+                    } catch {
+                        reasons.append("\(describe(allow)) failed: \(error)")
+                        break
+                    }
+                    if resource.isLast {
+                        return RulesDecision(
+                            allowed: true, rule: allow.location, reason: "allowed by \(describe(allow))")
+                    }
+                }
+            }
+        }
+        if !matched {
+            return RulesDecision(
+                allowed: false, rule: nil,
+                reason:
+                    "no allow \(request.method.rawValue) matches /\(request.segments.map { $0 ?? "{id}" }.joined(separator: "/"))"
+            )
+        }
+        return RulesDecision(allowed: false, rule: nil, reason: "denied: " + reasons.joined(separator: "; "))
+    }
+
+    private func describe(_ allow: RulesAllow) -> String {
+        "allow \(allow.written.joined(separator: ", ")) at \(fileName):\(allow.location)"
+    }
+
+    /// The wildcards' values when `pattern` fits `path`, or nil. A list request's last segment is unknown (nil): only
+    /// a `{wildcard}` fits it, and it stays unbound; a collection-group request fits only a pattern that starts the
+    /// group's collection with a `{name=**}`.
+    static func bind(_ pattern: [RulesPatternSegment], to path: [String?], request: RulesRequest, version: Int)
+        -> [String: RulesValue]?
+    {
+        if request.collectionGroup {
+            // databases/{db}/documents/{path=**}/group/{doc}
+            guard pattern.count == 6, path.count >= 2,
+                let bindings = bind(Array(pattern.prefix(3)), to: Array(path.prefix(3)), version: version)
+            else { return nil }
+            guard case .recursive = pattern[3], case .literal(let collection) = pattern[4],
+                collection == path[path.count - 2], case .single = pattern[5]
+            else { return nil }
+            return bindings
+        }
+        return bind(pattern, to: path, version: version)
+    }
+
+    static func bind(_ pattern: [RulesPatternSegment], to path: [String?], version: Int) -> [String: RulesValue]? {
+        var bindings: [String: RulesValue] = [:]
+        func match(_ p: Int, _ s: Int) -> Bool {
+            if p == pattern.count { return s == path.count }
+            switch pattern[p] {
+            case .literal(let text):
+                guard s < path.count, let segment = path[s], segment == text else { return false }
+                return match(p + 1, s + 1)
+            case .single(let name):
+                guard s < path.count else { return false }
+                if let segment = path[s] { bindings[name] = .string(segment) } else { bindings[name] = nil }
+                return match(p + 1, s + 1)
+            case .recursive(let name):
+                let minimum = version >= 2 ? 0 : 1
+                var count = path.count - s
+                while count >= minimum {
+                    let taken = path[s..<(s + count)]
+                    if !taken.contains(where: { $0 == nil }), match(p + 1, s + count) {
+                        bindings[name] = .path(taken.compactMap { $0 })
+                        return true
+                    }
+                    count -= 1
+                }
+                return false
+            }
+        }
+        return match(0, 0) ? bindings : nil
+    }
+}
+
+/// A request as rules see it.
+package struct RulesRequest: Sendable {
+    /// What the request does.
+    package var method: RulesMethod
+    /// The document's path; for a list, the collection's path followed by an unknown id (nil).
+    package var segments: [String?]
+    /// Whether a list spans a collection group (`segments` then ends with the group's id and nil).
+    package var collectionGroup = false
+    /// The database (`(default)` for the JSON API).
+    package var database = "(default)"
+    /// `request.auth`: the caller's id and its token's claims; nil when unauthenticated.
+    package var auth: (uid: String, claims: [String: JSONValue])?
+    /// `resource.data`: the stored document (nil when missing); ignored for a list.
+    package var stored: DocumentData?
+    /// `request.resource.data`: the document once written (create and update).
+    package var written: DocumentData?
+    /// `request.time`.
+    package var time = Timestamp(Date())
+    /// A list's query: its limit, offset, order and the values it fixes per field (`==` one, `in` several).
+    package var query: Query?
+    /// How many documents `get()` and `exists()` may read: 10, or 20 for a request of several writes.
+    package var maximumDocumentReads = 10
+
+    /// A list's query as rules see it.
+    package struct Query: Sendable {
+        package var limit: Int?
+        package var offset: Int?
+        package var orderBy: [String]
+        /// Field path (dotted) → the values the query allows: one for `==`, each of an `in`'s.
+        package var fixed: [String: [DocumentValue]]
+
+        package init(
+            limit: Int? = nil, offset: Int? = nil, orderBy: [String] = [], fixed: [String: [DocumentValue]] = [:]
+        ) {
+            self.limit = limit
+            self.offset = offset
+            self.orderBy = orderBy
+            self.fixed = fixed
+        }
+    }
+
+    package init(method: RulesMethod, path: String, auth: (uid: String, claims: [String: JSONValue])?) {
+        self.method = method
+        segments = path.split(separator: "/").map { String($0) }
+        if method == .list { segments.append(nil) }
+        self.auth = auth
+    }
+
+    var fullPath: [String] { ["databases", database, "documents"] + segments.map { $0 ?? "{id}" } }
+
+    /// `request`.
+    var value: RulesValue {
+        var fields: [String: RulesValue] = [
+            "method": .string(method.rawValue),
+            "path": .path(fullPath),
+            "time": .timestamp(time.microseconds &* 1_000),
+            "auth": auth.map { auth in
+                .map(["uid": .string(auth.uid), "token": .map(auth.claims.mapValues(RulesValue.init(json:)))])
+            } ?? .null,
+        ]
+        if let written {
+            fields["resource"] = RulesEvaluation.resource(data: written, segments: fullPath)
+        } else {
+            fields["resource"] = .null
+        }
+        if let query {
+            fields["query"] = .map([
+                "limit": query.limit.map { .int(Int64($0)) } ?? .null,
+                "offset": query.offset.map { .int(Int64($0)) } ?? .null,
+                "orderBy": .list(query.orderBy.map { .string($0) }),
+            ])
+        }
+        return .map(fields)
+    }
+
+    /// `resource` for each evaluation: one, or for a list each combination of the values an `in` allows (every one
+    /// must be allowed). `isLast` marks the last.
+    var resources: [(value: RulesValue, isLast: Bool)] {
+        guard method == .list else {
+            let value = stored.map { RulesEvaluation.resource(data: $0, segments: fullPath) } ?? .null
+            return [(value, true)]
+        }
+        var combinations: [[String: RulesValue]] = [[:]]
+        for (field, values) in (query?.fixed ?? [:]).sorted(by: { $0.key < $1.key }) {
+            combinations = combinations.flatMap { partial in
+                values.prefix(30).map { value in
+                    var next = partial
+                    next[field] = RulesValue(value, database: database)
+                    return next
+                }
+            }
+            if combinations.count > 900 { combinations = Array(combinations.prefix(900)) }
+        }
+        return combinations.enumerated().map { index, constraints in
+            (.map(["data": .queryData(prefix: [], constraints: constraints)]), index == combinations.count - 1)
+        }
+    }
+}
+
+/// What the rules decided, and which rule decided it.
+package struct RulesDecision: Sendable {
+    /// Whether the request may go on.
+    package var allowed: Bool
+    /// The `allow` that allowed it.
+    package var rule: RulesLocation?
+    /// A sentence for logs and `suite rules test`: the rule that allowed, or why each candidate denied.
+    package var reason: String
+}

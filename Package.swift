@@ -262,6 +262,12 @@ let package = Package(
                 swiftProtobuf, jwtKit, crypto, .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/FirestoreProtocolTests"),
+        .testTarget(
+            name: "SuiteServerTests",
+            dependencies: [
+                "SuiteServer", "SuiteHost", "Documents", "Sync", "SuiteCore", "SuiteHTTP", "SuiteTestSupport",
+            ],
+            path: "Tests/SuiteServerTests", exclude: ["RulesCases"]),
         // The two built-in HTTP transports, for tests that run one contract over both; and that contract.
         .target(
             name: "TransportTestSupport", dependencies: ["SuiteHTTP", "SuiteHTTPNIO"],

@@ -80,6 +80,11 @@ service cloud.firestore {{
         (op == 'sameTwice' && {same});
     }}
 
+    // The limit holds for the whole request: a query's `in` values share it.
+    match /byGroup/{{id}} {{
+      allow list: if get({db('groups/$(resource.data.group)')}).data.members.hasAny([request.auth.uid]);
+    }}
+
     // Arithmetic faults.
     match /arith/{{op}} {{
       allow get: if
@@ -125,6 +130,7 @@ service cloud.firestore {{
 
 ok = {"ok": True}
 documents = {f"refs/r{i}": ok for i in range(1, 12)}
+documents.update({f"groups/g{i}": {"members": ["ana"]} for i in range(1, 13)})
 
 def case(name, expect, **kw):
     c = {"name": name}
@@ -183,6 +189,8 @@ cases = [
     case("10 distinct document reads", "allow", get="reads/ten", resource={}),
     case("11 distinct document reads", "deny", get="reads/eleven", resource={}),
     case("the same document read 15 times", "allow", get="reads/sameTwice", resource={}),
+    case("list: 10 in values, 10 distinct get() reads", "allow", list="byGroup", auth={"uid": "ana"}, query={"in": {"group": [f"g{i}" for i in range(1, 11)]}}),
+    case("list: 11 in values, 11 distinct get() reads in one request", "deny", list="byGroup", auth={"uid": "ana"}, query={"in": {"group": [f"g{i}" for i in range(1, 12)]}}),
 
     # arithmetic
     case("integer division by zero", "deny", get="arith/div", resource={"a": 1, "b": 0}),

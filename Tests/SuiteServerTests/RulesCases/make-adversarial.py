@@ -21,6 +21,7 @@ def nest(levels, leaf):
 def db(path):
     return "/databases/$(database)/documents/" + path
 
+reads_range = lambda lo, hi: " && ".join(f"exists({db('refs/r' + str(i))})" for i in range(lo, hi + 1))
 reads = lambda n: " && ".join(f"exists({db('refs/r' + str(i))})" for i in range(1, n + 1))
 same = " && ".join(f"get({db('refs/r1')}).data.ok == true" for _ in range(15))
 deep_path = ", ".join(["'deep'"] + ["'d'"] * (VALID_DEPTH - 1))
@@ -80,7 +81,12 @@ service cloud.firestore {{
         (op == 'sameTwice' && {same});
     }}
 
-    // The limit holds for the whole request: a query's `in` values share it.
+    // The limit holds for the whole request: two allow statements share it...
+    match /twoAllows/{{id}} {{
+      allow get: if {reads_range(1, 6)} && resource.data.first == true;
+      allow get: if {reads_range(7, 12)};
+    }}
+    // ... and so do a query's `in` values.
     match /byGroup/{{id}} {{
       allow list: if get({db('groups/$(resource.data.group)')}).data.members.hasAny([request.auth.uid]);
     }}
@@ -129,7 +135,7 @@ service cloud.firestore {{
 """
 
 ok = {"ok": True}
-documents = {f"refs/r{i}": ok for i in range(1, 12)}
+documents = {f"refs/r{i}": ok for i in range(1, 13)}
 documents.update({f"groups/g{i}": {"members": ["ana"]} for i in range(1, 13)})
 
 def case(name, expect, **kw):
@@ -189,6 +195,8 @@ cases = [
     case("10 distinct document reads", "allow", get="reads/ten", resource={}),
     case("11 distinct document reads", "deny", get="reads/eleven", resource={}),
     case("the same document read 15 times", "allow", get="reads/sameTwice", resource={}),
+    case("first allow true after 6 reads", "allow", get="twoAllows/a", resource={"first": True}),
+    case("12 distinct reads across two allow statements", "deny", get="twoAllows/a", resource={"first": False}),
     case("list: 10 in values, 10 distinct get() reads", "allow", list="byGroup", auth={"uid": "ana"}, query={"in": {"group": [f"g{i}" for i in range(1, 11)]}}),
     case("list: 11 in values, 11 distinct get() reads in one request", "deny", list="byGroup", auth={"uid": "ana"}, query={"in": {"group": [f"g{i}" for i in range(1, 12)]}}),
 

@@ -88,6 +88,8 @@ public enum ServerRules: Sendable {
         return CommitReview { writes, documents in
             let judged = writes.filter { write in reserved.map { !write.path.string.hasPrefix($0 + "/") } ?? true }
             let time = Timestamp(Date())
+            // Firestore's limit: 10 document reads for a request of one write, 20 for several, in all.
+            let reads = RulesEvaluation.Reads(maximum: judged.count > 1 ? 20 : 10)
             for write in judged {
                 let method: RulesMethod =
                     write.after == nil ? .delete : (write.before == nil ? .create : .update)
@@ -96,8 +98,7 @@ public enum ServerRules: Sendable {
                 request.stored = write.before
                 request.written = write.after
                 request.time = time
-                request.maximumDocumentReads = judged.count > 1 ? 20 : 10
-                let decision = await rules.decide(request, reader: documents)
+                let decision = await rules.decide(request, reader: documents, reads: reads)
                 guard decision.allowed else {
                     throw DocumentsError(
                         .permissionDenied, "\(uid) may not \(method.rawValue) \(write.path.string): \(decision.reason)",

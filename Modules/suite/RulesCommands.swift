@@ -40,11 +40,16 @@ struct RulesCommand: AsyncParsableCommand {
         var runsServices: Bool { false }
 
         func run(_ context: SuiteContext) async throws {
+            // A file that cannot be used is exit status 64, apart from cases that fail (1).
             let rules: FirestoreRules
-            do { rules = try FirestoreRules(contentsOf: file) } catch let error as ServerError {
-                throw SuiteError(.invalidArgument, error.message, hint: error.hint)
+            let testCases: RulesTestCases
+            do {
+                rules = try FirestoreRules(contentsOf: file)
+                testCases = try ServerModule.rulesTestCases(file: cases)
+            } catch let error as any SuiteDescribedError {
+                Output.error(error.message, hint: error.hint, json: globals.json)
+                throw ExitCode.validationFailure
             }
-            let testCases = try ServerModule.rulesTestCases(file: cases)
             let results = await testCases.run(rules)
             let failed = results.filter { !$0.passed }.count
             if globals.json {

@@ -190,7 +190,8 @@ struct RulesDoorTests {
         #expect(others.status == 403)
     }
 
-    @Test("sync: a refused mutation is rejected naming the rule, the others apply; the feed shows only what may be read")
+    @Test(
+        "sync: a refused mutation is rejected naming the rule, the others apply; the feed shows only what may be read")
     func sync() async throws {
         let server = try await Self.start()
         defer { Task { await server.stop() } }

@@ -72,3 +72,31 @@ struct RulesTableTests {
         #expect(message(["casez": []])?.contains("cases") == true)
     }
 }
+
+/// The rules files in RulesCases/refusals/ use what the subset does not: each is refused at load, naming its line and
+/// column.
+@Suite("Firestore's rules language: files refused at load")
+struct RulesRefusalTests {
+    static let folder = RulesTableTests.folder.appendingPathComponent("refusals")
+
+    static var files: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".rules") }
+            .sorted()
+    }
+
+    @Test("refused with FILE:LINE:COLUMN and a hint", arguments: files)
+    func refused(_ file: String) throws {
+        let path = Self.folder.appendingPathComponent(file).path
+        do {
+            _ = try FirestoreRules(contentsOf: path)
+            Issue.record("\(file) loaded")
+        } catch let error as ServerError {
+            let place = try Regex(#"^.+\.rules:[0-9]+:[0-9]+: "#)
+            #expect(error.message.prefixMatch(of: place) != nil, "\(error.message)")
+            #expect(error.hint?.isEmpty == false)
+        }
+    }
+
+    @Test("there are refusals to check")
+    func present() { #expect(Self.files.count >= 10) }
+}

@@ -96,97 +96,96 @@ public struct FirestoreRules: Sendable {
 
     // MARK: Deciding
 
-    /// Decides `request`; `reader` serves `get()` and `exists()`.
+    /// Decides `request`; `reader` serves `get()` and `exists()`. For a list, every document the query could return
+    /// must be allowed: for each value an `in` allows, some `allow` must hold.
     package func decide(_ request: RulesRequest, reader: (any RulesDocumentReader)? = nil) async -> RulesDecision {
-        let full = ["databases", request.database, "documents"] + request.segments
-        var reasons: [String] = []
-        var matched = false
+        await decide(request, reader: reader, reads: RulesEvaluation.Reads(maximum: request.maximumDocumentReads))
+    }
+
+    /// ``decide(_:reader:)`` counting document reads in `reads`, shared by the writes of one commit.
+    func decide(_ request: RulesRequest, reader: (any RulesDocumentReader)?, reads: RulesEvaluation.Reads) async
+        -> RulesDecision
+    {
+        let path = request.elements
+        var candidates: [(allow: RulesAllow, scope: RulesEvaluation.Scope)] = []
         for block in blocks {
-            guard let bindings = Self.bind(block.pattern, to: full, request: request, version: version) else {
-                continue
-            }
+            guard let bindings = Self.bind(block.pattern, to: path, version: version) else { continue }
             for allow in block.allows where allow.methods.contains(request.method) {
-                matched = true
-                guard let condition = allow.condition else {
-                    return RulesDecision(allowed: true, rule: allow.location, reason: "allowed by \(describe(allow))")
-                }
-                for resource in request.resources {
-                    let evaluation = RulesEvaluation(
-                        request: request.value, resource: resource.value, database: request.database, reader: reader,
-                        maximumDocumentReads: request.maximumDocumentReads)
-                    do {
-                        let scope = RulesEvaluation.Scope(bindings: bindings, functions: block.functions)
-                        guard try await evaluation.condition(condition, scope) else {
-                            reasons.append("\(describe(allow)) is false")
-                            break
-                        }
-                    } catch let fault as RulesFault {
-                        let place = fault.location.map { " at \($0)" } ?? ""
-                        reasons.append("\(describe(allow)) failed\(place): \(fault.message)")
-                        break
-                    } catch {
-                        reasons.append("\(describe(allow)) failed: \(error)")
-                        break
-                    }
-                    if resource.isLast {
-                        return RulesDecision(
-                            allowed: true, rule: allow.location, reason: "allowed by \(describe(allow))")
-                    }
-                }
+                candidates.append((allow, RulesEvaluation.Scope(bindings: bindings, functions: block.functions)))
             }
         }
-        if !matched {
+        guard !candidates.isEmpty else {
             return RulesDecision(
                 allowed: false, rule: nil,
-                reason:
-                    "no allow \(request.method.rawValue) matches /\(request.segments.map { $0 ?? "{id}" }.joined(separator: "/"))"
-            )
+                reason: "no allow \(request.method.rawValue) matches /\(request.displayPath)")
         }
-        return RulesDecision(allowed: false, rule: nil, reason: "denied: " + reasons.joined(separator: "; "))
+        let value = request.value
+        var decidedBy: RulesAllow?
+        var reasons: [String] = []
+        for resource in request.resources {
+            var allowed: RulesAllow?
+            for candidate in candidates {
+                guard let condition = candidate.allow.condition else {
+                    allowed = candidate.allow
+                    break
+                }
+                let evaluation = RulesEvaluation(
+                    request: value, resource: resource, database: request.database, reader: reader, reads: reads)
+                do {
+                    if try await evaluation.condition(condition, candidate.scope) {
+                        allowed = candidate.allow
+                        break
+                    }
+                    reasons.append("\(describe(candidate.allow)) is false")
+                } catch let fault as RulesFault {
+                    let place = fault.location.map { " at \($0)" } ?? ""
+                    reasons.append("\(describe(candidate.allow)) failed\(place): \(fault.message)")
+                } catch {
+                    reasons.append("\(describe(candidate.allow)) failed: \(error)")
+                }
+            }
+            guard let allowed else {
+                var seen: Set<String> = []
+                let distinct = reasons.filter { seen.insert($0).inserted }
+                return RulesDecision(allowed: false, rule: nil, reason: "denied: " + distinct.joined(separator: "; "))
+            }
+            if decidedBy == nil { decidedBy = allowed }
+        }
+        let rule = decidedBy ?? candidates[0].allow
+        return RulesDecision(allowed: true, rule: rule.location, reason: "allowed by \(describe(rule))")
     }
 
     private func describe(_ allow: RulesAllow) -> String {
         "allow \(allow.written.joined(separator: ", ")) at \(fileName):\(allow.location)"
     }
 
-    /// The wildcards' values when `pattern` fits `path`, or nil. A list request's last segment is unknown (nil): only
-    /// a `{wildcard}` fits it, and it stays unbound; a collection-group request fits only a pattern that starts the
-    /// group's collection with a `{name=**}`.
-    static func bind(_ pattern: [RulesPatternSegment], to path: [String?], request: RulesRequest, version: Int)
+    /// The wildcards' values when `pattern` fits `path`, or nil. An unknown document id (a list's) fits only a
+    /// `{wildcard}` (left unbound) or a `{name=**}`; a collection group's unknown parent path fits only a `{name=**}`.
+    static func bind(_ pattern: [RulesPatternSegment], to path: [RulesRequest.Element], version: Int)
         -> [String: RulesValue]?
     {
-        if request.collectionGroup {
-            // databases/{db}/documents/{path=**}/group/{doc}
-            guard pattern.count == 6, path.count >= 2,
-                let bindings = bind(Array(pattern.prefix(3)), to: Array(path.prefix(3)), version: version)
-            else { return nil }
-            guard case .recursive = pattern[3], case .literal(let collection) = pattern[4],
-                collection == path[path.count - 2], case .single = pattern[5]
-            else { return nil }
-            return bindings
-        }
-        return bind(pattern, to: path, version: version)
-    }
-
-    static func bind(_ pattern: [RulesPatternSegment], to path: [String?], version: Int) -> [String: RulesValue]? {
         var bindings: [String: RulesValue] = [:]
         func match(_ p: Int, _ s: Int) -> Bool {
             if p == pattern.count { return s == path.count }
             switch pattern[p] {
             case .literal(let text):
-                guard s < path.count, let segment = path[s], segment == text else { return false }
+                guard s < path.count, case .known(let segment) = path[s], segment == text else { return false }
                 return match(p + 1, s + 1)
             case .single(let name):
                 guard s < path.count else { return false }
-                if let segment = path[s] { bindings[name] = .string(segment) } else { bindings[name] = nil }
+                switch path[s] {
+                case .known(let segment): bindings[name] = .string(segment)
+                case .anyID: bindings[name] = nil
+                case .anyParent: return false
+                }
                 return match(p + 1, s + 1)
             case .recursive(let name):
                 let minimum = version >= 2 ? 0 : 1
                 var count = path.count - s
                 while count >= minimum {
-                    let taken = path[s..<(s + count)]
-                    if !taken.contains(where: { $0 == nil }), match(p + 1, s + count) {
-                        bindings[name] = .path(taken.compactMap { $0 })
+                    if match(p + 1, s + count) {
+                        bindings[name] = .path(
+                            path[s..<(s + count)].compactMap { if case .known(let text) = $0 { text } else { nil } })
                         return true
                     }
                     count -= 1
@@ -248,6 +247,27 @@ package struct RulesRequest: Sendable {
 
     var fullPath: [String] { ["databases", database, "documents"] + segments.map { $0 ?? "{id}" } }
 
+    /// A segment of the path rules match: known, a list's unknown document id, or a collection group's unknown
+    /// parent path.
+    package enum Element: Sendable {
+        case known(String)
+        case anyID
+        case anyParent
+    }
+
+    /// The path rules match, from `databases`.
+    var elements: [Element] {
+        let head: [Element] = [.known("databases"), .known(database), .known("documents")]
+        if collectionGroup {
+            return head + [.anyParent] + segments.map { $0.map(Element.known) ?? .anyID }
+        }
+        return head + segments.map { $0.map(Element.known) ?? .anyID }
+    }
+
+    var displayPath: String {
+        (collectionGroup ? "{parent=**}/" : "") + segments.map { $0 ?? "{id}" }.joined(separator: "/")
+    }
+
     /// `request`.
     var value: RulesValue {
         var fields: [String: RulesValue] = [
@@ -274,11 +294,10 @@ package struct RulesRequest: Sendable {
     }
 
     /// `resource` for each evaluation: one, or for a list each combination of the values an `in` allows (every one
-    /// must be allowed). `isLast` marks the last.
-    var resources: [(value: RulesValue, isLast: Bool)] {
+    /// must be allowed).
+    var resources: [RulesValue] {
         guard method == .list else {
-            let value = stored.map { RulesEvaluation.resource(data: $0, segments: fullPath) } ?? .null
-            return [(value, true)]
+            return [stored.map { RulesEvaluation.resource(data: $0, segments: fullPath) } ?? .null]
         }
         var combinations: [[String: RulesValue]] = [[:]]
         for (field, values) in (query?.fixed ?? [:]).sorted(by: { $0.key < $1.key }) {
@@ -291,9 +310,7 @@ package struct RulesRequest: Sendable {
             }
             if combinations.count > 900 { combinations = Array(combinations.prefix(900)) }
         }
-        return combinations.enumerated().map { index, constraints in
-            (.map(["data": .queryData(prefix: [], constraints: constraints)]), index == combinations.count - 1)
-        }
+        return combinations.map { .map(["data": .queryData(prefix: [], constraints: $0)]) }
     }
 }
 

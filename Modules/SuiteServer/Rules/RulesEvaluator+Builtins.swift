@@ -160,8 +160,10 @@ extension RulesEvaluation {
         case "math.isNaN": return .bool(try number(0).isNaN)
         case "timestamp.date":
             let (year, month, day) = (try integer(0), try integer(1), try integer(2))
-            guard (1...9_999).contains(year), (1...12).contains(month), (1...31).contains(day) else {
-                throw fail("not a date")
+            guard (1...9_999).contains(year), (1...12).contains(month), (1...31).contains(day),
+                Calendar.civil(days: Calendar.days(year: year, month: month, day: day)) == (year, month, day)
+            else {
+                throw fail("\(year)-\(month)-\(day) is not a date")
             }
             return .timestamp(Calendar.days(year: year, month: month, day: day) &* 86_400_000_000_000)
         case "timestamp.value":
@@ -235,9 +237,15 @@ extension RulesEvaluation {
         case (.string(let text), "upper"): return .string(text.uppercased())
         case (.string(let text), "trim"): return .string(text.trimmingCharacters(in: .whitespacesAndNewlines))
         case (.string(let text), "split"):
-            let separator = try string(try argument(0))
-            guard !separator.isEmpty else { throw fail("split() needs a separator") }
-            return .list(text.components(separatedBy: separator).map { .string($0) })
+            let pattern = try string(try argument(0))
+            guard !pattern.isEmpty else { throw fail("split() needs a separator") }
+            do {
+                let regex = try Regex(pattern)
+                return .list(
+                    text.split(separator: regex, omittingEmptySubsequences: false).map { .string(String($0)) })
+            } catch {
+                throw fail("'\(pattern)' is not a regular expression")
+            }
         case (.string(let text), "replace"):
             let pattern = try string(try argument(0))
             let replacement = try string(try argument(1))

@@ -21,21 +21,28 @@ final class RulesEvaluation {
     let resource: RulesValue
     let database: String
     let reader: (any RulesDocumentReader)?
-    let maximumDocumentReads: Int
-    private var reads: [String: RulesValue] = [:]
+    /// The documents read so far by the request: shared by every condition it evaluates, so the limit holds per
+    /// request.
+    let reads: Reads
     private var steps = 0
+
+    /// The documents a request has read, by path (and before or after its writes).
+    final class Reads {
+        let maximum: Int
+        var documents: [String: RulesValue] = [:]
+        init(maximum: Int) { self.maximum = maximum }
+    }
     static let maximumSteps = 10_000
     static let maximumDepth = 20
 
     init(
-        request: RulesValue, resource: RulesValue, database: String, reader: (any RulesDocumentReader)?,
-        maximumDocumentReads: Int
+        request: RulesValue, resource: RulesValue, database: String, reader: (any RulesDocumentReader)?, reads: Reads
     ) {
         self.request = request
         self.resource = resource
         self.database = database
         self.reader = reader
-        self.maximumDocumentReads = maximumDocumentReads
+        self.reads = reads
     }
 
     /// Variables in reach: wildcards, parameters and `let`s; the functions that can be called; the call depth.
@@ -161,10 +168,13 @@ final class RulesEvaluation {
             case .expression(let expression):
                 switch try await evaluate(expression, scope) {
                 case .string(let text):
-                    guard !text.isEmpty else {
-                        throw RulesFault(message: "an empty string cannot be a path segment", location: location)
+                    // One segment: a value with a '/' would reach another document than the rule names.
+                    guard !text.isEmpty, !text.contains("/") else {
+                        throw RulesFault(
+                            message: "'\(text)' cannot be one path segment (empty, or it has a '/')",
+                            location: location)
                     }
-                    segments.append(contentsOf: text.split(separator: "/").map(String.init))
+                    segments.append(text)
                 case .int(let n): segments.append(String(n))
                 case .path(let inner): segments.append(contentsOf: inner)
                 case let other:
@@ -314,11 +324,10 @@ final class RulesEvaluation {
         }
         let relative = segments[3...].joined(separator: "/")
         let key = (after ? "after:" : "before:") + relative
-        if let known = reads[key] { return known }
-        guard reads.count < maximumDocumentReads else {
+        if let known = reads.documents[key] { return known }
+        guard reads.documents.count < reads.maximum else {
             throw RulesFault(
-                message: "more than \(maximumDocumentReads) documents were read by get() and exists()",
-                location: location)
+                message: "more than \(reads.maximum) documents were read by get() and exists()", location: location)
         }
         guard let reader else {
             throw RulesFault(message: "documents cannot be read here", location: location)
@@ -333,7 +342,7 @@ final class RulesEvaluation {
         } catch {
             throw RulesFault(message: "could not read \(relative): \(error)", location: location)
         }
-        reads[key] = value
+        reads.documents[key] = value
         return value
     }
 

@@ -4,6 +4,12 @@ import SuiteCore
 struct RulesParser {
     private var lexer: RulesLexer
     private var current: RulesToken
+    /// How deep expressions nest here (parentheses, operands, arguments): bounded so evaluation never runs out of
+    /// stack.
+    private var depth = 0
+    static let maximumDepth = 64
+    /// The most operands one chain of `+ - * / %` or comparisons may have.
+    static let maximumChain = 256
 
     init(_ source: String, fileName: String) throws {
         lexer = RulesLexer(source, fileName: fileName)
@@ -187,6 +193,13 @@ struct RulesParser {
     // MARK: Expressions, lowest precedence first
 
     mutating func parseExpression() throws -> RulesExpression {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else {
+            throw error(
+                "the expression nests deeper than \(Self.maximumDepth) levels",
+                hint: "split it into functions, each with a part of the condition")
+        }
         let condition = try parseOr()
         guard isSymbol("?") else { return condition }
         let location = current.location
@@ -198,28 +211,51 @@ struct RulesParser {
     }
 
     private mutating func parseOr() throws -> RulesExpression {
-        var left = try parseAnd()
+        var operands = [try parseAnd()]
+        var locations: [RulesLocation] = []
         while isSymbol("||") {
-            let location = current.location
+            locations.append(current.location)
             try advance()
-            left = .binary("||", left, try parseAnd(), location)
+            operands.append(try parseAnd())
         }
-        return left
+        return Self.balanced("||", operands, locations)
     }
 
     private mutating func parseAnd() throws -> RulesExpression {
-        var left = try parseRelation()
+        var operands = [try parseRelation()]
+        var locations: [RulesLocation] = []
         while isSymbol("&&") {
-            let location = current.location
+            locations.append(current.location)
             try advance()
-            left = .binary("&&", left, try parseRelation(), location)
+            operands.append(try parseRelation())
         }
-        return left
+        return Self.balanced("&&", operands, locations)
+    }
+
+    /// A chain of `&&` (or `||`) as a balanced tree: the operators are associative (with Firestore's handling of
+    /// errors too), and a long chain then nests only logarithmically deep.
+    static func balanced(_ symbol: String, _ operands: [RulesExpression], _ locations: [RulesLocation])
+        -> RulesExpression
+    {
+        guard operands.count > 1 else { return operands[0] }
+        let middle = operands.count / 2
+        return .binary(
+            symbol, balanced(symbol, Array(operands[..<middle]), Array(locations[..<(middle - 1)])),
+            balanced(symbol, Array(operands[middle...]), Array(locations[middle...])), locations[middle - 1])
+    }
+
+    private mutating func checkChain(_ count: inout Int) throws {
+        count += 1
+        guard count < Self.maximumChain else {
+            throw error("more than \(Self.maximumChain) operands in a row", hint: "split the expression into functions")
+        }
     }
 
     private mutating func parseRelation() throws -> RulesExpression {
         var left = try parseAdditive()
+        var chain = 0
         while true {
+            try checkChain(&chain)
             let location = current.location
             if let symbol = symbolIn(["==", "!=", "<", "<=", ">", ">="]) {
                 try advance()
@@ -245,7 +281,9 @@ struct RulesParser {
 
     private mutating func parseAdditive() throws -> RulesExpression {
         var left = try parseMultiplicative()
+        var chain = 0
         while let symbol = symbolIn(["+", "-"]) {
+            try checkChain(&chain)
             let location = current.location
             try advance()
             left = .binary(symbol, left, try parseMultiplicative(), location)
@@ -255,7 +293,9 @@ struct RulesParser {
 
     private mutating func parseMultiplicative() throws -> RulesExpression {
         var left = try parseUnary()
+        var chain = 0
         while let symbol = symbolIn(["*", "/", "%"]) {
+            try checkChain(&chain)
             let location = current.location
             try advance()
             left = .binary(symbol, left, try parseUnary(), location)
@@ -267,6 +307,11 @@ struct RulesParser {
         if let symbol = symbolIn(["!", "-"]) {
             let location = current.location
             try advance()
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= Self.maximumDepth else {
+                throw error("the expression nests deeper than \(Self.maximumDepth) levels")
+            }
             let operand = try parseUnary()
             if symbol == "-", case .literal(let value) = operand {
                 if case .int(let n) = value { return .literal(.int(-n)) }
@@ -279,7 +324,9 @@ struct RulesParser {
 
     private mutating func parsePostfix() throws -> RulesExpression {
         var expression = try parsePrimary()
+        var chain = 0
         while true {
+            try checkChain(&chain)
             let location = current.location
             if isSymbol(".") {
                 try advance()

@@ -23,15 +23,18 @@ extension RealBinary {
             let ana: String
             let root: String
 
-            init(config: String? = nil) throws {
+            init(config: String? = nil, files: [String: String] = [:], arguments: [String] = []) throws {
                 suite = SuiteRunner(directory: try TestSupport.makeTemporaryDirectory("suite-serve"))
                 if let config {
                     try config.write(
                         to: suite.directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
                 }
+                for (name, text) in files {
+                    try text.write(to: suite.directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
+                }
                 ana = try Self.token(suite, ["ana"])
                 root = try Self.token(suite, ["root", "--admin"])
-                process = try suite.start(["serve", "--port", "0", "--json"])
+                process = try suite.start(["serve", "--port", "0", "--json"] + arguments)
                 let line = process.readLine() ?? ""
                 url = (try? JSONValue(parsing: line))?["url"]?.stringValue ?? "http://127.0.0.1:1"
                 console = (try? JSONValue(parsing: line))?["console"]?.stringValue ?? ""
@@ -208,7 +211,70 @@ extension RealBinary {
                 to: bad.directory.appendingPathComponent("rules.yaml"), atomically: true, encoding: .utf8)
             let shown = try bad.run(["status", "--json"])
             let module = try JSONValue(parsing: shown.stdout)["modules"]?.arrayValue?.first { $0["name"] == "Server" }
-            #expect(module?["details"]?["rules"] == "1", "\(shown.stdout)")  // the file's one rule, not the default two
+            #expect(module?["details"]?["rules"] == "1 path rules", "\(shown.stdout)")  // the file's one, not two
+        }
+
+        static let firestoreRules = """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /users/{uid} {
+                  allow read: if request.auth.uid == uid;
+                  allow write: if request.auth.uid == uid && request.resource.data.points is int
+                    && request.resource.data.points >= 0;
+                }
+              }
+            }
+            """
+
+        @Test func firestoreRulesFromTheCommandLineAndTheConfiguration() throws {
+            for (config, arguments) in [
+                (nil, ["--rules", "firestore.rules"]), ("server: {rules-file: firestore.rules}\n", []),
+            ] {
+                let server = try Server(
+                    config: config, files: ["firestore.rules": Self.firestoreRules], arguments: arguments)
+                let good = try server.call(
+                    "PUT", "/v1/docs/users/ana", token: server.ana, body: #"{"data":{"points":3}}"#)
+                #expect(good.status == 200)
+                let negative = try server.call(
+                    "PUT", "/v1/docs/users/ana", token: server.ana, body: #"{"data":{"points":-3}}"#)
+                #expect(negative.status == 403)
+                #expect(negative.json["error"]?["message"]?.stringValue?.contains("firestore.rules:6:") == true)
+                #expect(server.stop() == 0)
+            }
+            // A rules file outside the subset stops the start, naming the line and column.
+            let bad = SuiteRunner(directory: try TestSupport.makeTemporaryDirectory("suite-serve-bad-rules"))
+            try Self.firestoreRules.replacingOccurrences(of: "is int", with: "is integer").write(
+                to: bad.directory.appendingPathComponent("firestore.rules"), atomically: true, encoding: .utf8)
+            let refused = try bad.run(["serve", "--port", "0", "--rules", "firestore.rules"])
+            #expect(refused.status == 1 && refused.stderr.contains("firestore.rules:6:"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("'integer' is not a type"), "\(refused.stderr)")
+            let missing = try bad.run(["serve", "--port", "0", "--rules", "nowhere.rules"])
+            #expect(missing.status == 1 && missing.stderr.contains("nowhere.rules"), "\(missing.stderr)")
+        }
+
+        @Test func rulesTestRunsCasesOffline() throws {
+            let suite = SuiteRunner(directory: try TestSupport.makeTemporaryDirectory("suite-rules-test"))
+            try Self.firestoreRules.write(
+                to: suite.directory.appendingPathComponent("firestore.rules"), atomically: true, encoding: .utf8)
+            let cases = """
+                cases:
+                  - {name: own, get: users/ana, auth: {uid: ana}, resource: {points: 1}, expect: allow}
+                  - {name: other, get: users/ana, auth: {uid: bob}, resource: {points: 1}, expect: deny}
+                  - {name: negative, create: users/ana, auth: {uid: ana}, data: {points: -1}, expect: deny}
+                """
+            try cases.write(
+                to: suite.directory.appendingPathComponent("cases.yaml"), atomically: true, encoding: .utf8)
+            let passed = try suite.run(["rules", "test", "firestore.rules", "--cases", "cases.yaml"])
+            #expect(passed.status == 0 && passed.stdout.contains("3 passed, 0 failed"), "\(passed.stdout)")
+            #expect(passed.stdout.contains("firestore.rules:5:"))
+            try cases.replacingOccurrences(of: "expect: deny}", with: "expect: allow}").write(
+                to: suite.directory.appendingPathComponent("cases.yaml"), atomically: true, encoding: .utf8)
+            let failed = try suite.run(["rules", "test", "firestore.rules", "--cases", "cases.yaml", "--json"])
+            #expect(failed.status == 1)
+            #expect(try JSONValue(parsing: failed.stdout)["failed"] == 2, "\(failed.stdout)")
+            let unusable = try suite.run(["rules", "test", "firestore.rules", "--cases", "none.yaml"])
+            #expect(unusable.status == 64 && unusable.stderr.contains("none.yaml"), "\(unusable.stderr)")
         }
     }
 }

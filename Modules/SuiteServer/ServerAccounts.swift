@@ -4,12 +4,6 @@ import GRDB
 public import SuiteCore
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The accounts `suite serve` knows: user ids with bearer tokens, stored hashed (SHA-256) in an SQLite file of their
 /// own. A token is shown once, when it is issued.
 ///
@@ -177,15 +171,16 @@ public final class ServerAccounts: Sendable {
     }
 
     private func fileStamp() -> Stamp {
+        // FileManager rather than stat(2): a release build on Linux did not resolve `stat`'s members
+        // (MemberImportVisibility placed them in Dispatch's clang module).
         func part(_ file: String) -> Stamp.Part {
-            var info = stat()
-            guard stat(file, &info) == 0 else { return Stamp.Part() }
-            #if os(Linux)
-                let time = info.st_mtim
-            #else
-                let time = info.st_mtimespec
-            #endif
-            return Stamp.Part(size: Int64(info.st_size), seconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec))
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: file),
+                let size = (attributes[.size] as? NSNumber)?.int64Value,
+                let modified = attributes[.modificationDate] as? Date
+            else { return Stamp.Part() }
+            let nanoseconds = Int64((modified.timeIntervalSince1970 * 1e9).rounded())
+            return Stamp.Part(
+                size: size, seconds: nanoseconds / 1_000_000_000, nanoseconds: nanoseconds % 1_000_000_000)
         }
         return Stamp(file: part(path), log: part(logPath))
     }

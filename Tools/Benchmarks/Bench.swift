@@ -68,6 +68,7 @@ struct BenchGroup: Sendable {
         BenchGroup(name: "sync", run: { try await SyncBenchmarks.run(scale: $0) }),
         BenchGroup(name: "postgres", run: { try await PostgresBenchmarks.run(scale: $0) }),
         BenchGroup(name: "firestore", run: { try await FirestoreBenchmarks.run(scale: $0) }),
+        BenchGroup(name: "rules", run: { try await RulesBenchmarks.run(scale: $0) }),
     ]
 }
 

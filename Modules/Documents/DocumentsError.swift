@@ -42,6 +42,9 @@ public struct DocumentsError: SuiteDescribedError {
         public static let resyncRequired = Code("resyncRequired")
         /// A prepared commit was handed to an engine other than the one that prepared it.
         public static let wrongEngine = Code("wrongEngine")
+        /// The store's query-rate limit (``QueryRateLimit``) had no token for a query that asked not to wait, or would
+        /// have made it wait longer than ``QueryRateLimit/maximumWait``: the query did not run and cost nothing.
+        public static let rateLimited = Code("rateLimited")
 
         public var description: String { name }
     }

@@ -44,7 +44,8 @@ public struct QueryThrottleCounts: Sendable, Hashable, Codable {
         rejected += other.rejected
     }
 
-    var json: JSONValue {
+    /// The counts as JSON: `{"coalesced", "readsSaved", "throttled", "throttledWaitMicroseconds", "rejected"}`.
+    public var json: JSONValue {
         .object([
             "coalesced": .int(coalesced), "readsSaved": .int(readsSaved), "throttled": .int(throttled),
             "throttledWaitMicroseconds": .int(throttledWaitMicroseconds), "rejected": .int(rejected),

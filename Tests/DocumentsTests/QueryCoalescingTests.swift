@@ -166,6 +166,7 @@ struct QueryCoalescingTests {
         }
         #expect(store.sessionCosts.byKind["query"] == nil, "nothing billed for a failed execution")
         #expect(store.queryCoalescer?.runningCount == 0)
+        engine.open()
         #expect(try await query.getDocuments().count == 4, "the next call runs afresh")
     }
 

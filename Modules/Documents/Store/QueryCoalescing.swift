@@ -1,6 +1,6 @@
 /// How a store shares one execution among identical one-shot reads (``DocumentStore/Options/queryCoalescing``).
 ///
-/// With coalescing on, a ``Query/getDocuments()`` (or ``DocumentReference/getDocument()``) that arrives while an
+/// With coalescing on, a ``QueryConvertible/getDocuments()`` (or ``DocumentReference/getDocument()``) that arrives while an
 /// identical one is running waits for that run's result instead of running again: one execution, billed once, and
 /// the calls that shared it counted in ``QueryThrottleCounts/coalesced``. Identical means the same normalized query —
 /// collection or collection group, filters, orders, limit, cursors, field mask — and the same rate-limit behaviour.

@@ -2,13 +2,13 @@
 /// second on average, with bursts of up to ``burst`` — a token bucket. Fewer executions are fewer billed reads: the
 /// throttling of queries that cuts a Firestore bill.
 ///
-/// It limits one-shot queries: ``Query/getDocuments()``, ``Query/explain()`` and aggregations. Listeners, single
+/// It limits one-shot queries: ``QueryConvertible/getDocuments()``, ``QueryConvertible/explain()`` and aggregations. Listeners, single
 /// document reads and writes are not limited. Calls that share another's execution (``QueryCoalescing``) take no
 /// token.
 ///
 /// Over the limit, a query waits for its token (``Behavior/wait``, the default) or fails at once with
 /// ``DocumentsError/Code-swift.struct/rateLimited`` (``Behavior/fail``); a caller chooses per call with
-/// ``Query/getDocuments(whenRateLimited:)``. A wait that would exceed ``maximumWait`` fails the same way. Queries
+/// ``QueryConvertible/getDocuments(whenRateLimited:)``. A wait that would exceed ``maximumWait`` fails the same way. Queries
 /// get their tokens in the order they asked; a cancelled wait gives its token back.
 ///
 /// ```swift

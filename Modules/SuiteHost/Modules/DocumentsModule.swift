@@ -16,8 +16,8 @@ import SuitePluginKit
 ///   query-rate: {per-second: 20, burst: 40}
 /// ```
 ///
-/// `query-coalescing` and `query-rate` set the store's ``DocumentStore/Options/queryCoalescing`` and
-/// ``DocumentStore/Options/queryRateLimit`` (see `DocumentsModule+QueryThrottling.swift` for their keys).
+/// `query-coalescing` and `query-rate` set the store's `DocumentStore.Options.queryCoalescing` and
+/// `DocumentStore.Options.queryRateLimit` (see `DocumentsModule+QueryThrottling.swift` for their keys).
 ///
 /// `sqlite` options: `path` (default `documents.sqlite` in the data directory; a relative path resolves against the
 /// configuration file's folder), `durability` (`normal`, the default: no acknowledged write is lost when the process

@@ -44,6 +44,9 @@ public struct DocumentsError: SuiteDescribedError {
         public static let wrongEngine = Code("wrongEngine")
         /// The server's rules refuse the write (a commit's review, as `suite serve` makes one).
         public static let permissionDenied = Code("permissionDenied")
+        /// The store's query-rate limit (``QueryRateLimit``) had no token for a query that asked not to wait, or would
+        /// have made it wait longer than ``QueryRateLimit/maximumWait``: the query did not run and cost nothing.
+        public static let rateLimited = Code("rateLimited")
 
         public var description: String { name }
     }

@@ -198,7 +198,19 @@ public enum DocumentsCommandSupport {
             lines.append("")
             lines.append(kinds.render())
         }
+        if !report.queries.isZero {
+            lines.append("")
+            lines.append(render(report.queries))
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// The query-control line of `suite docs stats`: what coalescing saved and what the rate limit delayed or refused.
+    public static func render(_ queries: QueryThrottleCounts) -> String {
+        let waited = Double(queries.throttledWaitMicroseconds) / 1_000_000
+        return "queries  \(queries.coalesced) coalesced (\(queries.readsSaved) reads saved), "
+            + "\(queries.throttled) throttled (waited \(String(format: "%.3f", waited)) s in all), "
+            + "\(queries.rejected) refused by the rate limit"
     }
 
     /// The change-log lines of `suite docs stats`: its records, and the horizon before which changes were pruned.

@@ -361,6 +361,7 @@ struct DocsCommand: AsyncParsableCommand, ModuleCommand {
                 let log = try await store.engine.changeLogStatus()
                 if globals.json {
                     var json = report.json.objectValue ?? [:]
+                    json["queries"] = report.queries.json
                     if let index { json["index"] = index.json }
                     if let log {
                         json["changeLog"] = .object([

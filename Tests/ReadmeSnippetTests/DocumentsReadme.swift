@@ -32,3 +32,17 @@ func followOpenOrders(in store: DocumentStore) throws -> (LiveQuery, LiveAggrega
     let totals = LiveAggregation(open.aggregate([.count, .sum("amount")]))  // totals.count, totals.value("sum(amount)")
     return (orders, totals)
 }
+
+func storeWithQueryControls() throws -> DocumentStore {
+    var options = DocumentStore.Options()
+    options.queryCoalescing = QueryCoalescing(isEnabled: true, reuseWindow: .milliseconds(50))
+    options.queryRateLimit = QueryRateLimit(perSecond: 20, burst: 40)  // over it, a query waits for its token
+    return DocumentStore(engine: try SQLiteDocumentEngine(path: "documents.sqlite"), options: options)
+}
+
+func firstPage(of store: DocumentStore) async throws -> QuerySnapshot {
+    let page = try await store.collection("orders").limit(to: 20).getDocuments(whenRateLimited: .fail)
+    let saved = try await store.costs().queries  // coalesced, readsSaved, throttled, throttledWait, rejected
+    print("\(saved.coalesced) executions and \(saved.readsSaved) reads saved")
+    return page
+}

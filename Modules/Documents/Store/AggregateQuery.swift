@@ -63,8 +63,9 @@ public struct AggregateQuery: Sendable {
     /// The aggregations.
     public let fields: [AggregateField]
 
-    /// Runs the aggregation.
+    /// Runs the aggregation. It takes a token of the store's query-rate limit (``DocumentStore/Options/queryRateLimit``).
     public func get() async throws -> AggregateSnapshot {
+        try await query.store.admitQuery(nil)
         let (snapshot, entries) = try await compute()
         query.store.recordCost(
             kind: "aggregation", collection: query.costCollection, CostCounts(reads: Self.readCost(entries: entries)))

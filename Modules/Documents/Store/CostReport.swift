@@ -47,18 +47,22 @@ public struct CostReport: Sendable, Hashable, Codable {
     /// Per operation kind (`get`, `query`, `aggregation`, `listen`, `set`, `update`, `delete`, `batch`,
     /// `transaction`).
     public var byKind: [String: CostCounts]
+    /// What query coalescing and the query-rate limit saved and delayed (``QueryCoalescing``, ``QueryRateLimit``).
+    public var queries: QueryThrottleCounts
 
     /// Creates a report.
     public init(
-        total: CostCounts = CostCounts(), byCollection: [String: CostCounts] = [:], byKind: [String: CostCounts] = [:]
+        total: CostCounts = CostCounts(), byCollection: [String: CostCounts] = [:], byKind: [String: CostCounts] = [:],
+        queries: QueryThrottleCounts = QueryThrottleCounts()
     ) {
         self.total = total
         self.byCollection = byCollection
         self.byKind = byKind
+        self.queries = queries
     }
 
     /// Whether nothing was counted.
-    public var isEmpty: Bool { total.isZero }
+    public var isEmpty: Bool { total.isZero && queries.isZero }
 
     /// Adds one operation's cost.
     mutating func add(kind: String, collection: String, _ counts: CostCounts) {
@@ -72,15 +76,20 @@ public struct CostReport: Sendable, Hashable, Codable {
         total.add(other.total)
         for (key, value) in other.byCollection { byCollection[key, default: CostCounts()].add(value) }
         for (key, value) in other.byKind { byKind[key, default: CostCounts()].add(value) }
+        queries.add(other.queries)
     }
 
-    /// The report as JSON: `{"total":{…},"byCollection":{…},"byKind":{…}}`.
+    /// The report as JSON: `{"total":{…},"byCollection":{…},"byKind":{…}}`, plus `"queries":{"coalesced",
+    /// "readsSaved", "throttled", "throttledWaitMicroseconds", "rejected"}` once coalescing or the rate limit did
+    /// something.
     public var json: JSONValue {
-        .object([
+        var object: [String: JSONValue] = [
             "total": total.json,
             "byCollection": .object(byCollection.mapValues(\.json)),
             "byKind": .object(byKind.mapValues(\.json)),
-        ])
+        ]
+        if !queries.isZero { object["queries"] = queries.json }
+        return .object(object)
     }
 
     /// Parses ``json``'s format; unknown or missing members count as zero.
@@ -88,5 +97,17 @@ public struct CostReport: Sendable, Hashable, Codable {
         total = json["total"].map(CostCounts.init(json:)) ?? CostCounts()
         byCollection = (json["byCollection"]?.objectValue ?? [:]).mapValues(CostCounts.init(json:))
         byKind = (json["byKind"]?.objectValue ?? [:]).mapValues(CostCounts.init(json:))
+        queries = json["queries"].map(QueryThrottleCounts.init(json:)) ?? QueryThrottleCounts()
+    }
+
+    private enum CodingKeys: String, CodingKey { case total, byCollection, byKind, queries }
+
+    /// Decodes a report; `queries` may be missing (reports encoded before it existed).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        total = try container.decode(CostCounts.self, forKey: .total)
+        byCollection = try container.decode([String: CostCounts].self, forKey: .byCollection)
+        byKind = try container.decode([String: CostCounts].self, forKey: .byKind)
+        queries = try container.decodeIfPresent(QueryThrottleCounts.self, forKey: .queries) ?? QueryThrottleCounts()
     }
 }

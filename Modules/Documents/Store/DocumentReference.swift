@@ -38,9 +38,10 @@ public struct DocumentReference: Sendable, Hashable {
 
     // MARK: Reading
 
-    /// Reads the document (1 read). A missing document gives a snapshot with `exists == false`.
+    /// Reads the document (1 read; none when it shares an identical running read, see
+    /// ``DocumentStore/Options/queryCoalescing``). A missing document gives a snapshot with `exists == false`.
     public func getDocument() async throws -> DocumentSnapshot {
-        try await store.getDocuments([path])[0]
+        try await store.readDocument(path)
     }
 
     // MARK: Writing

@@ -47,6 +47,11 @@ public final class DocumentStore: Sendable {
         public var indexRefreshInterval: Duration = .seconds(1)
         /// How many times a single write retries after a concurrent writer changed the document it read.
         public var writeRetries: Int = 50
+        /// Whether identical one-shot reads running at once share one execution (``QueryCoalescing``). Off by default.
+        public var queryCoalescing = QueryCoalescing()
+        /// At most so many query executions a second, waiting or failing over it (``QueryRateLimit``). `nil`, the
+        /// default: no limit.
+        public var queryRateLimit: QueryRateLimit?
 
         /// Default options.
         public init() {}
@@ -92,6 +97,12 @@ public final class DocumentStore: Sendable {
     let lastCommitTime = Atomic<Int64>(0)
     /// The index names of earlier writes, so that a write does not build them again.
     let indexNames = IndexPolicy.NameCache()
+    /// Shares identical query executions (``Options/queryCoalescing``); `nil` when off.
+    let queryCoalescer: QueryCoalescer<QueryKey, SharedQueryResult>?
+    /// Shares identical single-document reads (``Options/queryCoalescing``); `nil` when off.
+    let documentCoalescer: QueryCoalescer<String, DocumentSnapshot>?
+    /// Enforces ``Options/queryRateLimit``; `nil` without one.
+    let queryLimiter: QueryRateLimiter?
 
     /// Creates a store over `engine`.
     /// - Parameters:
@@ -102,11 +113,25 @@ public final class DocumentStore: Sendable {
     ///   - limits: document size, nesting depth and batch size limits.
     ///   - logger: the module's logger.
     ///   - options: polling and flushing intervals.
-    public init(
+    public convenience init(
         engine: any DocumentEngine, bus: EventBus? = nil, clock: any WallClock = SystemWallClock(),
         limits: DocumentLimits = .default, logger: Logger = Logger(label: "suite.documents"),
         options: Options = Options()
     ) {
+        self.init(
+            engine: engine, bus: bus, clock: clock, limits: limits, logger: logger, options: options,
+            queryLimiter: options.queryRateLimit.flatMap { $0.isEffective ? QueryRateLimiter($0) : nil })
+    }
+
+    /// Creates a store whose query-rate limit is `queryLimiter` (tests give it a manual clock).
+    init(
+        engine: any DocumentEngine, bus: EventBus?, clock: any WallClock, limits: DocumentLimits, logger: Logger,
+        options: Options, queryLimiter: QueryRateLimiter?
+    ) {
+        self.queryLimiter = queryLimiter
+        let coalescing = options.queryCoalescing
+        self.queryCoalescer = coalescing.isEnabled ? QueryCoalescer(window: coalescing.reuseWindow) : nil
+        self.documentCoalescer = coalescing.isEnabled ? QueryCoalescer(window: coalescing.reuseWindow) : nil
         self.engine = engine
         self.bus = bus
         self.events = bus?.publisher(source: "documents")
@@ -380,11 +405,7 @@ public final class DocumentStore: Sendable {
         let (shouldFlush, due, wait) = state.withLock { state in
             state.pendingCosts.add(kind: kind, collection: collection, counts)
             state.sessionCosts.add(kind: kind, collection: collection, counts)
-            var shouldFlush = false
-            if !state.flushScheduled, !state.closed, now - state.lastCostFlush >= options.costFlushInterval {
-                state.flushScheduled = true
-                shouldFlush = true
-            }
+            let shouldFlush = isFlushDue(&state, now: now)
             guard publishing else { return (shouldFlush, [DocumentsCost.Payload](), Duration?.none) }
             let (due, wait) = state.costEvents.add(
                 kind: kind, collection: collection, counts, now: now, interval: options.costEventInterval)
@@ -400,6 +421,15 @@ public final class DocumentStore: Sendable {
         if shouldFlush {
             Task { [weak self] in try? await self?.flushCosts() }
         }
+    }
+
+    /// Whether the pending counters are due for a flush (then marked scheduled).
+    func isFlushDue(_ state: inout State, now: ContinuousClock.Instant) -> Bool {
+        guard !state.flushScheduled, !state.closed, now - state.lastCostFlush >= options.costFlushInterval else {
+            return false
+        }
+        state.flushScheduled = true
+        return true
     }
 
     /// Publishes the summed `documents.cost` events still held back.

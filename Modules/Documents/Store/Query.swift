@@ -344,18 +344,28 @@ extension QueryConvertible {
 
     // MARK: Running
 
-    /// Runs the query. Costs the number of documents returned (at least 1 read).
+    /// Runs the query. Costs the number of documents returned (at least 1 read) — nothing when it shares an identical
+    /// running query's execution (``DocumentStore/Options/queryCoalescing``). Over the store's query-rate limit
+    /// (``DocumentStore/Options/queryRateLimit``) it waits for its turn or fails, as the limit says.
     public func getDocuments() async throws -> QuerySnapshot {
-        let result = try await QueryRunner(query: query).run()
-        query.store.recordCost(
-            kind: "query", collection: query.costCollection, CostCounts(reads: Int64(max(1, result.documents.count))))
-        return query.store.marked(
-            QuerySnapshot(documents: result.documents, documentChanges: [], sequence: result.sequence))
+        try await query.store.runQuery(query, whenRateLimited: nil)
+    }
+
+    /// Runs the query; over the store's query-rate limit, waits for its turn (``QueryRateLimit/Behavior/wait``) or
+    /// fails at once with ``DocumentsError/Code-swift.struct/rateLimited`` (``QueryRateLimit/Behavior/fail``),
+    /// whatever the limit's default. Without a limit, the same as ``getDocuments()``.
+    ///
+    /// ```swift
+    /// let page = try await store.collection("orders").limit(to: 20).getDocuments(whenRateLimited: .fail)
+    /// ```
+    public func getDocuments(whenRateLimited behavior: QueryRateLimit.Behavior) async throws -> QuerySnapshot {
+        try await query.store.runQuery(query, whenRateLimited: behavior)
     }
 
     /// Runs the query and reports how: index used (or collection scan), index entries scanned, documents read,
-    /// results.
+    /// results. It runs on its own (never coalesced) and takes a token of the query-rate limit.
     public func explain() async throws -> QueryPlan {
+        try await query.store.admitQuery(nil)
         let result = try await QueryRunner(query: query).run()
         query.store.recordCost(
             kind: "query", collection: query.costCollection, CostCounts(reads: Int64(max(1, result.documents.count))))

@@ -12,7 +12,12 @@ import SuitePluginKit
 ///   engine: sqlite                 # or memory, or a documents engine from a plugin
 ///   options: {path: docs.sqlite, durability: normal, max-document-size: 1048576}
 ///   indexes: [{collection: users, fields: [city, "points:desc"]}]
+///   query-coalescing: {window-ms: 50}
+///   query-rate: {per-second: 20, burst: 40}
 /// ```
+///
+/// `query-coalescing` and `query-rate` set the store's `DocumentStore.Options.queryCoalescing` and
+/// `DocumentStore.Options.queryRateLimit` (see `DocumentsModule+QueryThrottling.swift` for their keys).
 ///
 /// `sqlite` options: `path` (default `documents.sqlite` in the data directory; a relative path resolves against the
 /// configuration file's folder), `durability` (`normal`, the default: no acknowledged write is lost when the process
@@ -58,6 +63,10 @@ public struct DocumentsModule: SuiteModule {
         public var indexes: [IndexDefinition]
         /// The largest document accepted, in bytes.
         public var maximumDocumentSize: Int?
+        /// Whether identical one-shot reads share one execution (`query-coalescing`).
+        public var queryCoalescing = QueryCoalescing.disabled
+        /// The query-rate limit (`query-rate`), if any.
+        public var queryRateLimit: QueryRateLimit?
     }
 
     public func validate(_ section: ConfigurationSection) throws {
@@ -67,7 +76,7 @@ public struct DocumentsModule: SuiteModule {
     /// Decodes and checks the `documents` section.
     public func settings(_ section: ConfigurationSection) throws -> Settings {
         let object = try section.object()
-        try section.checkKeys(object, known: ["engine", "options", "indexes"])
+        try section.checkKeys(object, known: ["engine", "options", "indexes"] + Self.queryThrottlingKeys)
         let selection = try engines.selection(from: object, at: configurationKey, in: section)
         var maximumDocumentSize: Int?
         if let size = selection.options["max-document-size"] {
@@ -96,7 +105,9 @@ public struct DocumentsModule: SuiteModule {
         }
         return Settings(
             selection: selection, indexes: try indexes(object["indexes"], section: section),
-            maximumDocumentSize: maximumDocumentSize)
+            maximumDocumentSize: maximumDocumentSize,
+            queryCoalescing: try queryCoalescing(object["query-coalescing"], section: section),
+            queryRateLimit: try queryRateLimit(object["query-rate"], section: section))
     }
 
     /// Checks `indexes`: a list of `{collection: ID, fields: [FIELD[:asc|desc|contains], …], group: BOOL}`.
@@ -247,7 +258,11 @@ extension SuiteContext {
             let engine = try await module.engines.make(settings.selection, in: self)
             var limits = DocumentLimits()
             if let size = settings.maximumDocumentSize { limits.maximumDocumentSize = size }
-            let store = DocumentStore(engine: engine, bus: bus, clock: clock, limits: limits, logger: logger)
+            var options = DocumentStore.Options()
+            options.queryCoalescing = settings.queryCoalescing
+            options.queryRateLimit = settings.queryRateLimit
+            let store = DocumentStore(
+                engine: engine, bus: bus, clock: clock, limits: limits, logger: logger, options: options)
             do {
                 let existing = Set(try await store.indexes())
                 for definition in settings.indexes where !existing.contains(definition) {

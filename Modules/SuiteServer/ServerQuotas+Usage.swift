@@ -1,5 +1,6 @@
 import Foundation
-import SuiteCore
+package import SuiteCore
+import Synchronization
 
 extension ServerQuotas {
     /// Each user's use of the current windows against the limits, as `GET /v1/quotas` answers it (`uid` nil: every

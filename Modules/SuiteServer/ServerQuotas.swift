@@ -46,13 +46,6 @@ public final class ServerQuotas: Sendable {
         var limit: Int
     }
 
-    /// A refusal: which limit, and the seconds until its window admits again.
-    struct Refusal: Error {
-        var need: Need
-        var retryAfter: Int
-        var isLargerThanLimit: Bool
-    }
-
     enum Outcome {
         case admitted
         case refused(Need)

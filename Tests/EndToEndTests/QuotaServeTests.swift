@@ -4,6 +4,12 @@ import SuiteCore
 import SuiteTestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 extension RealBinary {
     /// `server.quotas` through the real `suite serve`: 429 with Retry-After, counted in `/metrics` and `/v1/quotas`;
     /// two servers on one PostgreSQL never admit more than the limit between them.

@@ -91,7 +91,8 @@ extension RealBinary {
             #expect(try server.call("GET", "/v1/docs/users/ana/items/i2", token: server.ana).status == 200)
             // An admin is exempt by default.
             #expect(
-                try server.call("PUT", "/v1/docs/users/root/x", token: server.root, body: #"{"data":{"n":1}}"#).status
+                try server.call("PUT", "/v1/docs/users/root/items/x", token: server.root, body: #"{"data":{"n":1}}"#)
+                    .status
                     == 200)
 
             // The console's route: ana's use of the day against the limits.
@@ -118,7 +119,7 @@ extension RealBinary {
                 ("server: {quotas: {per-minute: {writes: -5}}}", "server.quotas.per-minute.writes"),
                 ("server: {quotas: {per-minute: {writes: 1.5}}}", "must be a whole number of documents"),
                 ("server: {quotas: {admins: exmept}}", "did you mean 'exempt'"),
-                ("server: {quotas: [1]}", "server.quotas must be a map"),
+                ("server: {quotas: [1]}", "must be a map"),
             ]
             for (config, message) in cases {
                 try config.write(

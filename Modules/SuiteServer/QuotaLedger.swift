@@ -108,6 +108,12 @@ struct QuotaLedger: Sendable {
         return Int(leased)
     }
 
+    /// One user's counter document (none before their first lease).
+    func counter(_ uid: String) async throws -> [(uid: String, fields: DocumentData)] {
+        let snapshot = try await store.collection(Self.collection).document(Self.documentID(uid)).getDocument()
+        return snapshot.data.map { [(uid, $0)] } ?? []
+    }
+
     /// Every user's counter document: uid and fields.
     func all() async throws -> [(uid: String, fields: DocumentData)] {
         let snapshot = try await store.collection(Self.collection).getDocuments()

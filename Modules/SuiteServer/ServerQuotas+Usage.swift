@@ -9,8 +9,8 @@ extension ServerQuotas {
     package func usage(uid: String?) async throws -> JSONValue {
         let now = clock.now
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
-        let counters = try await ledger.all().filter { uid == nil || $0.uid == uid }
-        let held = state.withLock { $0.blocks }
+        let counters = if let uid { try await ledger.counter(uid) } else { try await ledger.all() }
+        let held = state.withLock { $0.users }
         var users: [JSONValue] = []
         for (user, fields) in counters.sorted(by: { $0.uid < $1.uid }) {
             var entry: [String: JSONValue] = ["uid": .string(user)]
@@ -20,7 +20,7 @@ extension ServerQuotas {
                 for kind in QuotaKind.allCases {
                     guard let limit = limits[window][kind] else { continue }
                     let leased = QuotaLedger.leased(fields, window, kind, index: index)
-                    let block = held[Key(uid: user, window: window, kind: kind)]
+                    let block = held[user]?.slots[Key(uid: user, window: window, kind: kind).slot]
                     let unused = block.map { $0.index == index ? $0.available : 0 } ?? 0
                     let used = max(0, leased - unused)
                     kinds[kind.rawValue] = .object([

@@ -23,6 +23,9 @@ public final class ServerQuotas: Sendable {
         var uid: String
         var window: QuotaWindow
         var kind: QuotaKind
+
+        /// The key's place among a user's blocks.
+        var slot: Int { (window == .minute ? 0 : 3) + (kind == .reads ? 0 : kind == .writes ? 1 : 2) }
     }
 
     /// What this server holds of one user's allowance in one window.
@@ -34,8 +37,18 @@ public final class ServerQuotas: Sendable {
         var exhausted = false
     }
 
+    /// A user's blocks, one slot per window and kind: one lookup of the uid per request.
+    struct UserBlocks {
+        var slots = [Block?](repeating: nil, count: 6)
+
+        /// The block of `need`'s window, nil when none is held for its current index.
+        func block(_ need: Need) -> Block? {
+            slots[need.key.slot].flatMap { $0.index == need.index ? $0 : nil }
+        }
+    }
+
     struct State {
-        var blocks: [Key: Block] = [:]
+        var users: [String: UserBlocks] = [:]
     }
 
     /// One window and kind a request needs.
@@ -99,22 +112,24 @@ public final class ServerQuotas: Sendable {
     /// Admits from the local blocks when they hold all of `needs` (taking from each at once), refuses when a window
     /// is known exhausted, otherwise names what to lease.
     func take(_ needs: [Need]) -> Outcome {
-        state.withLock { state in
-            var missing: [Need] = []
-            for need in needs {
-                let block = state.blocks[need.key].flatMap { $0.index == need.index ? $0 : nil }
-                if block?.exhausted == true || need.amount > need.limit { return .refused(need) }
-                let available = block?.available ?? 0
-                if available < need.amount {
-                    var short = need
-                    short.amount = need.amount - available
-                    missing.append(short)
-                }
+        state.withLock { state in Self.take(needs, from: &state.users[needs[0].key.uid, default: UserBlocks()]) }
+    }
+
+    private static func take(_ needs: [Need], from user: inout UserBlocks) -> Outcome {
+        var missing: [Need] = []
+        for need in needs {
+            let block = user.block(need)
+            if block?.exhausted == true || need.amount > need.limit { return .refused(need) }
+            let available = block?.available ?? 0
+            if available < need.amount {
+                var short = need
+                short.amount = need.amount - available
+                missing.append(short)
             }
-            guard missing.isEmpty else { return .lease(missing) }
-            for need in needs { state.blocks[need.key]?.available -= need.amount }
-            return .admitted
         }
+        guard missing.isEmpty else { return .lease(missing) }
+        for need in needs { user.slots[need.key.slot]?.available -= need.amount }
+        return .admitted
     }
 
     /// Leases what the local blocks lack, then admits (one lease at a time per server: the caller holds the gate).
@@ -135,15 +150,14 @@ public final class ServerQuotas: Sendable {
         var refused: Need?
         state.withLock { state in
             for (need, grant) in zip(missing, grants) {
-                var block =
-                    state.blocks[need.key].flatMap { $0.index == need.index ? $0 : nil } ?? Block(index: need.index)
+                var block = state.users[need.key.uid]?.block(need) ?? Block(index: need.index)
                 switch grant {
                 case .leased(let amount): block.available += amount
                 case .short(let remaining):
                     refused = refused ?? need
                     if remaining == 0 { block.exhausted = true }
                 }
-                state.blocks[need.key] = block
+                state.users[need.key.uid, default: UserBlocks()].slots[need.key.slot] = block
             }
         }
         if let refused { throw refusal(refused, at: now) }

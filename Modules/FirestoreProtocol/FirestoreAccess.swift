@@ -11,8 +11,14 @@ struct FirestoreAccess: Sendable {
     let acceptOwnerToken: Bool
     /// JWTs of the app's identity provider, when configured.
     let tokens: TokenVerifier?
+    /// The per-user quotas, shared with the JSON API.
+    let quotas: ServerQuotas?
 
-    init(accounts: ServerAccounts, rules: ServerRules, acceptOwnerToken: Bool, tokens: TokenVerifier? = nil) {
+    init(
+        accounts: ServerAccounts, rules: ServerRules, acceptOwnerToken: Bool, tokens: TokenVerifier? = nil,
+        quotas: ServerQuotas? = nil
+    ) {
+        self.quotas = quotas
         self.accounts = accounts
         self.rules = rules
         self.acceptOwnerToken = acceptOwnerToken

@@ -66,15 +66,17 @@ public struct FirestoreServer: Sendable {
     let accounts: ServerAccounts
     let rules: ServerRules
     let metrics: ServerMetrics
+    let quotas: ServerQuotas?
     let logger: Logger
 
-    /// Creates the server over the `(default)` database `store`, with the JSON API's accounts, rules and metrics.
-    /// Throws when the owner token is accepted on an address other than loopback, or TLS is half configured.
+    /// Creates the server over the `(default)` database `store`, with the JSON API's accounts, rules, metrics and
+    /// quotas (`SuiteServer`'s `quotas`, so both doors draw on one allowance). Throws when the owner token is accepted on an address other than loopback, or TLS is half configured.
     public init(
         store: DocumentStore, accounts: ServerAccounts, rules: ServerRules, metrics: ServerMetrics = ServerMetrics(),
         configuration: Configuration = Configuration(), openDatabase: @escaping DatabaseOpener,
-        logger: Logger = Logger(label: "suite.firestore")
+        quotas: ServerQuotas? = nil, logger: Logger = Logger(label: "suite.firestore")
     ) throws {
+        self.quotas = quotas
         if configuration.acceptOwnerToken && !configuration.isLoopback {
             throw ServerError(
                 .invalidRequest,
@@ -109,7 +111,8 @@ public struct FirestoreServer: Sendable {
         return FirestoreService(
             databases: databases,
             access: FirestoreAccess(
-                accounts: accounts, rules: rules, acceptOwnerToken: configuration.acceptOwnerToken, tokens: verifier),
+                accounts: accounts, rules: rules, acceptOwnerToken: configuration.acceptOwnerToken, tokens: verifier,
+                quotas: quotas),
             metrics: metrics, autoIndexes: configuration.autoIndexes,
             maximumRequestBytes: configuration.maximumRequestBytes, logger: logger)
     }

@@ -53,6 +53,7 @@ struct FirestoreService: Sendable {
     ) async throws -> ServerResponse<Output> {
         do {
             let caller = try await access.caller(metadata)
+            try await access.admit(caller, method: method)
             let output = try await body(caller)
             metrics.recordCall(method: method, code: "OK")
             return ServerResponse(message: output)
@@ -68,6 +69,7 @@ struct FirestoreService: Sendable {
     ) async throws -> StreamingServerResponse<Output> {
         do {
             let caller = try await access.caller(metadata)
+            try await access.admit(caller, method: method)
             let messages = try await body(caller)
             metrics.recordCall(method: method, code: "OK")
             return StreamingServerResponse { writer in
@@ -82,7 +84,9 @@ struct FirestoreService: Sendable {
     /// The caller of a bidirectional stream; a refusal is Firestore's status, counted in `/metrics`.
     func streamCaller(_ method: String, _ metadata: Metadata) async throws(RPCError) -> ServerAccounts.Account {
         do {
-            return try await access.caller(metadata)
+            let caller = try await access.caller(metadata)
+            try await access.admit(caller, method: method)
+            return caller
         } catch {
             throw failure(method, error)
         }
@@ -142,6 +146,7 @@ struct FirestoreService: Sendable {
         let values = database.values
         let translated = try writes.map { try values.write($0) }
         for write in translated { try access.require(caller, write: true, write.pending.path.string) }
+        try await access.admit(caller, writes: writes)
         var response = Google_Firestore_V1_CommitResponse()
         let snapshots: [DocumentSnapshot]
         if let transaction, !transaction.isEmpty {

@@ -28,6 +28,8 @@ public struct ServerError: SuiteDescribedError {
         public static let gone = Code("gone", 410)
         /// The body is over the limit (413).
         public static let tooLarge = Code("tooLarge", 413)
+        /// A quota of the caller is used up (429, with `Retry-After`).
+        public static let tooManyRequests = Code("tooManyRequests", 429)
         /// The store or a file cannot be used (503).
         public static let unavailable = Code("unavailable", 503)
         /// A failure of the server itself (500).
@@ -44,6 +46,8 @@ public struct ServerError: SuiteDescribedError {
     public var hint: String?
     /// The error that caused this one, if any.
     public var underlying: (any Error)?
+    /// Seconds until the request may succeed, sent as `Retry-After` (with ``Code-swift.struct/tooManyRequests``).
+    public var retryAfter: Int?
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, hint: String? = nil, underlying: (any Error)? = nil) {

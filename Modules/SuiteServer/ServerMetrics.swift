@@ -22,6 +22,7 @@ public final class ServerMetrics: Sendable {
         var documentsRead = 0
         var documentsWritten = 0
         var calls: [CallKey: Int] = [:]
+        var quotaRejections: [CallKey: Int] = [:]
     }
 
     struct CallKey: Hashable {
@@ -52,6 +53,11 @@ public final class ServerMetrics: Sendable {
     /// Counts one gRPC call (the Firestore protocol) by method and status code name (`OK`, `NOT_FOUND`, …).
     package func recordCall(method: String, code: String) {
         state.withLock { $0.calls[CallKey(method: method, code: code), default: 0] += 1 }
+    }
+
+    /// Counts one request refused by a quota (`kind`: reads, writes or deletes; `window`: minute or day).
+    package func recordQuotaRejection(kind: String, window: String) {
+        state.withLock { $0.quotaRejections[CallKey(method: kind, code: window), default: 0] += 1 }
     }
 
     package func documents(read: Int = 0, written: Int = 0) {
@@ -99,6 +105,13 @@ public final class ServerMetrics: Sendable {
         lines.append("# TYPE suite_grpc_calls_total counter")
         for (key, count) in state.calls.sorted(by: { ($0.key.method, $0.key.code) < ($1.key.method, $1.key.code) }) {
             lines.append("suite_grpc_calls_total{method=\"\(key.method)\",code=\"\(key.code)\"} \(count)")
+        }
+        lines.append("# HELP suite_quota_rejections_total Requests refused by a per-user quota, by kind and window.")
+        lines.append("# TYPE suite_quota_rejections_total counter")
+        for (key, count) in state.quotaRejections.sorted(by: {
+            ($0.key.method, $0.key.code) < ($1.key.method, $1.key.code)
+        }) {
+            lines.append("suite_quota_rejections_total{kind=\"\(key.method)\",window=\"\(key.code)\"} \(count)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

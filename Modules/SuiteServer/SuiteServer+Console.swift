@@ -81,6 +81,7 @@ extension SuiteServer {
                 return try await handle("/v1/changes/stream", request) { _ in throw error }
             }
         }
+        addQuotaRoutes(to: router)
         for route in routes { add(route, to: router) }
     }
 

@@ -5,6 +5,7 @@ extension SuiteServer {
     /// `GET /v1/docs/{path}`: the document, or 404.
     func get(_ account: ServerAccounts.Account, _ path: String) async throws -> (Int, JSONValue) {
         try require(account, write: false, path)
+        try await admit(account, .reads(1))
         let snapshot = try await store.document(path).getDocument()
         metrics.documents(read: 1)
         try await requireGet(account, path, data: snapshot.data)
@@ -41,6 +42,7 @@ extension SuiteServer {
         }
         object["op"] = .string(op)
         object["path"] = .string(path)
+        try await admit(account, .writes(ops: [op]))
         let snapshots = try await store.batch(json: .array([.object(object)])).commit(
             review: rules.review(for: account))
         metrics.documents(written: 1)
@@ -120,6 +122,7 @@ extension SuiteServer {
             guard decision.allowed else { throw Self.forbidden(account, "list", target, decision) }
         }
         let snapshot = try await query.getDocuments()
+        try await admit(account, .reads(snapshot.documents.count))
         metrics.documents(read: snapshot.documents.count)
         var answer: [String: JSONValue] = ["documents": .array(snapshot.documents.map(\.json))]
         if explain { answer["explain"] = try await query.explain().json }
@@ -141,6 +144,7 @@ extension SuiteServer {
             // `add` names a collection: check the rules on a document in it.
             try require(account, write: true, write["op"]?.stringValue == "add" ? path + "/new" : path)
         }
+        try await admit(account, .writes(ops: writes.map { $0["op"]?.stringValue }))
         let snapshots = try await store.batch(json: .array(writes)).commit(review: rules.review(for: account))
         metrics.documents(written: snapshots.count)
         return (200, .object(["results": .array(snapshots.map(\.json))]))

@@ -15,6 +15,7 @@ extension SuiteServer {
                 .invalidRequest, "the body is not a push (\(error.message))",
                 hint: "expected {\"client\", \"mutations\": [{\"id\", \"writes\"}]}")
         }
+        try await admit(account, .writes(ops: request.mutations.flatMap(\.writes).map { $0["op"]?.stringValue }))
         let response = try await sync.push(
             request, authorize: { path in try require(account, write: true, path) },
             review: rules.review(for: account, reserved: SyncHost.reservedRoot))
@@ -47,6 +48,7 @@ extension SuiteServer {
         let response = try await sync.changes(since: since, limit: limit, wait: .milliseconds(Int(wait * 1000))) {
             await mayRead(account, $0, $1)
         }
+        try await admit(account, .reads(response.changes.count))
         metrics.documents(read: response.changes.count)
         return (200, ByteBuffer(bytes: try JSONEncoder().encode(response)))
     }
@@ -68,6 +70,7 @@ extension SuiteServer {
         } catch let error as SyncError where error.code == .invalidInput {
             throw ServerError(.invalidRequest, error.message, hint: error.hint)
         }
+        try await admit(account, .reads(response.documents.count))
         metrics.documents(read: response.documents.count)
         return (200, ByteBuffer(bytes: try JSONEncoder().encode(response)))
     }

@@ -22,12 +22,18 @@ public struct SuiteServer: Sendable {
         public var port: Int
         /// The largest request body accepted; larger ones get 413.
         public var maximumBodyBytes: Int
+        /// Per-user limits on documents read, written and deleted (none by default).
+        public var quotas: QuotaLimits
 
         /// Creates a configuration.
-        public init(host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 1 << 20) {
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 1 << 20,
+            quotas: QuotaLimits = QuotaLimits()
+        ) {
             self.host = host
             self.port = port
             self.maximumBodyBytes = maximumBodyBytes
+            self.quotas = quotas
         }
     }
 
@@ -46,6 +52,9 @@ public struct SuiteServer: Sendable {
     public let sync: SyncHost
     /// Routes other modules add (the console's storage, analytics, work and system pages).
     public let routes: [ServerRoute]
+    /// The per-user quotas (nil when ``Configuration/quotas`` limits nothing); give them to the Firestore protocol's
+    /// server too, so both doors draw on the same allowance.
+    public let quotas: ServerQuotas?
 
     /// Creates a server.
     public init(
@@ -61,6 +70,9 @@ public struct SuiteServer: Sendable {
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
+        self.quotas =
+            configuration.quotas.isUnlimited
+            ? nil : ServerQuotas(limits: configuration.quotas, store: store, metrics: metrics)
     }
 
     /// Serves until the surrounding service group shuts down gracefully (in-flight requests finish) or the task is
@@ -170,12 +182,14 @@ public struct SuiteServer: Sendable {
         let start = ContinuousClock.now
         var status = 500
         var bytes: ByteBuffer
+        var retryAfter: Int?
         do {
             (status, bytes) = try await body(request)
         } catch {
             let failure = Self.serverError(error)
             if failure.code == .internalError { logger.error("\(request.method) \(request.uri.path): \(error)") }
             status = failure.code.status
+            retryAfter = failure.retryAfter
             bytes = ByteBuffer(string: failure.json.jsonString + "\n")
         }
         let elapsed = start.duration(to: .now)
@@ -184,6 +198,7 @@ public struct SuiteServer: Sendable {
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: bytes))
     }
 
@@ -305,6 +320,7 @@ public struct SuiteServer: Sendable {
                 case .notFound: .notFound
                 case .preconditionFailed, .transactionAborted: .conflict
                 case .permissionDenied: .forbidden
+                case .rateLimited: .tooManyRequests
                 case .storage, .corrupted, .unsupported: .unavailable
                 default: .internalError
                 }

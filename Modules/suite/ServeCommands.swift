@@ -106,7 +106,7 @@ struct ServeCommand: SuiteSubcommand, ModuleCommand {
                 store: store, accounts: accounts, rules: settings.rules, metrics: server.metrics,
                 configuration: configuration,
                 openDatabase: { id, create in try await context.firestoreDatabase(id, create: create) },
-                logger: context.logger)
+                quotas: server.quotas, logger: context.logger)
         }
         let host = settings.configuration.host
         let firestoreSettings = settings.firestore

@@ -308,6 +308,9 @@ def check_usage_matches_the_cli(c, ctx):
     assert shown >= expected["products"]["writes"], (shown, expected["products"])
     assert c.all("#usage-chart svg"), "no usage chart"
     assert c.all("#usage-collections-chart svg"), "no per-collection chart"
+    # The quotas card (GET /v1/quotas): this server has none configured.
+    c.present("#usage-quotas-slot p")
+    assert "No quotas are configured" in c.text("#usage-quotas-slot p"), c.text("#usage-quotas-slot p")
     c.shot("usage")
 
 

@@ -62,12 +62,11 @@ extension RealBinary {
             var logical: Int64 = 0
             let enumerator = FileManager.default.enumerator(atPath: root.path)
             while let relative = enumerator?.nextObject() as? String {
-                var info = stat()
-                guard lstat(root.appendingPathComponent(relative).path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-                    seen.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted
+                guard let info = FileStatus(root.appendingPathComponent(relative).path), info.isRegularFile,
+                    seen.insert([info.device, info.inode]).inserted
                 else { continue }
-                allocated += Int64(info.st_blocks) * 512
-                logical += Int64(info.st_size)
+                allocated += info.blocks * 512
+                logical += info.size
             }
             return (allocated, logical)
         }

@@ -19,9 +19,9 @@ final class FirestoreTestServer: Sendable {
     static let root = project + "/documents"
     static let owner: Metadata = ["authorization": "Bearer owner"]
 
-    static func start(rules: ServerRules = .standard, tokens: FirestoreTokens? = nil) async throws
-        -> FirestoreTestServer
-    {
+    static func start(
+        rules: ServerRules = .standard, tokens: FirestoreTokens? = nil, quotas: QuotaLimits = QuotaLimits()
+    ) async throws -> FirestoreTestServer {
         let directory = try TestSupport.makeTemporaryDirectory("firestore-protocol")
         let store = DocumentStore(
             engine: try SQLiteDocumentEngine(path: directory.appendingPathComponent("documents.sqlite").path))
@@ -32,7 +32,8 @@ final class FirestoreTestServer: Sendable {
         let server = try FirestoreServer(
             store: store, accounts: accounts, rules: rules, metrics: metrics,
             configuration: .init(port: 0, acceptOwnerToken: true, maximumRequestBytes: 2 << 20, tokens: tokens),
-            openDatabase: { id, create in await others.open(id, create: create) })
+            openDatabase: { id, create in await others.open(id, create: create) },
+            quotas: quotas.isUnlimited ? nil : ServerQuotas(limits: quotas, store: store, metrics: metrics))
         let (ports, portSink) = AsyncStream<Int>.makeStream()
         let task = Task {
             defer { portSink.finish() }

@@ -17,6 +17,10 @@ import Yams
 ///   rules:                              # or rules-file: rules.yaml (relative to this file), or
 ///     - {match: "users/{uid}/**", read: owner, write: owner}   # rules-file: firestore.rules, Firestore's own
 ///     - {match: "public/**", read: signed-in, write: nobody}    # rules language (also `suite serve --rules FILE`)
+///   quotas:                             # per user (uid); over a limit: 429 + Retry-After, RESOURCE_EXHAUSTED
+///     per-minute: {reads: 600, writes: 120, deletes: 60}   # documents, as Firestore bills them; a kind left out
+///     per-day: {reads: 50000, writes: 20000, deletes: 20000}  # is unlimited; windows are UTC minutes and days
+///     admins: exempt                    # or limited
 /// ```
 public struct ServerModule: SuiteModule {
     /// Creates the description.
@@ -40,7 +44,8 @@ public struct ServerModule: SuiteModule {
     /// Decodes and checks the `server` section; a `rules-file` is read (relative to `configurationFile`'s folder).
     public func settings(_ section: ConfigurationSection, configurationFile: String?) throws -> Settings {
         let object = try section.object()
-        try section.checkKeys(object, known: ["host", "port", "max-body-bytes", "rules", "rules-file", "firestore"])
+        try section.checkKeys(
+            object, known: ["host", "port", "max-body-bytes", "rules", "rules-file", "firestore", "quotas"])
         var configuration = SuiteServer.Configuration()
         if let value = object["host"] {
             guard let host = value.stringValue, !host.isEmpty else {
@@ -60,6 +65,7 @@ public struct ServerModule: SuiteModule {
             }
             configuration.maximumBodyBytes = Int(bytes)
         }
+        if let value = object["quotas"] { configuration.quotas = try Self.quotas(value, section: section) }
         var rules = ServerRules.standard
         do {
             if let value = object["rules"] {

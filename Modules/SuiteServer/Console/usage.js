@@ -44,6 +44,7 @@
     const collectionChart = h("div", { id: "usage-collections-chart", class: "chart-container" });
     const tableSlot = h("div", { id: "usage-table-slot" });
     const errors = h("div", { id: "usage-error" });
+    const quotaSlot = h("div", { id: "usage-quotas-slot" });
     root.append(
       pageHeading("Usage and cost", "Document reads, writes and deletes per collection, from the recorded cost events."),
       h(
@@ -57,7 +58,8 @@
       ),
       errors,
       h("section", { class: "card", "aria-labelledby": "usage-chart-title" }, h("h2", { id: "usage-chart-title" }, "Operations per day"), chart),
-      h("section", { class: "card", "aria-labelledby": "usage-table-title" }, h("h2", { id: "usage-table-title" }, "Per collection"), collectionChart, prices, tableSlot)
+      h("section", { class: "card", "aria-labelledby": "usage-table-title" }, h("h2", { id: "usage-table-title" }, "Per collection"), collectionChart, prices, tableSlot),
+      h("section", { class: "card", "aria-labelledby": "usage-quotas-title" }, h("h2", { id: "usage-quotas-title" }, "Quotas (current minute and day)"), quotaSlot)
     );
     let data = null;
 
@@ -174,7 +176,55 @@
       recompute();
     }
 
-    await load();
+    // Per-user use of the current windows against server.quotas (GET /v1/quotas).
+    async function loadQuotas() {
+      let quotas;
+      try {
+        quotas = await api("GET", "/v1/quotas");
+      } catch (error) {
+        if (context.alive()) replace(quotaSlot, errorBox(error));
+        return;
+      }
+      if (!context.alive()) return;
+      if (!quotas.enabled) {
+        replace(quotaSlot, h("p", { class: "muted" }, "No quotas are configured (server.quotas)."));
+        return;
+      }
+      const kinds = ["reads", "writes", "deletes"];
+      const cell = (entry) => {
+        if (!entry) return numCell("—");
+        const full = entry.remaining === 0;
+        return numCell(`${formatCount(entry.used)} / ${formatCount(entry.limit)}`, full ? { class: "quota-full" } : {});
+      };
+      const rows = [];
+      for (const user of quotas.users || []) {
+        for (const window of ["minute", "day"]) {
+          rows.push(
+            h(
+              "tr",
+              { dataset: { uid: user.uid, window } },
+              h("th", { scope: "row" }, user.uid),
+              h("td", {}, `per ${window} (resets in ${(quotas.windows[window] || {}).resetsIn} s)`),
+              kinds.map((kind) => cell((user[window] || {})[kind]))
+            )
+          );
+        }
+      }
+      const table = h(
+        "table",
+        { id: "usage-quotas-table", class: "data-table" },
+        h("caption", { class: "visually-hidden" }, "Documents used and allowed per user in the current windows"),
+        headRow(["User", "Window", { label: "Reads", num: true }, { label: "Writes", num: true }, { label: "Deletes", num: true }]),
+        h("tbody", {}, rows)
+      );
+      replace(
+        quotaSlot,
+        h("p", { class: "muted" }, `Admins are ${quotas.admins}. Used / allowed documents; a 429 answers past the limit.`),
+        rows.length ? tableWrap(table, "Quotas per user") : h("p", { class: "muted" }, "No user has used a quota in these windows.")
+      );
+    }
+
+    await Promise.all([load(), loadQuotas()]);
   }
 
   Object.assign(S, { daysSelect, shortDay, renderUsage });

@@ -28,6 +28,8 @@ public struct ServerError: SuiteDescribedError {
         public static let gone = Code("gone", 410)
         /// The body is over the limit (413).
         public static let tooLarge = Code("tooLarge", 413)
+        /// The body's `Content-Encoding` is not one the server reads (415).
+        public static let unsupportedMediaType = Code("unsupportedMediaType", 415)
         /// The store or a file cannot be used (503).
         public static let unavailable = Code("unavailable", 503)
         /// A failure of the server itself (500).

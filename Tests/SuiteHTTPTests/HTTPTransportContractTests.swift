@@ -104,6 +104,21 @@ final class HTTPTransportContractTests {
         if let length = response.header("content-length") { #expect(Int(length) == response.body.count) }
     }
 
+    @Test(
+        "a caller's own Accept-Encoding: gzip gets the body decoded exactly once",
+        arguments: TransportKind.allCases)
+    func askedForGzipIsDecodedOnce(_ kind: TransportKind) async throws {
+        let response = try await with(kind) {
+            try await $0.send(
+                HTTPTransportRequest(
+                    method: "GET", url: nginx.url("/gzip/g.txt"), headers: [HTTPHeader("Accept-Encoding", "gzip")]))
+        }
+        #expect(response.status == 200)
+        #expect(response.body == Array(Self.text.utf8))
+        #expect(response.header("content-encoding") == nil)
+        if let length = response.header("content-length") { #expect(Int(length) == response.body.count) }
+    }
+
     @Test("a refused connection is .unreachable, at once", arguments: TransportKind.allCases)
     func refusedConnectionsAreUnreachable(_ kind: TransportKind) async throws {
         let port = try LoopbackPort.free()

@@ -306,7 +306,7 @@ let package = Package(
             name: "SuiteServerTests",
             dependencies: [
                 "SuiteServer", "Documents", "Sync", "SuiteCore", "SuiteHTTP", "SuiteHTTPNIO", "SuiteTestSupport",
-                "TransportTestSupport", asyncHTTPClient, nioCore, nioHTTP1,
+                "TransportTestSupport", asyncHTTPClient, nioCore, nioHTTP1, hummingbird,
             ],
             path: "Tests/SuiteServerTests"),
         .testTarget(

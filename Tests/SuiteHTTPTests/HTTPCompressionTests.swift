@@ -60,12 +60,12 @@ struct HTTPCompressionTests {
             ("plain JSON", Array(#"{"a":1}"#.utf8)), ("trailing bytes", Self.helloGzip + [1, 2, 3]),
         ]
         for (name, bytes) in cases {
-            #expect(throws: HTTPCompressionError.self, "\(name)") {
-                do { _ = try HTTPCompression.gunzip(bytes) } catch {
-                    #expect(error.code == .corrupt, "\(name): \(error)")
-                    #expect(error.hint != nil)
-                    throw error
-                }
+            do {
+                _ = try HTTPCompression.gunzip(bytes)
+                Issue.record("the \(name) bytes decoded")
+            } catch {
+                #expect(error.code == .corrupt, "\(name): \(error)")
+                #expect(error.hint != nil)
             }
         }
         #expect(throws: HTTPCompressionError.self) { try HTTPCompression.inflate([0xFF, 0xFF, 0xFF, 0xFF]) }

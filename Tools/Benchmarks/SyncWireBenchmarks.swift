@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Documents
 import Foundation
 import NIOCore
+import NIOHTTP1
 import SuiteCore
 import SuiteHTTP
 import SuiteServer
@@ -20,16 +21,17 @@ enum SyncWireBenchmarks {
             engine: try SQLiteDocumentEngine(path: directory.appendingPathComponent("documents.sqlite").path))
         let accounts = try ServerAccounts(path: directory.appendingPathComponent("server.sqlite").path)
         let token = try await accounts.add("bench")
+        // Commits of 100, as pushes make them (a page of the feed holds whole commits).
         var index = 0
         while index < count {
             let batch = store.batch()
-            for i in index..<min(index + 500, count) {
+            for i in index..<min(index + 100, count) {
                 batch.setData(
                     OrderGenerator.order(i, customer: i % 97),
                     forDocument: try store.document("users/bench/orders/\(i)"))
             }
             try await batch.commit()
-            index += 500
+            index += 100
         }
         let server = SuiteServer(store: store, accounts: accounts, configuration: .init(port: 0))
         let (port, task) = try await FirestoreBenchmarks.start { try await server.run(onRunning: $0) }
@@ -39,8 +41,15 @@ enum SyncWireBenchmarks {
         defer { task.cancel() }
 
         var bytes: [String: Int] = [:]
-        for accept in ["identity", "gzip", "deflate"] {
-            bytes[accept] = try await pull(client, port: port, token: token, acceptEncoding: accept, expected: count)
+        do {
+            for accept in ["identity", "gzip", "deflate"] {
+                bytes[accept] = try await pull(
+                    client, port: port, token: token, acceptEncoding: accept, expected: count)
+            }
+        } catch {
+            // AsyncHTTPClient traps when a client is released while running.
+            try? await client.shutdown()
+            throw error
         }
         try await client.shutdown()
         task.cancel()

@@ -273,7 +273,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SuiteHTTPTests",
-            dependencies: ["SuiteCore", "SuiteHTTP", "SuiteHTTPNIO", "SuiteTestSupport", "TransportTestSupport"],
+            dependencies: [
+                "SuiteCore", "SuiteHTTP", "SuiteHTTPNIO", "SuiteTestSupport", "TransportTestSupport", asyncHTTPClient,
+            ],
             path: "Tests/SuiteHTTPTests"),
         // The contract every CacheStore passes, as a library so a plugin engine's tests run it too.
         .target(name: "CacheStoreContract", dependencies: ["Cache"], path: "Tests/CacheStoreContract"),

@@ -100,20 +100,22 @@ let package = Package(
         .target(
             name: "Documents", dependencies: ["SuiteCore", grdb, logging], path: "Modules/Documents",
             exclude: ["README.md"]),
-        // HTTP for the library modules: the transport role and its URLSession transport (no SwiftNIO in an app's build).
-        .target(name: "SuiteHTTP", dependencies: ["SuiteCore"], path: "Modules/SuiteHTTP", exclude: ["README.md"]),
+        // HTTP for the library modules: the transport role and its URLSession transport (no SwiftNIO in an app's build),
+        // and gzip/deflate for bodies.
+        .target(
+            name: "SuiteHTTP", dependencies: ["SuiteCore", "CZlib"], path: "Modules/SuiteHTTP", exclude: ["README.md"]),
         // The AsyncHTTPClient transport, for servers and `suite`: a product of its own so that apps never build NIO.
         .target(
             name: "SuiteHTTPNIO", dependencies: ["SuiteHTTP", "SuiteCore", asyncHTTPClient, nioCore, nioHTTP1],
             path: "Modules/SuiteHTTPNIO", exclude: ["README.md"]),
-        // zlib (in every Apple SDK; Debian's zlib1g-dev), for Analytics' gzip'd uploads.
+        // zlib (in every Apple SDK; Debian's zlib1g-dev), under SuiteHTTP's HTTPCompression.
         .systemLibrary(name: "CZlib", path: "Modules/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "Cache", dependencies: ["SuiteCore", "SuiteHTTP", grdb, logging, crypto], path: "Modules/Cache",
             exclude: ["README.md"]),
         .target(
             name: "Analytics",
-            dependencies: ["SuiteCore", "SuiteHTTP", "CZlib", grdb, logging, crypto, metrics, tracing],
+            dependencies: ["SuiteCore", "SuiteHTTP", grdb, logging, crypto, metrics, tracing],
             path: "Modules/Analytics",
             exclude: ["README.md"]),
         .target(
@@ -139,7 +141,9 @@ let package = Package(
             exclude: ["README.md"]),
         .target(
             name: "SuiteServer",
-            dependencies: ["Documents", "Sync", "SuiteCore", hummingbird, grdb, crypto, logging, serviceLifecycle],
+            dependencies: [
+                "Documents", "Sync", "SuiteCore", "SuiteHTTP", hummingbird, grdb, crypto, logging, serviceLifecycle,
+            ],
             path: "Modules/SuiteServer", exclude: ["README.md"],
             // The web console's files, compiled into the module: nothing to install or find at run time.
             resources: [.embedInCode("Console")]),
@@ -262,12 +266,6 @@ let package = Package(
                 swiftProtobuf, jwtKit, crypto, .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/FirestoreProtocolTests"),
-        .testTarget(
-            name: "SuiteServerTests",
-            dependencies: [
-                "SuiteServer", "SuiteHost", "Documents", "Sync", "SuiteCore", "SuiteHTTP", "SuiteTestSupport",
-            ],
-            path: "Tests/SuiteServerTests", exclude: ["RulesCases"]),
         // The two built-in HTTP transports, for tests that run one contract over both; and that contract.
         .target(
             name: "TransportTestSupport", dependencies: ["SuiteHTTP", "SuiteHTTPNIO"],
@@ -275,7 +273,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SuiteHTTPTests",
-            dependencies: ["SuiteCore", "SuiteHTTP", "SuiteHTTPNIO", "SuiteTestSupport", "TransportTestSupport"],
+            dependencies: [
+                "SuiteCore", "SuiteHTTP", "SuiteHTTPNIO", "SuiteTestSupport", "TransportTestSupport", asyncHTTPClient,
+            ],
             path: "Tests/SuiteHTTPTests"),
         // The contract every CacheStore passes, as a library so a plugin engine's tests run it too.
         .target(name: "CacheStoreContract", dependencies: ["Cache"], path: "Tests/CacheStoreContract"),
@@ -303,6 +303,14 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Tests/AnalyticsTests"),
+        // SuiteServer in process on loopback, called with raw HTTP (AsyncHTTPClient, no decompression of its own).
+        .testTarget(
+            name: "SuiteServerTests",
+            dependencies: [
+                "SuiteServer", "SuiteHost", "Documents", "Sync", "SuiteCore", "SuiteHTTP", "SuiteHTTPNIO",
+                "SuiteTestSupport", "TransportTestSupport", asyncHTTPClient, nioCore, nioHTTP1, hummingbird,
+            ],
+            path: "Tests/SuiteServerTests", exclude: ["RulesCases"]),
         .testTarget(
             name: "StorageAccountingTests", dependencies: ["StorageAccounting", "SuiteCore", "SuiteTestSupport", grdb],
             path: "Tests/StorageAccountingTests"),

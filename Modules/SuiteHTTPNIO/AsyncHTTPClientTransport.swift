@@ -26,13 +26,21 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public let timeout: Duration
     /// The largest body read; a larger one fails the request.
     public let maximumBodyBytes: Int
+    /// Whether the client decodes gzip and deflate itself (its `decompression` is on): the transport then only drops
+    /// the `Content-Encoding` AsyncHTTPClient leaves; otherwise it decodes the body itself.
+    public let clientDecompresses: Bool
 
-    /// A transport over `client`, which the caller shuts down.
-    public init(client: HTTPClient, timeout: Duration = .seconds(30), maximumBodyBytes: Int = 64 << 20) {
+    /// A transport over `client`, which the caller shuts down. Say `clientDecompresses: true` when the client's
+    /// configuration has `decompression` on, so that a body is decoded once, by the client.
+    public init(
+        client: HTTPClient, timeout: Duration = .seconds(30), maximumBodyBytes: Int = 64 << 20,
+        clientDecompresses: Bool = false
+    ) {
         self.client = client
         self.ownsClient = false
         self.timeout = timeout
         self.maximumBodyBytes = maximumBodyBytes
+        self.clientDecompresses = clientDecompresses
     }
 
     /// A transport over a client of its own (on the shared event loop group); call ``shutdown()`` when done.
@@ -52,6 +60,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.ownsClient = true
         self.timeout = timeout
         self.maximumBodyBytes = maximumBodyBytes
+        self.clientDecompresses = false
     }
 
     /// Shuts the client down if this transport created it. Calling it again does nothing.
@@ -87,13 +96,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             // AsyncHTTPClient's timeout ends at the response's head: the body's reading is bounded here, so that the
             // timeout is the whole request's, as URLSession's is.
             return try await withThrowingTaskGroup(of: HTTPTransportResponse?.self) { group in
-                group.addTask { [client, maximumBodyBytes] in
+                group.addTask { [client, maximumBodyBytes, clientDecompresses] in
                     let response = try await client.execute(prepared, timeout: TimeAmount(limit))
                     var body = try await response.body.collect(upTo: maximumBodyBytes)
                     let bytes = body.readBytes(length: body.readableBytes) ?? []
-                    return HTTPTransportResponse(
-                        status: Int(response.status.code),
-                        headers: response.headers.map { HTTPHeader($0.name, $0.value) }, body: bytes)
+                    return try Self.decoded(
+                        HTTPTransportResponse(
+                            status: Int(response.status.code),
+                            headers: response.headers.map { HTTPHeader($0.name, $0.value) }, body: bytes),
+                        what: what, maximumBodyBytes: clientDecompresses ? nil : maximumBodyBytes)
                 }
                 group.addTask {
                     try await Task.sleep(for: limit)
@@ -109,11 +120,40 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             throw HTTPTransportError(
                 .tooLarge, "\(what) answered more than \(maximumBodyBytes) bytes",
                 hint: "raise maximumBodyBytes if responses this large are expected", underlying: error)
+        } catch let error as HTTPTransportError {
+            throw error
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             throw Self.transportError(error, what: what, url: url)
         }
+    }
+
+    /// `response` with a gzip'd or deflated body decoded, once, as URLSession gives it: without its
+    /// `Content-Encoding`, with its `Content-Length` corrected. `maximumBodyBytes` nil: the client decoded it already.
+    private static func decoded(_ response: HTTPTransportResponse, what: String, maximumBodyBytes: Int?) throws
+        -> HTTPTransportResponse
+    {
+        guard let header = response.header("content-encoding"), let coding = HTTPContentCoding(token: header) else {
+            return response
+        }
+        var response = response
+        if let maximumBodyBytes, !response.body.isEmpty {
+            do {
+                response.body = try HTTPCompression.decode(response.body, from: coding, maximumBytes: maximumBodyBytes)
+            } catch {
+                throw HTTPTransportError(
+                    error.code == .tooLarge ? .tooLarge : .failed,
+                    "\(what) answered a body that cannot be decoded: \(error.message)",
+                    hint: error.code == .tooLarge ? "raise maximumBodyBytes if responses this large are expected" : nil,
+                    underlying: error)
+            }
+        }
+        response.headers.removeAll { $0.name == "content-encoding" }
+        if let index = response.headers.firstIndex(where: { $0.name == "content-length" }) {
+            response.headers[index].value = String(response.body.count)
+        }
+        return response
     }
 
     /// AsyncHTTPClient's or NIO's error as an ``HTTPTransportError``.

@@ -28,6 +28,8 @@ public struct ServerError: SuiteDescribedError {
         public static let gone = Code("gone", 410)
         /// The body is over the limit (413).
         public static let tooLarge = Code("tooLarge", 413)
+        /// The body's `Content-Encoding` is not one the server reads (415).
+        public static let unsupportedMediaType = Code("unsupportedMediaType", 415)
         /// A quota of the caller is used up (429, with `Retry-After`).
         public static let tooManyRequests = Code("tooManyRequests", 429)
         /// The store or a file cannot be used (503).

@@ -96,6 +96,7 @@ public struct SuiteServer: Sendable {
     /// The routes.
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: CompressionMiddleware(maximumBodyBytes: configuration.maximumBodyBytes))
         router.get("/healthz") { request, context in
             try await handle("/healthz", request) { _ in (200, .object(["status": .string("ok")])) }
         }

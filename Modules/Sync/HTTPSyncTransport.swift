@@ -12,6 +12,10 @@ public import SuiteHTTP
 ///
 /// Requests go through an `HTTPTransport`: a `URLSessionTransport` of its own by default, or the one given (a
 /// server or the `suite` command passes `AsyncHTTPClientTransport` from the `SuiteHTTPNIO` product).
+///
+/// With `compression` on (the default) requests say `Accept-Encoding: gzip, deflate`, so that the server answers
+/// pulls gzip'd (the transport decodes them), and a push body of ``compressionThreshold`` bytes or more goes gzip'd
+/// with `Content-Encoding: gzip`.
 public final class HTTPSyncTransport: SyncTransport {
     /// The server, e.g. `http://127.0.0.1:8080`.
     public let baseURL: String
@@ -19,14 +23,20 @@ public final class HTTPSyncTransport: SyncTransport {
     /// How requests reach the server.
     public let http: any HTTPTransport
     private let timeout: Duration
+    /// Whether answers are asked for gzip'd and large push bodies are sent gzip'd.
+    public let compression: Bool
+    /// The smallest push body sent gzip'd (below it the gain is a few bytes).
+    public static let compressionThreshold = 1024
 
     /// A transport to `baseURL` with `token`, through `http` (a `URLSessionTransport` of its own when `nil`); call
     /// ``shutdown()`` when done. `timeout` bounds one request whole, so it must exceed the long poll's wait (30 s).
+    /// `compression` off sends and asks for plain bodies only (a server that cannot read gzip'd ones).
     ///
     /// - Throws: ``SyncError`` `.invalidInput` when `baseURL` is not an http(s) URL.
-    public init(baseURL: String, token: String, timeout: Duration = .seconds(40), http: (any HTTPTransport)? = nil)
-        throws
-    {
+    public init(
+        baseURL: String, token: String, timeout: Duration = .seconds(40), http: (any HTTPTransport)? = nil,
+        compression: Bool = true
+    ) throws {
         guard let url = URL(string: baseURL), let scheme = url.scheme, ["http", "https"].contains(scheme),
             url.host != nil
         else {
@@ -35,6 +45,7 @@ public final class HTTPSyncTransport: SyncTransport {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
         self.timeout = timeout
+        self.compression = compression
         self.http = http ?? URLSessionTransport(timeout: timeout)
     }
 
@@ -95,9 +106,17 @@ public final class HTTPSyncTransport: SyncTransport {
     /// The body of a 2xx answer, or nil for a status in `absentOn`; any other status is thrown as its ``SyncError``.
     private func send(_ method: String, _ path: String, body: Data?, absentOn: Set<Int>) async throws -> Data? {
         var headers = [HTTPHeader("Authorization", "Bearer \(token)")]
-        if body != nil { headers.append(HTTPHeader("Content-Type", "application/json")) }
+        if compression { headers.append(HTTPHeader("Accept-Encoding", "gzip, deflate")) }
+        var bytes = body.map { [UInt8]($0) }
+        if let plain = bytes {
+            headers.append(HTTPHeader("Content-Type", "application/json"))
+            if compression, plain.count >= Self.compressionThreshold, let gzipped = try? HTTPCompression.gzip(plain) {
+                bytes = gzipped
+                headers.append(HTTPHeader("Content-Encoding", "gzip"))
+            }
+        }
         let request = HTTPTransportRequest(
-            method: method, url: baseURL + path, headers: headers, body: body.map { [UInt8]($0) }, timeout: timeout)
+            method: method, url: baseURL + path, headers: headers, body: bytes, timeout: timeout)
         let response: HTTPTransportResponse
         do {
             response = try await http.send(request)

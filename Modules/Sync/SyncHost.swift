@@ -152,8 +152,12 @@ public final class SyncHost: Sendable {
         if records.count > limit, let last = records.last?.sequence {
             more = true
             let kept = records.dropLast().filter { $0.sequence != last }
-            // A single commit larger than the page is sent whole.
-            records = kept.isEmpty ? records.filter { $0.sequence == records.first?.sequence } : Array(kept)
+            if kept.isEmpty {
+                // A single commit larger than the page is sent whole.
+                (records, more) = try await wholeCommit(since: since, startingWith: records)
+            } else {
+                records = Array(kept)
+            }
         }
         var changes: [SyncChange] = []
         for record in records where !record.path.hasPrefix(Self.reservedRoot + "/") {
@@ -199,6 +203,22 @@ public final class SyncHost: Sendable {
         }
         return SyncSnapshotResponse(
             documents: documents, sequence: sequence, next: walk.isFull ? walk.last?.string : nil)
+    }
+
+    /// Every record of the commit `records` begins with (a read that held nothing else), and whether more follow:
+    /// reads on, four times as many at a time, until a record of a later commit or the log's end shows.
+    private func wholeCommit(since: Int64, startingWith records: [ChangeRecord]) async throws
+        -> (records: [ChangeRecord], more: Bool)
+    {
+        guard let first = records.first?.sequence else { return (records, false) }
+        var records = records
+        var asked = records.count
+        while records.count == asked, records.last?.sequence == first {
+            asked *= 4
+            records = try await read(since: since, limit: asked - 1)
+        }
+        let commit = records.filter { $0.sequence == first }
+        return (commit, records.count > commit.count)
     }
 
     private func read(since: Int64, limit: Int) async throws -> [ChangeRecord] {

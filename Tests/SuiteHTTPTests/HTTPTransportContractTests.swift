@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOHTTPCompression
 import SuiteCore
 import SuiteHTTP
 import SuiteHTTPNIO
@@ -104,6 +106,21 @@ final class HTTPTransportContractTests {
         if let length = response.header("content-length") { #expect(Int(length) == response.body.count) }
     }
 
+    @Test(
+        "a caller's own Accept-Encoding: gzip gets the body decoded exactly once",
+        arguments: TransportKind.allCases)
+    func askedForGzipIsDecodedOnce(_ kind: TransportKind) async throws {
+        let response = try await with(kind) {
+            try await $0.send(
+                HTTPTransportRequest(
+                    method: "GET", url: nginx.url("/gzip/g.txt"), headers: [HTTPHeader("Accept-Encoding", "gzip")]))
+        }
+        #expect(response.status == 200)
+        #expect(response.body == Array(Self.text.utf8))
+        #expect(response.header("content-encoding") == nil)
+        if let length = response.header("content-length") { #expect(Int(length) == response.body.count) }
+    }
+
     @Test("a refused connection is .unreachable, at once", arguments: TransportKind.allCases)
     func refusedConnectionsAreUnreachable(_ kind: TransportKind) async throws {
         let port = try LoopbackPort.free()
@@ -183,5 +200,27 @@ extension HTTPTransportContractTests {
         #expect(response?.status == 200)
         transport = nil  // AsyncHTTPClient asserts in its deinit when a running client is released
         #expect(transport == nil)
+    }
+
+    @Test(
+        "a caller's AsyncHTTPClient, decompressing or not (clientDecompresses says which): the body is decoded once",
+        arguments: [true, false])
+    func aClientThatDecompressesDecodesOnce(_ clientDecompresses: Bool) async throws {
+        var configuration = HTTPClient.Configuration()
+        configuration.decompression = clientDecompresses ? .enabled(limit: .none) : .disabled
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let transport = AsyncHTTPClientTransport(client: client, clientDecompresses: clientDecompresses)
+        let answer: HTTPTransportResponse
+        do {
+            answer = try await transport.send(
+                HTTPTransportRequest(
+                    method: "GET", url: nginx.url("/gzip/g.txt"), headers: [HTTPHeader("Accept-Encoding", "gzip")]))
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        #expect(answer.body == Array(Self.text.utf8))
+        #expect(answer.header("content-encoding") == nil)
     }
 }

@@ -316,3 +316,28 @@ final class ConflictLog: Sendable {
         }
     }
 }
+
+/// A commit larger than a page of the feed (a replica asks for 200 changes; a push of 400 mutations commits together).
+@Suite struct SyncLargeCommitTests {
+    @Test("a commit larger than the page arrives whole, and the pages after it too")
+    func largeCommitsArriveWhole() async throws {
+        let world = try SyncTests.World()
+        let (b, _) = try await world.replica("b")
+        let batch = world.server.batch()
+        for index in 0..<450 {
+            batch.setData(["n": 1], forDocument: try world.server.document("users/ana/notes/\(index)"))
+        }
+        try await batch.commit()
+        _ = try await world.server.document("users/ana/after/one").setData(["n": 2])
+        let page = try await world.host.changes(since: 0, limit: 200) { _ in true }
+        #expect(page.changes.count == 450)
+        #expect(page.more)
+        try await b.sync()
+        var present = 0
+        for index in 0..<450 where try await b.store.document("users/ana/notes/\(index)").getDocument().exists {
+            present += 1
+        }
+        #expect(present == 450)
+        #expect(try await world.data(b.store, "users/ana/after/one")?["n"] == .int(2))
+    }
+}

@@ -146,7 +146,9 @@ public final class HTTPAnalyticsEngine: AnalyticsEngine {
         }
         var body = try Self.body(records)
         if options.gzip {
-            body = try Gzip.compress(body)
+            do { body = try HTTPCompression.gzip(body) } catch {
+                throw AnalyticsError(.delivery, error.message, hint: error.hint, underlying: error)
+            }
             headers.append(HTTPHeader("Content-Encoding", "gzip"))
         }
         let response = try await transport.send(

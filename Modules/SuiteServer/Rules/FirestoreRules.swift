@@ -217,7 +217,8 @@ package struct RulesRequest: Sendable {
     package var time = Timestamp(Date())
     /// A list's query: its limit, offset, order and the values it fixes per field (`==` one, `in` several).
     package var query: Query?
-    /// How many documents `get()` and `exists()` may read: 10, or 20 for a request of several writes.
+    /// How many documents `get()` and `exists()` may read: 10 for one document, 20 for a query or a request of
+    /// several writes (as Google's emulator counts them).
     package var maximumDocumentReads = 10
 
     /// A list's query as rules see it.
@@ -241,7 +242,10 @@ package struct RulesRequest: Sendable {
     package init(method: RulesMethod, path: String, auth: (uid: String, claims: [String: JSONValue])?) {
         self.method = method
         segments = path.split(separator: "/").map { String($0) }
-        if method == .list { segments.append(nil) }
+        if method == .list {
+            segments.append(nil)
+            maximumDocumentReads = 20
+        }
         self.auth = auth
     }
 
@@ -310,7 +314,27 @@ package struct RulesRequest: Sendable {
             }
             if combinations.count > 900 { combinations = Array(combinations.prefix(900)) }
         }
-        return combinations.map { .map(["data": .queryData(prefix: [], constraints: $0)]) }
+        // As Firestore judges a query: `resource.data` holds exactly the fields the query fixes, so reading any
+        // other field fails (rules are not filters), and `in`, `size()` and `keys()` see only those fields.
+        return combinations.map { fixed in
+            var data: [String: RulesValue] = [:]
+            for (field, value) in fixed {
+                Self.insert(value, at: field.split(separator: ".").map(String.init)[...], into: &data)
+            }
+            return .map(["data": .map(data)])
+        }
+    }
+
+    private static func insert(_ value: RulesValue, at path: ArraySlice<String>, into map: inout [String: RulesValue]) {
+        guard let key = path.first else { return }
+        if path.count == 1 {
+            map[key] = value
+            return
+        }
+        var inner: [String: RulesValue] = [:]
+        if case .map(let existing)? = map[key] { inner = existing }
+        insert(value, at: path.dropFirst(), into: &inner)
+        map[key] = .map(inner)
     }
 }
 

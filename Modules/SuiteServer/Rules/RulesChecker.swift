@@ -129,6 +129,12 @@ final class RulesChecker {
                     "there is no method \(name)()", at: location,
                     hint: Suggestion.didYouMean(name, among: RulesEvaluation.methodNames.sorted(), what: "methods"))
             }
+            // A pattern written in the file is compiled now, as Firestore's compiler does.
+            if ["matches", "replace", "split"].contains(name), case .literal(.string(let pattern))? = arguments.first,
+                (try? Regex(pattern)) == nil
+            {
+                throw error("'\(pattern)' is not a regular expression", at: location)
+            }
             try recurse(base)
             try arguments.forEach(recurse)
         case .unary(_, let operand, _): try recurse(operand)

@@ -7,6 +7,7 @@ extension RulesEvaluation {
         "get": 1...1, "getAfter": 1...1, "exists": 1...1, "existsAfter": 1...1, "path": 1...1, "int": 1...1,
         "float": 1...1, "string": 1...1, "debug": 1...1, "math.abs": 1...1, "math.ceil": 1...1,
         "math.floor": 1...1, "math.round": 1...1, "math.sqrt": 1...1, "math.pow": 2...2, "math.isInfinite": 1...1,
+        "math.isInfinity": 1...1,
         "math.isNaN": 1...1, "timestamp.date": 3...3, "timestamp.value": 1...1, "duration.value": 2...2,
         "duration.time": 4...4, "duration.abs": 1...1, "latlng.value": 2...2,
     ]
@@ -41,9 +42,6 @@ extension RulesEvaluation {
             default: return .bool(order >= 0)
             }
         case "in":
-            if case .queryData = b {
-                throw RulesFault(message: "the query's documents cannot be searched by 'in'", location: location)
-            }
             guard let found = b.contains(a) else { throw fail() }
             return .bool(found)
         default: break
@@ -156,7 +154,8 @@ extension RulesEvaluation {
         case "math.round": return .int(try Self.integral(try number(0).rounded(.toNearestOrAwayFromZero), location))
         case "math.sqrt": return .float(try number(0).squareRoot())
         case "math.pow": return .float(pow(try number(0), try number(1)))
-        case "math.isInfinite": return .bool(try number(0).isInfinite)
+        // The reference names it isInfinite; Google's emulator knows isInfinity: both are read.
+        case "math.isInfinite", "math.isInfinity": return .bool(try number(0).isInfinite)
         case "math.isNaN": return .bool(try number(0).isNaN)
         case "timestamp.date":
             let (year, month, day) = (try integer(0), try integer(1), try integer(2))
@@ -174,9 +173,9 @@ extension RulesEvaluation {
         case "duration.value":
             guard case .string(let unit) = values[1] else { throw fail("the unit is a string") }
             let units: [String: Double] = [
-                "w": 604_800e9, "d": 86_400e9, "h": 3_600e9, "m": 60e9, "s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1,
+                "w": 604_800e9, "d": 86_400e9, "h": 3_600e9, "m": 60e9, "s": 1e9, "ms": 1e6, "ns": 1,
             ]
-            guard let scale = units[unit] else { throw fail("unit '\(unit)' is not w, d, h, m, s, ms, us or ns") }
+            guard let scale = units[unit] else { throw fail("unit '\(unit)' is not w, d, h, m, s, ms or ns") }
             let nanos = try number(0) * scale
             guard nanos.isFinite, abs(nanos) < 9.2e18 else { throw fail("out of range") }
             return .duration(Int64(nanos))
@@ -229,8 +228,6 @@ extension RulesEvaluation {
             return text
         }
         switch (receiver, name) {
-        case (.queryData, _):
-            throw fail("the query's documents have no single value for \(name)()")
         case (.string(let text), "size"): return .int(Int64(text.count))
         case (.string(let text), "matches"): return .bool(try Self.matches(text, try string(try argument(0)), location))
         case (.string(let text), "lower"): return .string(text.lowercased())

@@ -195,8 +195,6 @@ final class RulesEvaluation {
                 throw RulesFault(message: "Property \(name) is undefined on object.", location: location)
             }
             return field
-        case .queryData(let prefix, let constraints):
-            return try Self.queryField(prefix + [name], constraints, location)
         case .null:
             throw RulesFault(message: "Null value error: .\(name) of null", location: location)
         default:
@@ -204,26 +202,11 @@ final class RulesEvaluation {
         }
     }
 
-    /// `resource.data.x` of a list request: the value the query fixes for `x`.
-    static func queryField(_ field: [String], _ constraints: [String: RulesValue], _ location: RulesLocation) throws
-        -> RulesValue
-    {
-        let key = field.joined(separator: ".")
-        if let value = constraints[key] { return value }
-        if constraints.keys.contains(where: { $0.hasPrefix(key + ".") }) {
-            return .queryData(prefix: field, constraints: constraints)
-        }
-        throw RulesFault(
-            message:
-                "the query does not fix resource.data.\(key), so the rule cannot allow every document it could return",
-            location: location)
-    }
-
     private func subscripted(_ value: RulesValue, _ index: RulesValue, _ location: RulesLocation) throws
         -> RulesValue
     {
         switch (value, index) {
-        case (.map, .string(let key)), (.queryData, .string(let key)):
+        case (.map, .string(let key)):
             return try member(value, key, location)
         case (.list(let items), .int(let n)):
             guard n >= 0, n < items.count else {

@@ -7,7 +7,7 @@ struct RulesParser {
     /// How deep expressions nest here (parentheses, operands, arguments): bounded so evaluation never runs out of
     /// stack.
     private var depth = 0
-    static let maximumDepth = 64
+    static let maximumDepth = 100
     /// The most operands one chain of `+ - * / %` or comparisons may have.
     static let maximumChain = 256
 
@@ -215,6 +215,7 @@ struct RulesParser {
         var locations: [RulesLocation] = []
         while isSymbol("||") {
             locations.append(current.location)
+            try checkLogicalChain(operands.count)
             try advance()
             operands.append(try parseAnd())
         }
@@ -226,6 +227,7 @@ struct RulesParser {
         var locations: [RulesLocation] = []
         while isSymbol("&&") {
             locations.append(current.location)
+            try checkLogicalChain(operands.count)
             try advance()
             operands.append(try parseRelation())
         }
@@ -243,6 +245,17 @@ struct RulesParser {
             symbol, balanced(symbol, Array(operands[..<middle]), Array(locations[..<(middle - 1)])),
             balanced(symbol, Array(operands[middle...]), Array(locations[middle...])), locations[middle - 1])
     }
+
+    /// Firestore refuses a condition of about a hundred terms joined by `&&` or `||` as too complex.
+    private func checkLogicalChain(_ operands: Int) throws {
+        guard operands < Self.maximumLogicalChain else {
+            throw error(
+                "the expression is too complex: more than \(Self.maximumLogicalChain) terms joined by && or ||",
+                hint: "group the terms into functions")
+        }
+    }
+
+    static let maximumLogicalChain = 100
 
     private mutating func checkChain(_ count: inout Int) throws {
         count += 1

@@ -22,14 +22,11 @@ indirect enum RulesValue: Sendable {
     case latlng(Double, Double)
     /// `a.diff(b)`: what changed from `b` to `a`.
     case mapDiff(new: [String: RulesValue], old: [String: RulesValue])
-    /// `resource.data` of a list request: a field's value is known only when the query fixes it (`==`, or each of
-    /// an `in`'s values in turn); any other field cannot be judged, so the condition fails (rules are not filters).
-    case queryData(prefix: [String], constraints: [String: RulesValue])
 
     /// The names `is` accepts.
     static let typeNames: Set<String> = [
         "bool", "bytes", "duration", "float", "int", "latlng", "list", "map", "map_diff", "number", "path", "set",
-        "string", "timestamp", "null",
+        "string", "timestamp",
     ]
 
     /// The namespaces whose functions are called as `namespace.function(…)`.
@@ -49,7 +46,7 @@ indirect enum RulesValue: Sendable {
         case .path: "path"
         case .list: "list"
         case .set: "set"
-        case .map, .queryData: "map"
+        case .map: "map"
         case .latlng: "latlng"
         case .mapDiff: "map_diff"
         }
@@ -188,7 +185,6 @@ indirect enum RulesValue: Sendable {
                     separator: ", ") + "}"
         case .latlng(let a, let b): "latlng(\(a), \(b))"
         case .mapDiff: "map_diff"
-        case .queryData(let prefix, _): "resource.data" + prefix.map { "." + $0 }.joined()
         }
     }
 }

@@ -160,7 +160,12 @@ struct FirestoreService: Sendable {
                 snapshots = []
             } else {
                 for write in translated { entry.transaction.buffer(write.pending) }
-                snapshots = try await entry.transaction.commitOnce(review: access.review(caller, in: database))
+                do {
+                    snapshots = try await entry.transaction.commitOnce(review: access.review(caller, in: database))
+                } catch let error as DocumentsError where error.code == .permissionDenied {
+                    transactions.restore(transaction, entry)
+                    throw error
+                }
             }
         } else {
             snapshots = try await database.store.commit(

@@ -58,6 +58,14 @@ final class FirestoreTransactions: Sendable {
     /// Ends the transaction `id` (commit or rollback).
     func end(_ id: Data) -> Entry? { entries.withLock { $0.removeValue(forKey: id) } }
 
+    /// Puts back a transaction whose commit the rules refused: nothing of it was written, so the client may still roll
+    /// it back (Google's clients do so before they report the error).
+    func restore(_ id: Data, _ entry: Entry) {
+        var entry = entry
+        entry.lastUsed = .now
+        entries.withLock { $0[id] = entry }
+    }
+
     /// Transactions still open.
     var count: Int { entries.withLock { $0.count } }
 }

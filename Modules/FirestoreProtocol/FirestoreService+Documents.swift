@@ -263,7 +263,9 @@ extension FirestoreService {
             try Self.refuseReadTime(Self.isSet(message.readTime))
             let parent = try database.names.parentPath(message.parent, what: "parent")
             if let parent {
-                try access.require(caller, write: false, parent.string)
+                // Firestore's rules: the subcollections of a document the caller may get.
+                let stored = try await database.store.getDocuments([parent]).first?.data
+                try await access.requireGet(caller, parent.string, data: stored, in: database)
             } else if !caller.isAdmin {
                 throw RPCError(code: .permissionDenied, message: "Missing or insufficient permissions.")
             }

@@ -63,7 +63,8 @@ extension SuiteServer {
         }
         router.get("/v1/collections/**") { request, context in
             try await handle("/v1/collections", request, context) { account, path, _ in
-                try require(account, write: false, path)
+                // Firestore's rules: the subcollections of a document the caller may get.
+                try await requireGet(account, path, data: try await store.document(path).getDocument().data)
                 let ids = try await store.collectionIDs(under: try DocumentPath(path))
                 return (200, .object(["collections": .array(ids.map(JSONValue.string))]))
             }
@@ -165,6 +166,12 @@ extension SuiteServer {
                 throw ServerError(.invalidRequest, "limit must be an integer from 1 to 1000, not '\(text)'")
             }
             limit = value
+        }
+        if case .firestore = rules {
+            // A page of the whole collection: allowed only when the rules allow every document in it.
+            let decision = await rules.decideList(
+                account, collection: path, group: false, query: RulesRequest.Query(limit: limit), store: store)
+            guard decision.allowed else { throw Self.forbidden(account, "list", path, decision) }
         }
         let after = try query.get("after").map { try DocumentPath($0) }
         let page = try await store.listDocuments(in: collection, after: after, limit: limit + 1)

@@ -2,8 +2,10 @@ import GRPCCore
 import SuiteServer
 
 extension FirestoreAccess {
-    /// Reads each call of these methods counts against the caller's quotas: one per call (the opening of a Listen
-    /// stream included). Writes and deletes are counted per document by ``admit(_:writes:)``.
+    /// Calls of these methods are admitted against the caller's read quota before they run: one read (the opening of
+    /// a Listen stream included); ListDocuments, BatchGetDocuments and RunQuery are then charged the further
+    /// documents they return (``admit(_:documentsRead:)``). Writes and deletes are counted per document by
+    /// ``admit(_:writes:)``.
     static let readCalls: Set<String> = [
         "GetDocument", "ListDocuments", "BatchGetDocuments", "RunQuery", "RunAggregationQuery", "ListCollectionIds",
         "PartitionQuery", "Listen",
@@ -14,6 +16,13 @@ extension FirestoreAccess {
     func admit(_ caller: ServerAccounts.Account, method: String) async throws {
         guard let quotas, Self.readCalls.contains(method) else { return }
         try await admit(quotas, caller, QuotaCost(reads: 1))
+    }
+
+    /// Charges the documents a read call returned beyond the one its admission counted (Firestore bills a read per
+    /// document), before the answer goes out: over a limit the call gets RESOURCE_EXHAUSTED and no documents.
+    func admit(_ caller: ServerAccounts.Account, documentsRead count: Int) async throws {
+        guard let quotas, count > 1 else { return }
+        try await admit(quotas, caller, QuotaCost(reads: count - 1))
     }
 
     /// Admits the writes of a commit: a delete against the deletes quota, any other write against the writes quota.

@@ -79,6 +79,7 @@ extension FirestoreService {
                 response.nextPageToken = Data(lastID.utf8).base64EncodedString()
             }
             response.documents = documents
+            try await access.admit(caller, documentsRead: documents.count)
             metrics.documents(read: documents.count)
             return response
         }
@@ -182,6 +183,7 @@ extension FirestoreService {
                 response.transaction = transaction
                 responses.append(response)
             }
+            try await access.admit(caller, documentsRead: snapshots.count)
             metrics.documents(read: snapshots.count)
             return responses
         }

@@ -53,6 +53,7 @@ extension FirestoreService {
                 responses[0].transaction = transaction
             }
             if let explained { responses[responses.count - 1].explainMetrics = explained }
+            try await access.admit(caller, documentsRead: snapshots.count)
             metrics.documents(read: snapshots.count)
             return responses
         }

@@ -85,14 +85,17 @@ public enum ServerRules: Sendable {
         guard !account.isAdmin, case .firestore(let rules) = self else { return nil }
         let auth = Self.auth(account)
         let uid = account.uid
-        return CommitReview { writes, documents in
+        return CommitReview(needsBefore: { rules.needsStoredDocument($0.string, database: database) }) {
+            writes, documents in
             let judged = writes.filter { write in reserved.map { !write.path.string.hasPrefix($0 + "/") } ?? true }
             let time = Timestamp(Date())
             // Firestore's limit: 10 document reads for a request of one write, 20 for several, in all.
             let reads = RulesEvaluation.Reads(maximum: judged.count > 1 ? 20 : 10)
             for write in judged {
+                // A document not read is judged by allows that treat create and update alike.
                 let method: RulesMethod =
-                    write.after == nil ? .delete : (write.before == nil ? .create : .update)
+                    write.after == nil
+                    ? .delete : (write.isBeforeKnown && write.before == nil ? .create : .update)
                 var request = RulesRequest(method: method, path: write.path.string, auth: auth)
                 request.database = database
                 request.stored = write.before

@@ -96,3 +96,33 @@ struct RulesLoadTests {
         #expect(rules.fileName == "firestore.rules")
     }
 }
+
+/// A write is judged without reading the document it replaces only when that cannot change the answer.
+@Suite("Firestore's rules language: when a write must read the stored document")
+struct RulesStoredDocumentTests {
+    static let rules = """
+        rules_version = '2';
+        service cloud.firestore {
+          match /databases/{database}/documents {
+            function unchangedName() { return resource == null || resource.data.name == request.resource.data.name; }
+            match /blind/{id} { allow write: if request.resource.data.n is int; }
+            match /split/{id} { allow create: if true; allow update: if request.resource.data.n > 0; }
+            match /stored/{id} { allow write: if unchangedName(); }
+            match /method/{id} { allow write: if request.method == 'create'; }
+            match /deleteOnly/{id} { allow delete: if resource.data.owner == request.auth.uid; }
+            match /reads/{id} { allow read: if resource.data.public == true; }
+          }
+        }
+        """
+
+    @Test(
+        "which paths need the stored document",
+        arguments: [
+            ("blind/a", false), ("split/a", true), ("stored/a", true), ("method/a", true), ("deleteOnly/a", true),
+            ("reads/a", false), ("nowhere/a", false),
+        ])
+    func needs(_ path: String, _ expected: Bool) throws {
+        let rules = try FirestoreRules(source: Self.rules)
+        #expect(rules.needsStoredDocument(path) == expected)
+    }
+}

@@ -11,17 +11,26 @@ package struct CommitReview: Sendable {
     package struct Write: Sendable {
         /// The document.
         package var path: DocumentPath
-        /// The document before the commit; nil when it was missing.
+        /// The document before the commit; nil when it was missing, or not read (``isBeforeKnown`` false).
         package var before: DocumentData?
+        /// Whether `before` was read: false for a blind write the review said it can judge without
+        /// (``needsBefore``).
+        package var isBeforeKnown: Bool
         /// The document after this write; nil when the write deletes it.
         package var after: DocumentData?
     }
 
     /// The check.
     package var review: @Sendable (_ writes: [Write], _ documents: CommitDocuments) async throws -> Void
+    /// Whether judging a write to this path needs the document as it was (a blind set need not read it otherwise).
+    package var needsBefore: @Sendable (_ path: DocumentPath) -> Bool
 
     /// Creates a review.
-    package init(_ review: @escaping @Sendable (_ writes: [Write], _ documents: CommitDocuments) async throws -> Void) {
+    package init(
+        needsBefore: @escaping @Sendable (_ path: DocumentPath) -> Bool = { _ in true },
+        _ review: @escaping @Sendable (_ writes: [Write], _ documents: CommitDocuments) async throws -> Void
+    ) {
+        self.needsBefore = needsBefore
         self.review = review
     }
 }

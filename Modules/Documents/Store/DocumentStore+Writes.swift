@@ -148,8 +148,8 @@ extension DocumentStore {
         _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?], checks: [DocumentMutation],
         declared: [IndexDefinition], review: CommitReview?
     ) async throws -> [DocumentSnapshot] {
-        // A review judges each write against the document before it: every path is read.
-        let readsAll = review != nil
+        // A review judges each write against the document before it: those paths are read.
+        func reviewReads(_ path: DocumentPath) -> Bool { review?.needsBefore(path) ?? false }
         // One slot per distinct path, in order of first appearance; `slotOfWrite[i]` is write i's slot. A single
         // write needs no lookup by path.
         var paths: [DocumentPath] = []
@@ -165,7 +165,9 @@ extension DocumentStore {
             let existing = writes.count == 1 ? nil : slotByPath[key]
             if let slot = existing {
                 slotOfWrite.append(slot)
-                if write.needsCurrent || readsAll, !states[slot].read, !states[slot].known, !toRead.contains(slot) {
+                if write.needsCurrent || reviewReads(write.path), !states[slot].read, !states[slot].known,
+                    !toRead.contains(slot)
+                {
                     toRead.append(slot)
                 }
                 continue
@@ -181,7 +183,7 @@ extension DocumentStore {
                         known: true))
             } else {
                 states.append(PathState(read: false, original: nil, data: nil, known: false))
-                if write.needsCurrent || readsAll { toRead.append(slot) }
+                if write.needsCurrent || reviewReads(write.path) { toRead.append(slot) }
             }
         }
         if !toRead.isEmpty {
@@ -316,11 +318,12 @@ extension DocumentStore {
         for (path, state) in zip(paths, states) {
             let data = try state.original.map { try ValueCodec.decode($0.body) }
             originals.append(data)
-            before[path.string] = .some(data)
+            if state.read { before[path.string] = .some(data) }
             written[path.string] = .some(state.data)
         }
         let items = zip(zip(writes, slots), after).map { pair, data in
-            CommitReview.Write(path: pair.0.path, before: originals[pair.1], after: data)
+            CommitReview.Write(
+                path: pair.0.path, before: originals[pair.1], isBeforeKnown: states[pair.1].read, after: data)
         }
         let documents = CommitDocuments(engine: engine, written: written, before: before)
         try await review.review(items, documents)

@@ -33,6 +33,10 @@ public struct FirestoreRules: Sendable {
         var pattern: [RulesPatternSegment]
         var allows: [RulesAllow]
         var functions: [String: RulesFunction]
+        /// Per allow: whether its condition reads the stored document (`resource`) or `request.method`, directly or
+        /// through the functions it calls. A write judged only by allows that do not, and that name create and
+        /// update alike, needs no read of the document it replaces.
+        var readsStored: [Bool] = []
     }
 
     /// Parses and checks `source`; throws a ``ServerError`` naming the line and column of the first problem.
@@ -74,8 +78,61 @@ public struct FirestoreRules: Sendable {
         } catch let error as RulesSyntaxError {
             throw Self.error(error)
         }
+        for index in blocks.indices {
+            let block = blocks[index]
+            blocks[index].readsStored = block.allows.map { allow in
+                allow.condition.map { Self.readsStored($0, functions: block.functions) } ?? false
+            }
+        }
         self.blocks = blocks
         self.readsDocuments = readsDocuments
+    }
+
+    /// Whether `expression` reads `resource` or `request.method`, following calls into `functions`.
+    static func readsStored(_ expression: RulesExpression, functions: [String: RulesFunction]) -> Bool {
+        var visited: Set<String> = []
+        func walk(_ expression: RulesExpression) -> Bool {
+            switch expression {
+            case .literal: return false
+            case .identifier(let name, _): return name == "resource"
+            case .member(.identifier("request", _), "method", _): return true
+            case .list(let items): return items.contains(where: walk)
+            case .map(let entries): return entries.contains { walk($0.0) || walk($0.1) }
+            case .path(let parts, _):
+                return parts.contains { if case .expression(let inner) = $0 { walk(inner) } else { false } }
+            case .member(let base, _, _): return walk(base)
+            case .index(let a, let b, _), .binary(_, let a, let b, _): return walk(a) || walk(b)
+            case .range(let base, let lower, let upper, _):
+                return walk(base) || (lower.map(walk) ?? false) || (upper.map(walk) ?? false)
+            case .call(let name, let arguments, _):
+                if arguments.contains(where: walk) { return true }
+                guard let function = functions[name], visited.insert(name).inserted else { return false }
+                return function.lets.contains { walk($0.1) } || walk(function.body)
+            case .method(let base, _, let arguments, _): return walk(base) || arguments.contains(where: walk)
+            case .unary(_, let operand, _), .isType(let operand, _, _): return walk(operand)
+            case .conditional(let a, let b, let c, _): return walk(a) || walk(b) || walk(c)
+            }
+        }
+        return walk(expression)
+    }
+
+    /// Whether a write to `path` must read the document it replaces to be judged: some allow that could judge it reads
+    /// `resource` or `request.method`, or names create without update (or update without create), so whether the
+    /// document exists decides.
+    package func needsStoredDocument(_ path: String, database: String = "(default)") -> Bool {
+        let request = RulesRequest(method: .update, path: path, auth: nil)
+        var elements = request.elements
+        elements[1] = .known(database)
+        for block in blocks {
+            guard Self.bind(block.pattern, to: elements, version: version) != nil else { continue }
+            for (allow, reads) in zip(block.allows, block.readsStored) {
+                let create = allow.methods.contains(.create)
+                let update = allow.methods.contains(.update)
+                guard create || update || allow.methods.contains(.delete) else { continue }
+                if reads || create != update { return true }
+            }
+        }
+        return false
     }
 
     /// Reads and parses the file at `path`.

@@ -5,6 +5,7 @@ import SuiteHTTP
 import SuiteServer
 import SuiteTestSupport
 import Sync
+import Synchronization
 import Testing
 
 /// Firestore's rules through each door of a live `SuiteServer` on loopback: the JSON API's reads, writes, queries and
@@ -24,6 +25,11 @@ struct RulesDoorTests {
               allow update: if request.auth.uid == uid && request.resource.data.balance >= 0
                 && !request.resource.data.diff(resource.data).affectedKeys().hasAny(['name']);
               allow delete: if false;
+            }
+            match /profiles/{uid} {
+              allow write: if request.auth.uid == uid
+                && (!exists(/databases/$(database)/documents/profiles/$(uid))
+                  || get(/databases/$(database)/documents/profiles/$(uid)).data.locked != true);
             }
             match /posts/{post} {
               allow get, list: if resource.data.owner == request.auth.uid;
@@ -217,5 +223,45 @@ struct RulesDoorTests {
         #expect(anas.json["changes"]?.arrayValue?.map { $0["path"]?.stringValue } == ["accounts/ana", "accounts/ana"])
         let snapshot = try await server.call("GET", "/v1/sync/snapshot", as: "bob")
         #expect(snapshot.json["documents"]?.arrayValue?.isEmpty == true)
+    }
+
+    @Test("a replica's mutation the rules refuse leaves the outbox with a sync.conflict naming the rule")
+    func replica() async throws {
+        let server = try await Self.start()
+        defer { Task { await server.stop() } }
+        let bus = EventBus()
+        let reasons = Mutex<[String]>([])
+        let subscription = bus.subscribe(to: SyncConflictEvent.self) { event in
+            reasons.withLock { $0.append(event.payload.reason) }
+        }
+        defer { subscription.cancel() }
+        let directory = try TestSupport.makeTemporaryDirectory("rules-replica")
+        let store = DocumentStore(
+            engine: try SQLiteDocumentEngine(path: directory.appendingPathComponent("replica.sqlite").path), bus: bus)
+        let replica = try await SyncClient(
+            store: store,
+            transport: try HTTPSyncTransport(
+                baseURL: "http://127.0.0.1:\(server.port)", token: server.tokens["ana"] ?? ""))
+        try await replica.write([["op": "set", "path": "accounts/ana", "data": ["balance": 5, "name": "Ana"]]])
+        try await replica.write([["op": "update", "path": "accounts/ana", "data": ["balance": -1]]])
+        try await replica.sync()
+        #expect(reasons.withLock { $0.count } == 1)
+        #expect(reasons.withLock { $0.first?.contains("allow update at firestore.rules:") } == true)
+        // The refused write is undone on the replica; the server has the first.
+        #expect(try await store.document("accounts/ana").getDocument().data?["balance"] == .int(5))
+        #expect(try await server.store.document("accounts/ana").getDocument().data?["balance"] == .int(5))
+    }
+
+    @Test("a blind write whose rule reads the same document with get() is judged on the document before it")
+    func getOfTheWrittenDocument() async throws {
+        let server = try await Self.start()
+        defer { Task { await server.stop() } }
+        #expect(
+            try await server.call("PUT", "/v1/docs/profiles/ana", as: "ana", ["data": ["locked": false]]).status == 200)
+        #expect(
+            try await server.call("PUT", "/v1/docs/profiles/ana", as: "ana", ["data": ["locked": true]]).status == 200)
+        let locked = try await server.call("PUT", "/v1/docs/profiles/ana", as: "ana", ["data": ["locked": false]])
+        #expect(locked.status == 403)
+        #expect(try await server.store.document("profiles/ana").getDocument().data?["locked"] == .bool(true))
     }
 }

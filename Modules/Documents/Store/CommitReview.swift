@@ -64,7 +64,8 @@ package final class CommitDocuments: Sendable {
     /// if one of them changed.
     func checks() -> [DocumentMutation] {
         reads.withLock { reads in
-            reads.keys.sorted().map { path in
+            // A document the commit also writes is not checked after its own write (its version has moved on).
+            reads.keys.filter { written[$0] == nil }.sorted().map { path in
                 DocumentMutation(
                     path: path, kind: .check,
                     precondition: (reads[path] ?? nil).map { .version($0.version) } ?? .exists(false))

@@ -25,9 +25,11 @@ struct FirestoreAccess: Sendable {
         self.tokens = tokens
     }
 
-    /// The caller named by `authorization: Bearer …`.
+    /// The caller named by `authorization: Bearer …`. Without one, under Firestore's rules, a signed-out app user
+    /// (``ServerAccounts/Account/anonymous``, `request.auth == null`); under path rules, UNAUTHENTICATED.
     func caller(_ metadata: Metadata) async throws -> ServerAccounts.Account {
         guard let header = metadata[stringValues: "authorization"].first(where: { _ in true }) else {
+            if case .firestore = rules { return .anonymous }
             throw RPCError(
                 code: .unauthenticated,
                 message:

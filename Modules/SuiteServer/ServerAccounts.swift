@@ -23,6 +23,13 @@ public final class ServerAccounts: Sendable {
         /// Suite's own tokens).
         public var claims: [String: JSONValue] = [:]
 
+        /// A caller with no token (a signed-out app user on the Firestore protocol): `request.auth` is null to
+        /// Firestore's rules, and it shares one quota with every other such caller.
+        public static let anonymous = Account(uid: "", isAdmin: false)
+
+        /// Whether the caller has no token (``anonymous``).
+        public var isAnonymous: Bool { uid.isEmpty }
+
         /// An account as another door authenticated it (the Firestore protocol's JWT or emulator token).
         public init(uid: String, isAdmin: Bool, claims: [String: JSONValue] = [:]) {
             self.uid = uid

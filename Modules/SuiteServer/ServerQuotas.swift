@@ -81,7 +81,8 @@ public final class ServerQuotas: Sendable {
     package func admit(_ account: ServerAccounts.Account, _ cost: QuotaCost) async throws {
         guard !cost.isZero, !(account.isAdmin && limits.adminsExempt) else { return }
         let now = clock.now
-        let needs = self.needs(account.uid, cost, at: now)
+        // Callers with no token share one counter, under a name no user id can take (ids have no parentheses).
+        let needs = self.needs(account.isAnonymous ? "(anonymous)" : account.uid, cost, at: now)
         guard !needs.isEmpty else { return }
         switch take(needs) {
         case .admitted: return

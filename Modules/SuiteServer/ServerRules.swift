@@ -111,8 +111,8 @@ public enum ServerRules: Sendable {
         }
     }
 
-    static func auth(_ account: ServerAccounts.Account) -> (uid: String, claims: [String: JSONValue]) {
-        (account.uid, account.claims)
+    static func auth(_ account: ServerAccounts.Account) -> (uid: String, claims: [String: JSONValue])? {
+        account.isAnonymous ? nil : (account.uid, account.claims)
     }
 
     /// Documents as `get()` reads them outside a commit: as stored.

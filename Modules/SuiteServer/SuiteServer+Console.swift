@@ -176,6 +176,7 @@ extension SuiteServer {
         let after = try query.get("after").map { try DocumentPath($0) }
         let page = try await store.listDocuments(in: collection, after: after, limit: limit + 1)
         let shown = page.prefix(limit)
+        try await admit(account, .reads(shown.count))
         metrics.documents(read: shown.count)
         let next: JSONValue = page.count > limit ? .string(shown.last?.path.string ?? "") : .null
         return (200, .object(["documents": .array(shown.map(\.json)), "next": next]))

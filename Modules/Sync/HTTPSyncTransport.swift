@@ -140,6 +140,12 @@ public final class HTTPSyncTransport: SyncTransport {
         case 410:
             throw SyncError(
                 .resyncRequired, Self.message(data), hint: "SyncClient.pull resyncs by itself (GET /v1/sync/snapshot)")
+        case 429:
+            // The server's quota for this user: transient, like being offline; the outbox keeps the writes.
+            let wait = response.header("Retry-After").map { " in \($0) s" } ?? " later"
+            throw SyncError(
+                .offline, "429 from \(baseURL): \(Self.message(data))",
+                hint: "over the server's quota for this user; sync again\(wait)")
         case 502, 503, 504:
             throw SyncError(.offline, "\(response.status) from \(baseURL): \(Self.message(data))")
         default:

@@ -98,13 +98,8 @@ extension FirestoreService {
             case .documents(let documents)?:
                 let paths = try documents.documents.map { try database.names.documentPath($0, what: "document") }
                 for path in paths { try access.require(caller, write: false, path.string) }
-                if case .firestore = access.rules {
-                    for snapshot in try await database.store.getDocuments(paths) {
-                        try await access.requireGet(caller, snapshot.path.string, data: snapshot.data, in: database)
-                    }
-                }
                 send.yield(Self.targetChange(.add, [id]))
-                try await listen(paths, id: id, in: database, resumeFrom: resumeFrom, send: send)
+                try await listen(paths, id: id, in: database, caller: caller, resumeFrom: resumeFrom, send: send)
             case nil:
                 throw RPCError(code: .invalidArgument, message: "A target needs a query or documents")
             }
@@ -165,10 +160,13 @@ extension FirestoreService {
         }
     }
 
+    /// A document target: each version of each document is judged by Firestore's rules before it is sent (one the
+    /// caller may no longer read ends the target with PERMISSION_DENIED, as Firestore's listeners end).
     private func listen(
-        _ paths: [DocumentPath], id: Int32, in database: Database, resumeFrom: Int64?,
-        send: AsyncStream<Google_Firestore_V1_ListenResponse>.Continuation
+        _ paths: [DocumentPath], id: Int32, in database: Database, caller: ServerAccounts.Account,
+        resumeFrom: Int64?, send: AsyncStream<Google_Firestore_V1_ListenResponse>.Continuation
     ) async throws {
+        let judged: Bool = if case .firestore = access.rules { true } else { false }
         // Every document's snapshots, merged: (index, snapshot).
         let (merged, into) = AsyncThrowingStream<(Int, DocumentSnapshot), any Error>.makeStream()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -184,6 +182,9 @@ extension FirestoreService {
             var seen = Set<Int>()
             var existed = [Bool](repeating: false, count: paths.count)
             for try await (index, snapshot) in merged {
+                if judged {
+                    try await access.requireGet(caller, snapshot.path.string, data: snapshot.data, in: database)
+                }
                 let isFirst = seen.insert(index).inserted
                 if snapshot.exists {
                     if !isFirst || resumeFrom.map({ snapshot.version > $0 }) ?? true {

@@ -74,4 +74,50 @@ import Testing
         }
         await server.stop()
     }
+
+    @Test func aListenedDocumentTheCallerMayNoLongerReadEndsTheTarget() async throws {
+        let rules = """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                match /notes/{id} { allow get: if resource == null || resource.data.visible == true; }
+              }
+            }
+            """
+        let server = try await FirestoreTestServer.start(rules: .firestore(try FirestoreRules(source: rules)))
+        _ = try await server.store.document("notes/n").setData(["visible": true])
+        let store = server.store
+        let removal: Google_Firestore_V1_TargetChange? = try await server.conversation(
+            { client, produce, handle in
+                try await client.listen(metadata: [:], requestProducer: produce, onResponse: handle)
+            }
+        ) { (send: @Sendable (Google_Firestore_V1_ListenRequest) -> Void, next) in
+            var target = Google_Firestore_V1_Target()
+            target.targetID = 7
+            target.documents.documents = [FirestoreTestServer.name("notes/n")]
+            var request = Google_Firestore_V1_ListenRequest()
+            request.database = FirestoreTestServer.project
+            request.addTarget = target
+            send(request)
+            var sawDocument = false
+            while let response = try await next() {
+                switch response.responseType {
+                case .documentChange(let change)?:
+                    #expect(change.document.fields["visible"]?.booleanValue == true)
+                    sawDocument = true
+                    // Now hidden: the next version may not be read.
+                    _ = try await store.document("notes/n").setData(["visible": false])
+                case .targetChange(let change)? where change.targetChangeType == .remove:
+                    #expect(sawDocument)
+                    return change
+                default:
+                    continue
+                }
+            }
+            return nil
+        }
+        #expect(removal?.targetIds == [7])
+        #expect(removal?.cause.code == Int32(RPCError.Code.permissionDenied.rawValue))
+        await server.stop()
+    }
 }

@@ -31,6 +31,8 @@ package struct RulesTestCases: Sendable {
         package var expectAllow: Bool
         /// Documents for this case (the file's, with the case's own).
         package var documents: [String: DocumentData]
+        /// Whether the case sets `request.time` (a live server's clock cannot replay it).
+        package var setsTime = false
     }
 
     /// The result of one case.
@@ -114,7 +116,9 @@ package struct RulesTestCases: Sendable {
         }
         var documents = shared
         for (key, value) in try Self.documents(object["documents"], at: "\(at).documents") { documents[key] = value }
-        return Case(name: name, request: request, expectAllow: expect == "allow", documents: documents)
+        return Case(
+            name: name, request: request, expectAllow: expect == "allow", documents: documents,
+            setsTime: object["time"] != nil)
     }
 
     private static func query(_ value: JSONValue, at: String) throws -> RulesRequest.Query {

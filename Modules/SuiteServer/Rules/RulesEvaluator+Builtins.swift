@@ -1,4 +1,5 @@
 import Foundation
+import SuiteCore
 
 /// Operators, built-in functions and methods of the rules language.
 extension RulesEvaluation {
@@ -160,11 +161,11 @@ extension RulesEvaluation {
         case "timestamp.date":
             let (year, month, day) = (try integer(0), try integer(1), try integer(2))
             guard (1...9_999).contains(year), (1...12).contains(month), (1...31).contains(day),
-                Calendar.civil(days: Calendar.days(year: year, month: month, day: day)) == (year, month, day)
+                RFC3339.civilFromDays(RFC3339.daysFromCivil(year: year, month: month, day: day)) == (year, month, day)
             else {
                 throw fail("\(year)-\(month)-\(day) is not a date")
             }
-            return .timestamp(Calendar.days(year: year, month: month, day: day) &* 86_400_000_000_000)
+            return .timestamp(RFC3339.daysFromCivil(year: year, month: month, day: day) &* 86_400_000_000_000)
         case "timestamp.value":
             let millis = try integer(0)
             let result = millis.multipliedReportingOverflow(by: 1_000_000)
@@ -334,7 +335,7 @@ extension RulesEvaluation {
     {
         let day = nanos >= 0 ? nanos / 86_400_000_000_000 : (nanos - 86_399_999_999_999) / 86_400_000_000_000
         let within = nanos - day * 86_400_000_000_000
-        let (year, month, dayOfMonth) = Calendar.civil(days: day)
+        let (year, month, dayOfMonth) = RFC3339.civilFromDays(day)
         switch name {
         case "toMillis": return .int(nanos >= 0 ? nanos / 1_000_000 : (nanos - 999_999) / 1_000_000)
         case "year": return .int(year)
@@ -348,7 +349,7 @@ extension RulesEvaluation {
             // 1970-01-01 was a Thursday; Firestore numbers Monday 1 … Sunday 7.
             let weekday = ((day % 7) + 7 + 3) % 7 + 1
             return .int(weekday)
-        case "dayOfYear": return .int(day - Calendar.days(year: year, month: 1, day: 1) + 1)
+        case "dayOfYear": return .int(day - RFC3339.daysFromCivil(year: year, month: 1, day: 1) + 1)
         case "date": return .timestamp(day * 86_400_000_000_000)
         case "time": return .duration(within)
         default: throw fail(nil)
@@ -362,30 +363,6 @@ extension RulesEvaluation {
             throw RulesFault(message: "'\(pattern)' is not a regular expression", location: location)
         }
         return text.wholeMatch(of: regex) != nil
-    }
-
-    /// Days and civil dates in UTC (the proleptic Gregorian calendar).
-    enum Calendar {
-        static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-            let y = month <= 2 ? year - 1 : year
-            let era = (y >= 0 ? y : y - 399) / 400
-            let yearOfEra = y - era * 400
-            let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-            let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-            return era * 146_097 + dayOfEra - 719_468
-        }
-
-        static func civil(days: Int64) -> (Int64, Int64, Int64) {
-            let z = days + 719_468
-            let era = (z >= 0 ? z : z - 146_096) / 146_097
-            let dayOfEra = z - era * 146_097
-            let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-            let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-            let mp = (5 * dayOfYear + 2) / 153
-            let day = dayOfYear - (153 * mp + 2) / 5 + 1
-            let month = mp < 10 ? mp + 3 : mp - 9
-            return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-        }
     }
 }
 

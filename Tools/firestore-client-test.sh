@@ -10,10 +10,12 @@ SUITE_BIN_DIR=${SUITE_BIN_DIR:-$(swift build --show-bin-path)}
 VENV=.build/firestore-venv
 FIRESTORE_VERSION=2.34.1
 PYTEST_VERSION=9.2.0
-if ! "$VENV/bin/python" -c "import sys, pytest, google.cloud.firestore as f
-sys.exit(f.__version__ != '$FIRESTORE_VERSION' or pytest.__version__ != '$PYTEST_VERSION')" 2>/dev/null; then
+PYYAML_VERSION=6.0.2
+if ! "$VENV/bin/python" -c "import sys, yaml, pytest, google.cloud.firestore as f
+sys.exit(f.__version__ != '$FIRESTORE_VERSION' or pytest.__version__ != '$PYTEST_VERSION' or yaml.__version__ != '$PYYAML_VERSION')" 2>/dev/null; then
     python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q "google-cloud-firestore==$FIRESTORE_VERSION" "pytest==$PYTEST_VERSION"
+    "$VENV/bin/pip" install -q "google-cloud-firestore==$FIRESTORE_VERSION" "pytest==$PYTEST_VERSION" \
+        "pyyaml==$PYYAML_VERSION"  # the rules tables (Tests/SuiteServerTests/RulesCases)
 fi
 # No __pycache__ or .pytest_cache left in the source tree.
 export PYTHONDONTWRITEBYTECODE=1

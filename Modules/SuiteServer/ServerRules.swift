@@ -93,9 +93,12 @@ public enum ServerRules: Sendable {
             let reads = RulesEvaluation.Reads(maximum: judged.count > 1 ? 20 : 10)
             for write in judged {
                 // A document not read is judged by allows that treat create and update alike.
+                // A write that may only create is a create, judged with the stored document if there is one (the
+                // commit then fails on its precondition), as Firestore does.
                 let method: RulesMethod =
                     write.after == nil
-                    ? .delete : (write.isBeforeKnown && write.before == nil ? .create : .update)
+                    ? .delete
+                    : (write.mustCreate || (write.isBeforeKnown && write.before == nil) ? .create : .update)
                 var request = RulesRequest(method: method, path: write.path.string, auth: auth)
                 request.database = database
                 request.stored = write.before

@@ -18,6 +18,8 @@ package struct CommitReview: Sendable {
         package var isBeforeKnown: Bool
         /// The document after this write; nil when the write deletes it.
         package var after: DocumentData?
+        /// Whether the write may only create the document (its precondition: it does not exist).
+        package var mustCreate: Bool = false
     }
 
     /// The check.

@@ -201,10 +201,16 @@ extension DocumentStore {
         let commitTime = commitTime(after: states.lazy.compactMap { $0.original?.updateTime }.max())
         var afterEach: [DocumentData?] = []
         afterEach.reserveCapacity(writes.count)
+        var deferredFailure: DocumentsError?
         for (write, slot) in zip(writes, slotOfWrite) {
             if write.precondition != .none {
                 if states[slot].known {
-                    try Self.check(write.precondition, path: write.path, state: states[slot])
+                    do { try Self.check(write.precondition, path: write.path, state: states[slot]) } catch let error
+                        as DocumentsError where review != nil
+                    {
+                        // The rules judge first (as Firestore's do): a refusal wins over the failed precondition.
+                        deferredFailure = deferredFailure ?? error
+                    }
                 } else {
                     states[slot].blindPrecondition = write.precondition
                 }
@@ -226,6 +232,7 @@ extension DocumentStore {
             let checked = Set(checks.map(\.path))
             checks += reviewed.filter { !checked.contains($0.path) }
         }
+        if let deferredFailure { throw deferredFailure }
 
         // Build the mutations, one per slot.
         var mutations: [DocumentMutation] = []
@@ -323,7 +330,8 @@ extension DocumentStore {
         }
         let items = zip(zip(writes, slots), after).map { pair, data in
             CommitReview.Write(
-                path: pair.0.path, before: originals[pair.1], isBeforeKnown: states[pair.1].read, after: data)
+                path: pair.0.path, before: originals[pair.1], isBeforeKnown: states[pair.1].read, after: data,
+                mustCreate: pair.0.precondition == .exists(false))
         }
         let documents = CommitDocuments(engine: engine, written: written, before: before)
         try await review.review(items, documents)

@@ -24,16 +24,7 @@ final class CompressionServer: Sendable {
         let server = SuiteServer(
             store: store, accounts: accounts,
             configuration: .init(port: 0, maximumBodyBytes: maximumBodyBytes))
-        let (ports, portSink) = AsyncStream<Int>.makeStream()
-        let task = Task {
-            defer { portSink.finish() }
-            try await server.run { port in portSink.yield(port) }
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            try await task.value
-            throw CancellationError()
-        }
+        let (port, task) = try await runOnLoopback(server)
         var configuration = HTTPClient.Configuration()
         configuration.decompression = .disabled
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

@@ -91,16 +91,7 @@ struct RulesDoorTests {
         let server = SuiteServer(
             store: store, accounts: accounts, rules: .firestore(try FirestoreRules(source: rules)),
             configuration: .init(port: 0), routes: [readRoute])
-        let (ports, sink) = AsyncStream<Int>.makeStream()
-        let task = Task {
-            defer { sink.finish() }
-            try await server.run { port in sink.yield(port) }
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            try await task.value
-            throw CancellationError()
-        }
+        let (port, task) = try await runOnLoopback(server)
         return Running(store: store, port: port, tokens: tokens, task: task)
     }
 

@@ -26,13 +26,7 @@ struct RulesLiveTableTests {
         let accounts = try ServerAccounts(path: directory.appendingPathComponent("server.sqlite").path)
         let server = SuiteServer(
             store: store, accounts: accounts, rules: .firestore(rules), configuration: .init(port: 0))
-        let (ports, sink) = AsyncStream<Int>.makeStream()
-        let task = Task {
-            defer { sink.finish() }
-            try await server.run { sink.yield($0) }
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
+        let (port, task) = try await runOnLoopback(server)
         let http = URLSessionTransport()
         defer {
             task.cancel()

@@ -24,9 +24,6 @@ public struct FirestoreRules: Sendable {
     public let fileName: String
     let version: Int
     let blocks: [Block]
-    /// Whether a condition reads the stored document, the written one or other documents: writes then read the
-    /// documents they touch before the rules decide.
-    package let readsDocuments: Bool
 
     /// A `match` block flattened: its whole pattern from the root, its allows, and the functions in reach.
     struct Block: Sendable {
@@ -51,11 +48,9 @@ public struct FirestoreRules: Sendable {
         self.fileName = fileName
         version = file.version
         var blocks: [Block] = []
-        var readsDocuments = false
         do {
             let checker = RulesChecker(file: file, fileName: fileName)
             try checker.check()
-            readsDocuments = checker.readsDocuments
             func flatten(_ match: RulesMatch, prefix: [RulesPatternSegment], functions: [String: RulesFunction]) {
                 var functions = functions
                 for function in match.functions { functions[function.name] = function }
@@ -85,7 +80,6 @@ public struct FirestoreRules: Sendable {
             }
         }
         self.blocks = blocks
-        self.readsDocuments = readsDocuments
     }
 
     /// Whether `expression` reads `resource` or `request.method`, following calls into `functions`.

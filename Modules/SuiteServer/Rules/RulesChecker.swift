@@ -5,8 +5,6 @@ import SuiteCore
 final class RulesChecker {
     let file: RulesFile
     let fileName: String
-    /// Whether a condition reads `resource`, `request.resource` or other documents.
-    private(set) var readsDocuments = false
     private var allWildcards: Set<String> = []
 
     init(file: RulesFile, fileName: String) {
@@ -79,7 +77,6 @@ final class RulesChecker {
         switch expression {
         case .literal: return
         case .identifier(let name, let location):
-            if name == "resource" { readsDocuments = true }
             guard names.contains(name) || name == "request" || name == "resource" else {
                 let known = Array(names) + ["request", "resource"]
                 throw error(
@@ -94,8 +91,7 @@ final class RulesChecker {
             }
         case .path(let parts, _):
             for case .expression(let inner) in parts { try recurse(inner) }
-        case .member(let base, let name, _):
-            if name == "resource", case .identifier("request", _) = base { readsDocuments = true }
+        case .member(let base, _, _):
             try recurse(base)
         case .index(let base, let index, _):
             try recurse(base)
@@ -112,7 +108,6 @@ final class RulesChecker {
                         at: location)
                 }
             } else if let arity = RulesEvaluation.builtinArity[name] {
-                if ["get", "getAfter", "exists", "existsAfter"].contains(name) { readsDocuments = true }
                 guard arity.contains(arguments.count) else {
                     throw error("\(name)() takes \(arity.lowerBound) arguments, not \(arguments.count)", at: location)
                 }

@@ -165,26 +165,4 @@ indirect enum RulesValue: Sendable {
         return result
     }
 
-    /// The value as the rules unit tests and explanations print it.
-    var description: String {
-        switch self {
-        case .null: "null"
-        case .bool(let b): "\(b)"
-        case .int(let n): "\(n)"
-        case .float(let d): "\(d)"
-        case .string(let s): "'\(s)'"
-        case .bytes(let b): "bytes(\(b.count))"
-        case .timestamp(let n): "timestamp(\(RFC3339.format(microseconds: n / 1_000)))"
-        case .duration(let n): "duration(\(Double(n) / 1e9)s)"
-        case .path(let segments): "/" + segments.joined(separator: "/")
-        case .list(let items): "[" + items.map(\.description).joined(separator: ", ") + "]"
-        case .set(let items): "set([" + items.map(\.description).joined(separator: ", ") + "])"
-        case .map(let fields):
-            "{"
-                + fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.description)" }.joined(
-                    separator: ", ") + "}"
-        case .latlng(let a, let b): "latlng(\(a), \(b))"
-        case .mapDiff: "map_diff"
-        }
-    }
 }

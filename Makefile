@@ -25,7 +25,7 @@ PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlug
 
 .DEFAULT_GOAL := help
 PREFIX ?= $(HOME)/.local
-.PHONY: help deps build plugins test run install bench lint format docs clean api-fuzz protos
+.PHONY: help deps build plugins test run install bench lint format docs clean api-fuzz protos faults
 
 help: ## List the targets
 	@echo "Suite — make targets:"
@@ -69,6 +69,9 @@ bench: deps ## Run the benchmarks (release build): ours beside a named peer, as 
 	@# The console's first page in Chromium with 100k documents, against the issue's 1 s limit.
 	@if [ -z "$(BENCH_ARGS)" ] || [ "$(BENCH_ARGS)" = console ]; then \
 		BIN_DIR=$$($(SWIFT) build -c release --show-bin-path) bash Tools/console-test.sh --timing-only; fi
+
+faults: build ## Fault harnesses (bank, replicas under network faults, load), briefly; FULL=1 at full length
+	SUITE_BIN_DIR=$(BIN_DIR) bash Tools/faults/run.sh $(if $(FULL),--full)
 
 api-fuzz: build ## schemathesis (PyPI) against a live suite serve: no 5xx, every answer as /openapi.json says
 	BIN_DIR=$(BIN_DIR) bash Tools/api-fuzz.sh

@@ -50,6 +50,7 @@ let package = Package(
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
         .executable(name: "documents-crash-writer", targets: ["CrashWriter"]),
+        .executable(name: "suite-faults-replica", targets: ["FaultsReplica"]),
         .executable(name: "analytics-receiver", targets: ["AnalyticsReceiver"]),
         // Runtime plugins that `suite` loads with dlopen (not SwiftPM build plugins).
         .library(name: "EventLog", type: .dynamic, targets: ["EventLog"]),
@@ -341,6 +342,9 @@ let package = Package(
         // MARK: - Tools
         // A child process for the kill -9 durability test.
         .executableTarget(name: "CrashWriter", dependencies: ["Documents"], path: "Tools/CrashWriter"),
+        // One offline-first replica for the fault harness (Tools/faults/replicas.py), run in its own network namespace.
+        .executableTarget(
+            name: "FaultsReplica", dependencies: ["Documents", "Sync", "SuiteCore"], path: "Tools/FaultsReplica"),
         // The loopback receiver the analytics tests and benchmark upload to, run as a process of its own.
         .executableTarget(
             name: "AnalyticsReceiver", dependencies: [hummingbird, compressNIO, logging],

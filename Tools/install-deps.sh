@@ -16,6 +16,8 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 # The web console's tests drive headless Chromium through chromedriver (Selenium comes from PyPI, in a venv).
 [ -x /usr/bin/chromium ] || need+=(chromium)
 [ -x /usr/bin/chromedriver ] || need+=(chromium-driver)
+[ -x /usr/sbin/nft ] || need+=(nftables)  # the replica fault test drops and duplicates packets with it
+[ -x /usr/sbin/ip ] || [ -x /usr/bin/ip ] || need+=(iproute2)  # … in network namespaces (ip netns, veth)
 [ -x /usr/bin/openssl ] || need+=(openssl)  # the Firestore protocol's TLS test makes a certificate with it
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `make faults`: the fault harnesses one after another, briefly (a few seconds each; part of CI), or at full length
+# with --full (`make faults FULL=1`). Each prints its figures as a table; this fails when any of them fails, and a
+# harness that could not run (no network namespaces here) is a failure too, never a pass.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+SUITE_BIN_DIR=${SUITE_BIN_DIR:-$(swift build --show-bin-path)}
+export SUITE_BIN_DIR
+full=0
+[ "${1:-}" = "--full" ] && full=1
+failed=()
+
+step() {  # step NAME COMMAND...
+    local name=$1
+    shift
+    echo
+    echo "== $name: $*"
+    if ! "$@"; then failed+=("$name"); fi
+}
+
+if [ $full -eq 1 ]; then
+    step "replicas under network faults" python3 Tools/faults/replicas.py --seconds 120 --phase 4
+else
+    step "replicas under network faults" python3 Tools/faults/replicas.py --seconds 8 --phase 1.5
+fi
+
+echo
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "make faults: FAILED: ${failed[*]}"
+    exit 1
+fi
+echo "make faults: every harness held its promises"

@@ -463,7 +463,52 @@ def check(server, dumps):
     return violations, len(truth), markers
 
 
+def self_test():
+    """The checker must see each kind of violation: a run that breaks a promise can never pass."""
+
+    class FakeServer:
+        def __init__(self, truth, markers):
+            self.truth, self.markers = truth, markers
+
+        def documents(self, collection):
+            return {p: d for p, d in self.truth.items() if p.startswith(collection + "/")}
+
+        def request(self, method, path, body):
+            return {"documents": [{}] * self.markers}
+
+    truth = {"counters/c0": {"n": 3}, "edits/e0": {"r0": 5}, "items/r0-2": {"by": "r0"}}
+    dump = {"name": "r0", "documents": dict(truth), "pending": 0,
+            "expected": {"increments": {"counters/c0": 3}, "edits": {"edits/e0": 5}, "alive": ["items/r0-2"],
+                         "deleted": ["items/r0-4"], "mutations": 5}}
+    assert check(FakeServer(truth, 5), [dump])[0] == [], "a clean run must pass"
+    cases = {
+        "applied twice": (dict(truth, **{"counters/c0": {"n": 4}}), 5, None),
+        "lost": (dict(truth, **{"counters/c0": {"n": 2}}), 5, None),
+        "last wrote": (dict(truth, **{"edits/e0": {"r0": 4}}), 5, None),
+        "missing (lost)": ({k: v for k, v in truth.items() if k != "items/r0-2"}, 5, None),
+        "deleted by r0 but exists": (dict(truth, **{"items/r0-4": {"by": "r0"}}), 5, None),
+        "no replica has it alive": (dict(truth, **{"items/r9-1": {"by": "r9"}}), 5, None),
+        "the server applied 6": (truth, 6, None),
+        "differs from the server": (truth, 5, {"counters/c0": {"n": 3}}),
+        "outbox": (truth, 5, "pending"),
+    }
+    for needle, (server_truth, markers, held) in cases.items():
+        case = json.loads(json.dumps(dump))
+        if held == "pending":
+            case["pending"] = 2
+        elif held is not None:
+            case["documents"] = held
+        else:
+            case["documents"] = dict(server_truth)
+        violations = check(FakeServer(server_truth, markers), [case])[0]
+        assert any(needle in v for v in violations), f"the checker missed '{needle}': {violations}"
+    print(f"self-test: the checker caught all {len(cases)} kinds of violation")
+    return 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--replicas", type=int, default=3, help="replicas, each in a namespace (default 3)")
     parser.add_argument("--seconds", type=float, default=20, help="how long the replicas write (default 20)")

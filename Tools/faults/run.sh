@@ -18,6 +18,7 @@ step() {  # step NAME COMMAND...
     if ! "$@"; then failed+=("$name"); fi
 }
 
+step "replica checker self-test" python3 Tools/faults/replicas.py --self-test
 if [ $full -eq 1 ]; then
     step "replicas under network faults" python3 Tools/faults/replicas.py --seconds 120 --phase 4
 else

@@ -14,9 +14,30 @@ import Testing
         #expect(T.ids(try await users.whereExpression("tags array-contains \"tea\"").getDocuments()) == ["u01", "u02"])
         #expect(T.ids(try await users.whereExpression("city in [\"Nice\"]").getDocuments()) == ["u04", "u08"])
         #expect(T.ids(try await users.whereExpression("address.city == \"Paris\"").getDocuments()) == ["u07"])
-        for bad in ["points", "points >=", "points ~ 3", "city == Paris", "`a b == 1"] {
+        for bad in ["points", "points >=", "points ~ 3", "city == Paris", "`a b == 1", ">= 3", "points>=", "points<>3"]
+        {
             #expect(throws: DocumentsError.self) { _ = try users.whereExpression(bad) }
         }
+    }
+
+    @Test("symbolic operators need no blanks around them: points>=40 is points >= 40")
+    func whereExpressionsWithoutBlanks() async throws {
+        let store = try await T.store(.inMemory)
+        try await T.seedUsers(store)
+        let users = try store.collection("users")
+        let spaced = T.ids(try await users.whereExpression("points >= 40").getDocuments())
+        #expect(spaced == ["u04", "u09"])
+        for tight in ["points>=40", "points>= 40", "points >=40", " points>=40 "] {
+            #expect(T.ids(try await users.whereExpression(tight).getDocuments()) == spaced, "\(tight)")
+        }
+        #expect(T.ids(try await users.whereExpression("address.city==\"Paris\"").getDocuments()) == ["u07"])
+        #expect(T.ids(try await users.whereExpression("points<0").getDocuments()).isEmpty)
+        #expect(T.ids(try await users.whereExpression("address.city=\"Paris\"").getDocuments()) == ["u07"])
+        #expect(
+            T.ids(try await users.whereExpression("points!=-1").getDocuments())
+                == T.ids(try await users.whereExpression("points != -1").getDocuments()))
+        // A word operator still needs its blanks: `cityin [...]` is a field named `cityin` with no operator.
+        #expect(throws: DocumentsError.self) { _ = try users.whereExpression("cityin [\"Nice\"]") }
     }
 
     @Test func batchFromJSON() async throws {

@@ -72,7 +72,11 @@ import WorkTracking
     @Test(arguments: [(2, "2026-11-23", "2026-11-29"), (1, "2026-11-29", "2026-12-05")])
     func weeksStartOnTheConfiguredWeekday(firstWeekday: Int, start: String, end: String) async throws {
         let fixture = try await WorkFixture.make(now: "2026-11-29T07:00", firstWeekday: firstWeekday)
-        try await fixture.at("09:00", .start)  // Sunday 2026-11-29
+        // A first record weeks before (days before it would plan nothing), then Sunday 2026-11-29.
+        try await fixture.tracker.edit(
+            user: "ana", date: WorkDate("2026-11-02"),
+            WorkEdit(start: fixture.time("08:00", on: "2026-11-02"), end: fixture.time("09:00", on: "2026-11-02")))
+        try await fixture.at("09:00", .start)
         try await fixture.at("12:00", .end)
         let week = try await fixture.tracker.week(user: "ana")
         #expect(week.from == (try WorkDate(start)))
@@ -84,6 +88,30 @@ import WorkTracking
         let plannedDays = week.days.filter { $0.date <= today && (2...6).contains($0.date.weekday) }
         #expect(week.plannedSeconds == plannedDays.count * 8 * 3600)
         #expect(week.overtimeSeconds == week.workedSeconds - week.plannedSeconds)
+        await fixture.close()
+    }
+
+    @Test("a new user's month plans nothing before their first recorded day: those days are not missed work")
+    func daysBeforeTheFirstRecordAreNotMissed() async throws {
+        let fixture = try await WorkFixture.make(now: "2026-11-24T07:00")
+        let month = try WorkMonth("2026-11")
+        let empty = try await fixture.tracker.month(user: "ana", month)
+        #expect(empty.plannedSeconds == 0 && empty.overtimeSeconds == 0, "nothing recorded yet, nothing missed")
+        try await fixture.at("08:00", .start)  // Tuesday 2026-11-24, the first record
+        fixture.clock.set(try fixture.time("16:00"))
+        try await fixture.tracker.perform(.end, user: "ana", at: fixture.time("16:00"))
+        let report = try await fixture.tracker.month(user: "ana", month)
+        let first = try WorkDate("2026-11-24")
+        #expect(report.days.filter { $0.date < first }.allSatisfy { $0.plannedSeconds == 0 && $0.overtimeSeconds == 0 })
+        #expect(report.plannedSeconds == 8 * 3600)
+        #expect(report.overtimeSeconds == report.workedSeconds - 8 * 3600)
+        // The team view counts the same.
+        let team = try await fixture.tracker.team(month: month)
+        #expect(team.map(\.plannedSeconds) == [report.plannedSeconds])
+        // A later month plans every weekday up to today: the first record is behind it.
+        fixture.clock.set(try fixture.time("12:00", on: "2026-12-03"))
+        let december = try await fixture.tracker.month(user: "ana", WorkMonth("2026-12"))
+        #expect(december.plannedSeconds == 3 * 8 * 3600)
         await fixture.close()
     }
 }

@@ -113,11 +113,12 @@ extension FieldValue {
 
 extension QueryConvertible {
     /// Adds a filter written `<field> <op> <json value>`: `points >= 10`, `tags array-contains "coffee"`,
-    /// `status in ["a","b"]`, \`a b\` == 1. Values are tagged JSON (``DocumentJSON``).
+    /// `status in ["a","b"]`, \`a b\` == 1. Values are tagged JSON (``DocumentJSON``). The symbolic operators
+    /// (`==`, `!=`, `<`, `<=`, `>`, `>=`) need no blanks around them: `points>=10`.
     public func whereExpression(_ expression: String) throws -> Query {
         let text = expression.trimmingCharacters(in: .whitespaces)
         var rest = Substring(text)
-        // The field ends at the first blank outside backticks (`` `a b`.c ``, `` `*`.`~` ``).
+        // The field ends at the first blank or operator character outside backticks (`` `a b`.c ``, `` `<`.x ``).
         var quoted = false
         var escaped = false
         var fieldEnd = rest.endIndex
@@ -129,21 +130,30 @@ extension QueryConvertible {
                 escaped = true
             } else if c == "`" {
                 quoted.toggle()
-            } else if !quoted && (c == " " || c == "\t") {
+            } else if !quoted && (c == " " || c == "\t" || Self.operatorCharacters.contains(c)) {
                 fieldEnd = index
                 break
             }
         }
         if quoted { throw Self.badExpression(expression, "unterminated backtick in the field") }
-        guard fieldEnd != rest.endIndex else { throw Self.badExpression(expression, "expected <field> <op> <value>") }
+        guard fieldEnd != rest.endIndex, fieldEnd != rest.startIndex else {
+            throw Self.badExpression(expression, "expected <field> <op> <value>")
+        }
         let field = String(rest[..<fieldEnd])
-        rest = rest[fieldEnd...]
-        rest = rest.drop(while: { $0 == " " || $0 == "\t" })
-        guard let opEnd = rest.firstIndex(where: { $0 == " " || $0 == "\t" }) else {
+        rest = rest[fieldEnd...].drop(while: { $0 == " " || $0 == "\t" })
+        // A symbolic operator ends where its characters do; a word (`in`, `array-contains`) at the next blank.
+        let opEnd =
+            rest.first.map { Self.operatorCharacters.contains($0) } == true
+            ? rest.firstIndex(where: { !Self.operatorCharacters.contains($0) })
+            : rest.firstIndex(where: { $0 == " " || $0 == "\t" })
+        guard let opEnd, opEnd != rest.startIndex else {
             throw Self.badExpression(expression, "expected an operator and a value after '\(field)'")
         }
         let op = try FilterOperator(parsing: String(rest[..<opEnd]))
         let valueText = rest[opEnd...].trimmingCharacters(in: .whitespaces)
+        guard !valueText.isEmpty else {
+            throw Self.badExpression(expression, "expected a value after '\(field) \(rest[..<opEnd])'")
+        }
         let value: DocumentValue
         do {
             value = try DocumentJSON.value(from: try JSONValue(parsing: valueText))
@@ -153,6 +163,9 @@ extension QueryConvertible {
         }
         return whereField(try FieldPath(field), op, value)
     }
+
+    /// The characters of the symbolic operators, which end a field and need no blank before a value.
+    private static var operatorCharacters: Set<Character> { ["=", "!", "<", ">"] }
 
     private static func badExpression(_ expression: String, _ why: String) -> DocumentsError {
         DocumentsError(

@@ -3,8 +3,8 @@ public import Foundation
 /// Totals over a range of dates with a row per date: what `suite work today|week|month` show.
 ///
 /// Worked time excludes breaks and untracked intervals; planned time is each recorded day's own, and the user's planned
-/// hours for dates without a record up to today (dates after today plan nothing until recorded); overtime is worked
-/// less planned. A day's time stays on its start date unless the report splits at midnight.
+/// hours for dates without a record from the user's first recorded day up to today (dates before the first record are
+/// not missed work, and dates after today plan nothing until recorded); overtime is worked less planned. A day's time stays on its start date unless the report splits at midnight.
 public struct WorkReport: Sendable, Hashable, Codable {
     /// One date.
     public struct Row: Sendable, Hashable, Codable {
@@ -50,16 +50,18 @@ public struct WorkReport: Sendable, Hashable, Codable {
     public var days: [Row]
 
     /// Builds the report from the recorded days (any order; days outside the range only count when splitting at
-    /// midnight carries their work into it).
+    /// midnight carries their work into it). `plannedFrom` is the user's first recorded day: dates before it without
+    /// a record plan nothing (nil: every date up to today plans the user's hours).
     public static func build(
         uid: String, from: WorkDate, through: WorkDate, days recorded: [WorkDay], settings: WorkSettings, now: Date,
-        splitAtMidnight: Bool = false
+        splitAtMidnight: Bool = false, plannedFrom: WorkDate? = nil
     ) -> WorkReport {
         let count = max(0, from.days(to: through) + 1)
         let today = WorkDate(now, in: settings.zone)
         var rows: [Row] = (0..<count).map { offset in
             let date = from.adding(days: offset)
-            let planned = date <= today ? settings.plannedSeconds(on: date) : 0
+            let planned =
+                date <= today && plannedFrom.map { date >= $0 } != false ? settings.plannedSeconds(on: date) : 0
             return Row(
                 date: date, status: nil, start: nil, end: nil, workedSeconds: 0, breakSeconds: 0,
                 plannedSeconds: planned, overtimeSeconds: 0, notes: [])

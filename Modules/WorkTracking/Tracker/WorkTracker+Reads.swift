@@ -54,9 +54,20 @@ extension WorkTracker {
         let settings = try await settings(user: uid)
         // Splitting at midnight can carry the previous day's work into the range.
         let days = try await days(user: uid, from: splitAtMidnight ? from.adding(days: -1) : from, through: through)
+        // Days before the first record are not missed work; with no record at all, nothing is missed yet.
+        let first = try await firstRecordedDate(user: uid) ?? WorkDate(clock.now, in: settings.zone).adding(days: 1)
         return WorkReport.build(
             uid: uid, from: from, through: through, days: days, settings: settings, now: clock.now,
-            splitAtMidnight: splitAtMidnight)
+            splitAtMidnight: splitAtMidnight, plannedFrom: first)
+    }
+
+    /// The user's first recorded day (one query, ordered by `workDate`), or nil when nothing is recorded.
+    public func firstRecordedDate(user uid: String) async throws -> WorkDate? {
+        let collection = try checkedCollection(uid)
+        let snapshot = try await storage {
+            try await collection.query.order(by: "workDate").limit(1).getDocuments()
+        }
+        return try snapshot.documents.first.flatMap { try decode(WorkDay.self, $0)?.workDate }
     }
 
     /// The week containing `date` (today by default), starting on the user's first weekday.
@@ -107,10 +118,14 @@ extension WorkTracker {
                     .storage, "\(snapshot.path) has settings that do not decode: \(error)", underlying: error)
             }
         }
+        // Days before a user's first record are not missed work, as in their own report (one small query a user).
+        var firstByUser: [String: WorkDate] = [:]
+        for summary in decoded { firstByUser[summary.uid] = try await firstRecordedDate(user: summary.uid) }
         let dates = month.days.map { ($0, $0.description) }
         return decoded.map { summary in
             let settings = settingsByUser[summary.uid] ?? defaults
             let today = WorkDate(now, in: settings.zone)
+            let first = firstByUser[summary.uid] ?? month.first
             var row = WorkTeamRow(
                 uid: summary.uid, workedSeconds: 0, breakSeconds: 0, plannedSeconds: 0, overtimeSeconds: 0,
                 daysWorked: 0)
@@ -121,7 +136,7 @@ extension WorkTracker {
                     row.breakSeconds += day.breaks(at: now)
                     row.plannedSeconds += day.plannedSeconds
                     if worked > 0 { row.daysWorked += 1 }
-                } else if date <= today {
+                } else if date <= today && date >= first {
                     row.plannedSeconds += settings.plannedSeconds(on: date)
                 }
             }

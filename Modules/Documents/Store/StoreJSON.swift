@@ -144,7 +144,7 @@ extension QueryConvertible {
         // A symbolic operator ends where its characters do; a word (`in`, `array-contains`) at the next blank.
         let opEnd =
             rest.first.map { Self.operatorCharacters.contains($0) } == true
-            ? rest.firstIndex(where: { !Self.operatorCharacters.contains($0) })
+            ? rest.firstIndex(where: { !Self.operatorCharacters.contains($0) }) ?? rest.endIndex
             : rest.firstIndex(where: { $0 == " " || $0 == "\t" })
         guard let opEnd, opEnd != rest.startIndex else {
             throw Self.badExpression(expression, "expected an operator and a value after '\(field)'")

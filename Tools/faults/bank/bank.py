@@ -359,6 +359,7 @@ class Client:
         return os.path.exists(self.args.stop_file)
 
     def run(self):
+        self.log.write("ready")
         while not self.stopping():
             if self.rng.random() < self.args.read_ratio:
                 self.read()
@@ -372,7 +373,7 @@ class Client:
     def check_read(self, t0, balances, where):
         total = sum(balances.values())
         ok = len(balances) == self.n and total == self.total
-        self.log.write("read", t=t0, ok=ok, total=total, count=len(balances), where=where,
+        self.log.write("read", start=t0, ok=ok, total=total, count=len(balances), where=where,
                        balances=None if ok else balances)
 
 
@@ -630,6 +631,19 @@ class Harness:
                     os.makedirs(client["replica_dir"])
                 self.clients.append(client)
                 self.start_client(client)
+        self.wait_for_clients()
+
+    def wait_for_clients(self):
+        """Until every client wrote its first line (Google's client takes a second to import): the clock of the run
+        starts once all can work."""
+        deadline = time.monotonic() + START_TIMEOUT
+        waiting = list(self.clients)
+        while waiting:
+            self.check_clients_alive()
+            waiting = [c for c in waiting if '"ready"' not in open(c["log"]).read()]
+            if waiting and time.monotonic() > deadline:
+                raise HarnessError(f"clients not ready in {START_TIMEOUT} s: {[c['kind'] for c in waiting]}")
+            time.sleep(0.05)
 
     def start_client(self, client):
         server = client["server"]
@@ -641,6 +655,7 @@ class Harness:
                 "--read-ratio", str(self.args.read_ratio), "--max-retries", str(self.args.max_retries),
                 "--seed", str(self.rng.randrange(1 << 30))]
         env = dict(os.environ, FIRESTORE_EMULATOR_HOST=server.firestore, PYTHONDONTWRITEBYTECODE="1")
+        open(client["log"], "a").close()
         err = open(client["log"] + ".err", "ab")
         client["proc"] = self.processes.start(argv, env=env, stdout=subprocess.DEVNULL, stderr=err,
                                               stdin=subprocess.DEVNULL)
@@ -670,7 +685,7 @@ class Harness:
             try:
                 self.inject(fault, hold, window)
             except ServerDown as error:
-                self.violations.append({"fault": fault, "kind": "server", "what": str(error)})
+                self.violations.append({"fault": fault, "kind": "server", "class": "server down", "what": str(error)})
                 raise
             window["end"] = time.time()
             done.add(fault)
@@ -750,7 +765,7 @@ class Harness:
                 if status.get("pending") == 0:
                     break
             else:
-                self.violations.append({"fault": "end", "kind": "replica",
+                self.violations.append({"fault": "end", "kind": "replica", "class": "outbox not drained",
                                         "what": f"replica-{client['id']}'s outbox never emptied: {status}"})
 
     def final_state(self):
@@ -845,8 +860,8 @@ class Harness:
                                                    "retries": 0, "reads": 0, "readErrors": 0, "tornAttempts": 0,
                                                    "violations": 0})
 
-        def violation(fault, kind, what):
-            self.violations.append({"fault": fault, "kind": kind, "what": what})
+        def violation(fault, kind, what, cls):
+            self.violations.append({"fault": fault, "kind": kind, "class": cls, "what": what})
             row(fault, kind)["violations"] += 1
 
         transfers = {}  # id -> {kind, try, outcome}
@@ -859,42 +874,48 @@ class Harness:
                     except ValueError:
                         continue  # the last line of a client killed while writing it
                     fault = self.window_of(event["t"])
+                    # An operation counts in the window of the fault in force when it ended (a transfer whose
+                    # end no line records, in the window where it began).
                     if event["e"] == "try":
                         transfers[event["id"]] = {"kind": kind, "fault": fault, "try": event, "outcome": None}
-                        row(fault, kind)["attempted"] += 1
                     elif event["e"] in ("ok", "abort", "fail"):
                         transfer = transfers[event["id"]]
                         transfer["outcome"] = event["e"]
-                        r = row(transfer["fault"], kind)
-                        r[{"ok": "committed", "abort": "aborted", "fail": "failed"}[event["e"]]] += 1
-                        r["retries"] += event.get("retries", 0)
+                        transfer["fault"] = fault
+                        transfer["retries"] = event.get("retries", 0)
                     elif event["e"] == "read":
                         row(fault, kind)["reads"] += 1
                         if not event["ok"]:
                             violation(fault, kind, f"a read saw total {event['total']} over {event['count']} "
-                                                   f"accounts ({event['where']}): {event['balances']}")
+                                                   f"accounts ({event['where']}): {event['balances']}", "torn read")
                     elif event["e"] == "readfail":
                         row(fault, kind)["readErrors"] += 1
                     elif event["e"] == "torn":
                         row(fault, kind)["tornAttempts"] += event["count"]
         for transfer in transfers.values():
-            if transfer["outcome"] is None:  # killed in the middle: unknown outcome
-                row(transfer["fault"], transfer["kind"])["failed"] += 1
+            r = row(transfer["fault"], transfer["kind"])
+            r["attempted"] += 1
+            # No outcome: the client was killed in the middle, which is an unknown outcome, as a failure is.
+            r[{"ok": "committed", "abort": "aborted", "fail": "failed", None: "failed"}[transfer["outcome"]]] += 1
+            r["retries"] += transfer.get("retries", 0)
 
         # Every acknowledged transfer is in the ledger, as it was asked; none known to be aborted is.
         for tid, transfer in transfers.items():
             entry = ledger.get(tid)
             asked = transfer["try"]
             if transfer["outcome"] == "ok" and entry is None:
-                violation(transfer["fault"], transfer["kind"], f"acknowledged transfer {tid} is not in the ledger")
+                violation(transfer["fault"], transfer["kind"], f"acknowledged transfer {tid} is not in the ledger: "
+                                                                  f"{asked}", "lost acknowledged transfer")
             if transfer["outcome"] == "abort" and entry is not None:
-                violation(transfer["fault"], transfer["kind"], f"aborted transfer {tid} is in the ledger")
+                violation(transfer["fault"], transfer["kind"], f"aborted transfer {tid} is in the ledger",
+                          "aborted transfer applied")
             if entry is not None and (entry.get("from"), entry.get("to"), entry.get("amount")) != (
                     asked["from"], asked["to"], asked["amount"]):
-                violation(transfer["fault"], transfer["kind"], f"ledger/{tid} is {entry}, the client asked {asked}")
+                violation(transfer["fault"], transfer["kind"], f"ledger/{tid} is {entry}, the client asked {asked}",
+                          "ledger differs")
         for tid in ledger:
             if tid not in transfers:
-                violation("end", "?", f"ledger/{tid} was never attempted by a client")
+                violation("end", "?", f"ledger/{tid} was never attempted by a client", "unknown ledger entry")
         # Balances equal the initial ones plus the ledger's sum: nothing half-applied, nothing applied twice.
         expected = {i: self.args.initial for i in range(self.args.accounts)}
         for entry in ledger.values():
@@ -902,16 +923,19 @@ class Harness:
             expected[entry["to"]] += entry["amount"]
         total = self.args.accounts * self.args.initial
         if sum(balances.values()) != total:
-            violation("end", "server", f"the final total is {sum(balances.values())}, not {total}: {balances}")
+            violation("end", "server", f"the final total is {sum(balances.values())}, not {total}: {balances}",
+                      "final total")
         if balances != expected:
-            violation("end", "server", f"final balances {balances} differ from initial + ledger {expected}")
+            violation("end", "server", f"final balances {balances} differ from initial + ledger {expected}",
+                      "half-applied transfer")
         for name, view in list(replica_views.items()) + list(server_views.items()):
             if view != balances:
-                violation("end", name.split("-")[0], f"{name} holds {view} once synced, the server {balances}")
+                violation("end", name.split("-")[0], f"{name} holds {view} once synced, the server {balances}",
+                          "diverged")
         for kind in KINDS:
             committed = sum(r["committed"] for (f, k), r in rows.items() if k == kind)
             if committed == 0:
-                violation("end", kind, f"the {kind} clients committed no transfer: the test did nothing")
+                violation("end", kind, f"the {kind} clients committed no transfer: the test did nothing", "did nothing")
         return {"target": self.target, "seconds": round(duration, 1), "accounts": self.args.accounts,
                 "clientsPerKind": self.args.clients, "servers": len(self.servers),
                 "faults": [{"fault": w["fault"], "detail": w["detail"], "at": round(w["start"] - self.started, 2), "recovered": round(w.get("end", w["start"]) - w["start"], 2)}
@@ -965,10 +989,15 @@ def print_table(result):
         print(f"note: {torn} read-only transaction attempt(s) read a torn total and were aborted and retried")
     for note in result["notes"]:
         print(f"note: {note}")
-    for v in result["violations"][:30]:
-        print(f"VIOLATION [{v['fault']}/{v['kind']}] {v['what']}")
-    if len(result["violations"]) > 30:
-        print(f"... and {len(result['violations']) - 30} more violations")
+    classes = {}
+    for v in result["violations"]:
+        classes.setdefault(v["class"], []).append(v)
+    for cls, found in classes.items():
+        print(f"VIOLATIONS: {len(found)} {cls}")
+        for v in found[:3]:
+            print(f"  [{v['fault']}/{v['kind']}] {v['what']}")
+        if len(found) > 3:
+            print(f"  ... and {len(found) - 3} more")
     print("result: " + ("PASS, 0 violations" if not result["violations"] else
                         f"FAIL, {len(result['violations'])} violation(s)"))
 

@@ -7,16 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUITE_BIN_DIR=${SUITE_BIN_DIR:-$(swift build --show-bin-path)}
-VENV=.build/firestore-venv
-FIRESTORE_VERSION=2.34.1
-PYTEST_VERSION=9.2.0
-PYYAML_VERSION=6.0.2
-if ! "$VENV/bin/python" -c "import sys, yaml, pytest, google.cloud.firestore as f
-sys.exit(f.__version__ != '$FIRESTORE_VERSION' or pytest.__version__ != '$PYTEST_VERSION' or yaml.__version__ != '$PYYAML_VERSION')" 2>/dev/null; then
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q "google-cloud-firestore==$FIRESTORE_VERSION" "pytest==$PYTEST_VERSION" \
-        "pyyaml==$PYYAML_VERSION"  # the rules tables (Tests/SuiteServerTests/RulesCases)
-fi
+PYTHON=$(Tools/python-venv.sh)  # .build/firestore-venv, made or updated when needed
 # No __pycache__ or .pytest_cache left in the source tree.
 export PYTHONDONTWRITEBYTECODE=1
-SUITE_BIN_DIR=$SUITE_BIN_DIR exec "$VENV/bin/python" -m pytest -q Tests/FirestoreClient "$@"
+SUITE_BIN_DIR=$SUITE_BIN_DIR exec "$PYTHON" -m pytest -q Tests/FirestoreClient "$@"

@@ -200,6 +200,8 @@ extension FirestoreService {
         if let transaction, !transaction.isEmpty {
             let entry = try transactions.entry(transaction, database: database.names.database)
             for document in documents { entry.transaction.record(document) }
+            // A read-only transaction's reads must hold at one moment: the query's results and the reads before it.
+            if entry.readOnly { _ = try await entry.transaction.getDocumentsAtOneMoment([]) }
         }
         return documents
     }

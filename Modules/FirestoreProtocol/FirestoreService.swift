@@ -112,6 +112,11 @@ struct FirestoreService: Sendable {
     ) async throws -> [DocumentSnapshot] {
         guard let transaction, !transaction.isEmpty else { return try await database.store.getDocuments(paths) }
         let entry = try transactions.entry(transaction, database: database.names.database)
+        if entry.readOnly {
+            // Firestore answers a read-only transaction from one snapshot; without old versions, Suite reads at one
+            // moment and aborts when an earlier read no longer holds (a read-only commit checks nothing).
+            return try await entry.transaction.getDocumentsAtOneMoment(paths.map { database.store.document($0) })
+        }
         var snapshots: [DocumentSnapshot] = []
         for path in paths { snapshots.append(try await entry.transaction.getDocument(database.store.document(path))) }
         return snapshots
@@ -156,7 +161,7 @@ struct FirestoreService: Sendable {
             }
             _ = transactions.end(transaction)
             if entry.readOnly {
-                // A read-only transaction never aborts: its reads are not checked again.
+                // Nothing to check: a read-only transaction's reads were taken at one moment (`read`).
                 snapshots = []
             } else {
                 for write in translated { entry.transaction.buffer(write.pending) }

@@ -20,8 +20,11 @@ extension PostgresDocumentEngine: DocumentEngine {
         let (sequence, failed, failedVersion, createTimes) = try await run("committing", idempotent: false) {
             [self] connection in
             let rows = try await connection.query(query, logger: logger)
-            for try await row in rows.decode((Int64, Int?, Int64?, [Int64]?).self) { return row }
-            throw DocumentsError(.storage, "commit_v3 returned no row")
+            var answer: (Int64, Int?, Int64?, [Int64]?)?
+            for try await row in rows.decode((Int64, Int?, Int64?, [Int64]?).self) where answer == nil { answer = row }
+            guard let answer else { throw DocumentsError(.storage, "commit_v3 returned no row") }
+            try await confirmCommitted(connection)
+            return answer
         }
         if let failed {
             if failed == 0 { throw plan.sequenceFailure(actual: sequence + 1) }
@@ -38,6 +41,23 @@ extension PostgresDocumentEngine: DocumentEngine {
         let times = createTimes ?? Array(repeating: commitTime, count: writes.count)
         return CommitResult(
             sequence: sequence, documents: plan.results(sequence: sequence, commitTime: commitTime, createTimes: times))
+    }
+
+    /// Waits until PostgreSQL has committed the statement just run on `connection`. postgres-nio ends a query at its
+    /// CommandComplete, but an implicit transaction commits after it, at the protocol's Sync, and an error there (an
+    /// immediate shutdown, a crash, a lost connection) reaches no caller: the answer's row would acknowledge a commit
+    /// that never happened. The next statement is answered only after the ReadyForQuery that follows the commit, so
+    /// its answer proves the commit; its failure leaves the outcome unknown, which is reported as such.
+    func confirmCommitted(_ connection: PostgresConnection) async throws {
+        do {
+            try await connection.query("SELECT 1", logger: logger)
+        } catch {
+            throw DocumentsError(
+                .storage,
+                "lost the connection to PostgreSQL at \(options.displayName) as a commit ended: it may or may not "
+                    + "have applied (whole or not at all)",
+                hint: "re-read to see which; is the server up?", underlying: error)
+        }
     }
 
     func documents(at paths: [String]) async throws -> [StoredDocument?] {

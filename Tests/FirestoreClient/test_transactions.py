@@ -4,6 +4,7 @@ retry_transaction on ABORTED), Rollback when the function raises."""
 import multiprocessing
 
 import pytest
+from google.api_core import exceptions
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
@@ -79,6 +80,38 @@ def test_read_only_transaction(client, coll):
         return ref.get(transaction=transaction).get("v")
 
     assert read(client.transaction(read_only=True)) == 1
+
+
+def _move_ten(client, a, b):
+    """A transfer from a to b committed outside any transaction."""
+    batch = client.batch()
+    batch.update(a, {"balance": firestore.Increment(-10)})
+    batch.update(b, {"balance": firestore.Increment(10)})
+    batch.commit()
+
+
+@pytest.mark.parametrize("second_read", ["get", "query"])
+def test_read_only_transaction_never_answers_a_mix_of_two_states(client, coll, second_read):
+    """A commit lands between two reads of a read-only transaction (the torn total Tools/faults/bank found):
+    Firestore answers both reads from the transaction's snapshot; Suite, which keeps no old versions, aborts the
+    transaction at the second read. Either way no answer mixes the states before and after the commit."""
+    a, b = coll.document("a"), coll.document("b")
+    helpers.seed(coll, {"a": {"balance": 50}, "b": {"balance": 50}})
+
+    @firestore.transactional
+    def read_both(transaction):
+        first = a.get(transaction=transaction).get("balance")
+        _move_ten(client, a, b)
+        if second_read == "get":
+            return first + b.get(transaction=transaction).get("balance")
+        balances = {s.id: s.get("balance") for s in transaction.get(coll.order_by("balance"))}
+        return first + balances["b"]
+
+    try:
+        total = read_both(client.transaction(read_only=True))
+    except exceptions.Aborted:
+        return
+    assert total == 100
 
 
 def test_contended_counter_in_two_processes(coll):

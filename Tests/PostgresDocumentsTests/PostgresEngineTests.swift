@@ -35,6 +35,31 @@ struct PostgresEngineTests {
         #expect(try await waiting.lastSequence() == last + 1)
     }
 
+    @Test("a commit PostgreSQL fails as it ends (at the protocol's Sync) is an error, never an acknowledged write")
+    func failureAsTheCommitEndsIsReported() async throws {
+        let options = try PostgresFixture.options()
+        let engine = try PostgresFixture.engine(options)
+        _ = try await engine.commit([put("users/u0", ["n": 0])], commitTime: 1)
+        let schema = options["schema"]?.stringValue ?? ""
+        // A deferred constraint trigger fails the statement's implicit transaction when it commits, after the
+        // statement answered its row: what an immediate shutdown of PostgreSQL does to a commit in flight (the bank
+        // test, Tools/faults/bank, lost an acknowledged transfer that way).
+        _ = try PostgresServer.shared().psql(
+            """
+            CREATE FUNCTION \(schema).refuse() RETURNS trigger LANGUAGE plpgsql
+                AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
+            CREATE CONSTRAINT TRIGGER refuse AFTER INSERT ON \(schema).documents DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW WHEN (NEW.path = 'users/doomed') EXECUTE FUNCTION \(schema).refuse();
+            """)
+        await #expect(throws: DocumentsError.self) {
+            _ = try await engine.commit([put("users/doomed", ["n": 1])], commitTime: 2)
+        }
+        let found = try await engine.documents(at: ["users/doomed"])
+        #expect(found.count == 1 && found[0] == nil)
+        let next = try await engine.commit([put("users/u1", ["n": 1])], commitTime: 3)
+        #expect(next.sequence == 2)
+    }
+
     @Test("a listener of one store sees another store's commit promptly")
     func listenersFollowOtherEngines() async throws {
         let options = try PostgresFixture.options()

@@ -72,6 +72,41 @@ public final class Transaction: Sendable {
         return try DocumentSnapshot(stored: stored, path: document.path)
     }
 
+    /// Reads documents as a read-only transaction answers them: all as they were at one moment of the store. The
+    /// documents asked for are read in one engine read together with every document the transaction read before; when
+    /// one of those changed since, no single moment holds all the reads, and this fails with
+    /// ``DocumentsError/Code-swift.struct/transactionAborted`` instead of answering a mix of two states. With no
+    /// documents it checks the earlier reads alone (after a query, whose results ``record(_:)`` kept).
+    package func getDocumentsAtOneMoment(_ documents: [DocumentReference]) async throws -> [DocumentSnapshot] {
+        let earlier = state.withLock { $0.reads }
+        var paths = documents.map(\.path.string)
+        var seen = Set(paths)
+        for key in earlier.keys.sorted() where seen.insert(key).inserted { paths.append(key) }
+        if paths.isEmpty { return [] }
+        let stored = try await store.engine.documents(at: paths)
+        var current: [String: StoredDocument?] = [:]
+        for (path, document) in zip(paths, stored) { current[path] = .some(document) }
+        for (path, read) in earlier where read?.version != (current[path] ?? nil)?.version {
+            throw DocumentsError(
+                .transactionAborted,
+                "the transaction was aborted: '\(path)' changed after the transaction read it, so its reads do not "
+                    + "hold at one moment",
+                hint: "retry the transaction; read everything in one call to make this unlikely")
+        }
+        for document in documents {
+            store.recordCost(
+                kind: "transaction", collection: document.path.collection.collectionID, CostCounts(reads: 1))
+        }
+        return try state.withLock { state in
+            try documents.map { document in
+                let key = document.path.string
+                if state.reads[key] == nil { state.reads[key] = .some(current[key] ?? nil) }
+                guard let found = current[key] ?? nil else { return DocumentSnapshot.missing(document.path) }
+                return try DocumentSnapshot(stored: found, path: document.path)
+            }
+        }
+    }
+
     /// Buffers a set.
     @discardableResult
     public func setData(

@@ -20,8 +20,10 @@ step() {  # step NAME COMMAND...
 
 step "replica checker self-test" python3 Tools/faults/replicas.py --self-test
 if [ $full -eq 1 ]; then
+    step "bank (Jepsen's), SQLite and PostgreSQL" python3 Tools/faults/bank/bank.py --seconds 60
     step "replicas under network faults" python3 Tools/faults/replicas.py --seconds 120 --phase 4
 else
+    step "bank (Jepsen's), SQLite and PostgreSQL" python3 Tools/faults/bank/bank.py --seconds 5
     step "replicas under network faults" python3 Tools/faults/replicas.py --seconds 8 --phase 1.5
 fi
 

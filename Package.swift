@@ -354,7 +354,8 @@ let package = Package(
             dependencies: [
                 "SuiteCore", "Documents", "SuiteHost", "SuiteServer", "Sync", "SuitePluginKit",
                 "DocumentsPluginSupport",
-                "Cache", "CachePluginSupport", "StorageAccounting", "FirestoreProtocol", swiftProtobuf,
+                "Cache", "CachePluginSupport", "StorageAccounting", "FirestoreProtocol", "SuiteHTTP", swiftProtobuf,
+                logging,
             ],
             path: "Tools/fuzz/Harnesses"),
         .executableTarget(

@@ -1,8 +1,11 @@
 import Cache
 import Foundation
+import SuiteCore
+import SuiteHTTP
 
 /// Cache-Control and the other freshness headers of a response, and URL normalisation for cache keys: line 1 a URL,
-/// each further line a `name: value` header.
+/// each further line a `name: value` header. The headers then come back from an origin (an in-process transport: the
+/// origin is the outside input here) through a `CachedHTTPClient`, twice, so storing and serving run on them too.
 enum CacheHTTPHarness {
     static let responseTime = Date(timeIntervalSince1970: 1_700_000_000)
 
@@ -25,5 +28,32 @@ enum CacheHTTPHarness {
             _ = CacheKey(method: "GET", url: url, scope: lines.count > 1 ? lines[1] : nil)
         }
         _ = CacheKey.prefix(urlPrefix: first)
+        throughClient(headers)
+    }
+
+    /// The headers as an origin's answer to two GETs through a cache.
+    static func throughClient(_ headers: [CacheHeader]) {
+        guard let store = try? InMemoryCacheStore(byteLimit: 1 << 20) else { FuzzInput.fail("no in-memory store") }
+        let clock = ManualWallClock(responseTime)
+        let origin = FuzzOrigin(headers: headers.map { HTTPHeader($0.name, $0.value) })
+        for shared in [false, true] {
+            let client = CachedHTTPClient(
+                cache: DataCache(store: store, clock: clock), transport: origin, isShared: shared)
+            Blocking.run {
+                for _ in 0..<2 {
+                    _ = try? await client.send(.init(url: "https://example.com/a?b=\(shared)"))
+                    clock.advance(by: 5)
+                }
+            }
+        }
+    }
+}
+
+/// An origin answering every request with 200 and the harness's headers.
+struct FuzzOrigin: HTTPTransport {
+    let headers: [HTTPHeader]
+
+    func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
+        HTTPTransportResponse(status: 200, headers: headers, body: Array("body".utf8))
     }
 }

@@ -6,6 +6,7 @@
 #   FUZZ_SECONDS=300 make fuzz                    longer runs
 #   FUZZ_HARNESSES="json rules" make fuzz         some harnesses only
 #   FUZZ_ARGS="-max_len=65536" make fuzz          more libFuzzer flags
+#   FUZZ_PARALLEL=3 make fuzz                     three harnesses at a time
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 SWIFT=${SWIFT:-swift}
@@ -34,38 +35,51 @@ harnesses=${FUZZ_HARNESSES:-$("$binary" list 2>&1 | sed -n 's/^harnesses: //p')}
 
 # Swift's runtime keeps caches for the process's life: leak reports would be noise, not findings.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
-failed=0
-rows=()
-for harness in $harnesses; do
-    work=$SCRATCH/corpus/$harness
-    findings=$SCRATCH/findings/$harness
-    log=$SCRATCH/logs/$harness.log
+PARALLEL=${FUZZ_PARALLEL:-1}
+mkdir -p "$SCRATCH/rows"
+
+# One harness: libFuzzer for SECONDS_EACH, then its row of the table in $SCRATCH/rows/<harness>.
+fuzz_one() {
+    local harness=$1
+    local work=$SCRATCH/corpus/$harness findings=$SCRATCH/findings/$harness log=$SCRATCH/logs/$harness.log
     mkdir -p "$work" "$findings" "$(dirname "$log")"
-    seeds=Tools/fuzz/corpus/$harness
-    dict=()
-    [ -f "Tools/fuzz/dictionaries/$harness.dict" ] && dict=("-dict=Tools/fuzz/dictionaries/$harness.dict")
+    local seeds=Tools/fuzz/corpus/$harness
+    local extra=()
+    [ -f "Tools/fuzz/dictionaries/$harness.dict" ] && extra+=("-dict=Tools/fuzz/dictionaries/$harness.dict")
+    local before
     before=$(ls "$findings" | wc -l)
     echo "fuzzing $harness for ${SECONDS_EACH}s (log: $log)"
     # shellcheck disable=SC2086
     "$binary" "$harness" -max_total_time="$SECONDS_EACH" -timeout="$TIMEOUT" -rss_limit_mb=2048 \
-        -artifact_prefix="$findings/" -print_final_stats=1 "${dict[@]}" ${FUZZ_ARGS:-} "$work" \
+        -artifact_prefix="$findings/" -print_final_stats=1 "${extra[@]}" ${FUZZ_ARGS:-} "$work" \
         $([ -d "$seeds" ] && echo "$seeds") >"$log" 2>&1
-    status=$?
+    local status=$?
+    local after runs cov ft corpus found newest
     after=$(ls "$findings" | wc -l)
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}')
-    ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+    cov=$(grep -ao 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+    ft=$(grep -ao 'ft: [0-9]*' "$log" | tail -1 | awk '{print $2}')
     corpus=$(ls "$work" | wc -l)
     found=$((after - before))
     if [ "$status" -ne 0 ] && [ "$found" -eq 0 ]; then found=1; fi
-    [ "$found" -ne 0 ] && failed=1
     newest=$(ls -t "$findings" | head -1)
-    rows+=("$(printf '%-18s %10s %7s %7s %7s %8s  %s' "$harness" "${runs:-?}" "${cov:-?}" "${ft:-?}" "$corpus" "$found" \
-        "$([ "$found" -ne 0 ] && echo "$findings/$newest")")")
-done
+    printf '%-18s %10s %7s %7s %7s %8s  %s\n' "$harness" "${runs:-?}" "${cov:-?}" "${ft:-?}" "$corpus" "$found" \
+        "$([ "$found" -ne 0 ] && echo "$findings/$newest ($log)")" >"$SCRATCH/rows/$harness"
+}
 
+for harness in $harnesses; do
+    rm -f "$SCRATCH/rows/$harness"
+    fuzz_one "$harness" &
+    while [ "$(jobs -rp | wc -l)" -ge "$PARALLEL" ]; do wait -n; done
+done
+wait
+
+failed=0
 echo
 printf '%-18s %10s %7s %7s %7s %8s  %s\n' harness runs cov ft corpus crashes finding
-for row in "${rows[@]}"; do echo "$row"; done
+for harness in $harnesses; do
+    if [ -f "$SCRATCH/rows/$harness" ]; then cat "$SCRATCH/rows/$harness"; else echo "$harness: no result"; failed=1; fi
+    [ -f "$SCRATCH/rows/$harness" ] && [ "$(awk '{print $6}' "$SCRATCH/rows/$harness")" != 0 ] && failed=1
+done
 echo "(${SECONDS_EACH}s each; cov and ft are libFuzzer's coverage counters at the end of the run)"
 exit $failed

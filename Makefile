@@ -25,7 +25,7 @@ PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlug
 
 .DEFAULT_GOAL := help
 PREFIX ?= $(HOME)/.local
-.PHONY: help deps build plugins test run install bench lint format docs clean api-fuzz protos faults
+.PHONY: help deps build plugins test run install bench lint format docs clean api-fuzz protos faults fuzz
 
 help: ## List the targets
 	@echo "Suite — make targets:"
@@ -75,6 +75,9 @@ faults: build ## Fault harnesses (bank, replicas under network faults, load), br
 
 api-fuzz: build ## schemathesis (PyPI) against a live suite serve: no 5xx, every answer as /openapi.json says
 	BIN_DIR=$(BIN_DIR) bash Tools/api-fuzz.sh
+
+fuzz: deps ## libFuzzer + address sanitizer on every parser of outside input, FUZZ_SECONDS each (60); table, 1 on a crash
+	SWIFT=$(SWIFT) bash Tools/fuzz/fuzz.sh
 
 protos: ## Regenerate the Firestore protocol's Swift from Modules/FirestoreProtocol/Protos (protoc; committed code)
 	bash Tools/protos.sh

@@ -351,6 +351,17 @@ let package = Package(
             path: "Tools/AnalyticsReceiver"),
         // A second process for the analytics tests of consent, identity and sessions kept across launches.
         .executableTarget(name: "AnalyticsStateProbe", dependencies: ["Analytics"], path: "Tools/AnalyticsStateProbe"),
+        // libFuzzer harnesses for every parser that reads outside input, in one executable (`make fuzz` builds it with
+        // address sanitizer and coverage; Tools/fuzz/README.md).
+        .executableTarget(
+            name: "SuiteFuzz",
+            dependencies: [
+                "SuiteCore", "Documents", "SuiteHost", "SuiteServer", "Sync", "SuitePluginKit",
+                "DocumentsPluginSupport",
+                "Cache", "CachePluginSupport", "StorageAccounting", "FirestoreProtocol", "SuiteHTTP", swiftProtobuf,
+                logging,
+            ],
+            path: "Tools/fuzz/Harnesses"),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [

@@ -18,11 +18,7 @@ struct FirestoreValues {
         case .integerValue(let number)?: return .int(number)
         case .doubleValue(let number)?: return .double(number)
         case .timestampValue(let time)?:
-            guard (0..<1_000_000_000).contains(time.nanos) else {
-                throw RPCError(
-                    code: .invalidArgument, message: "Invalid timestamp in field \(field): nanos out of range")
-            }
-            return .timestamp(Timestamp(microseconds: time.seconds * 1_000_000 + Int64(time.nanos / 1_000)))
+            return .timestamp(Timestamp(microseconds: try Self.microseconds(time, what: "timestamp in field \(field)")))
         case .stringValue(let text)?: return .string(text)
         case .bytesValue(let data)?: return .bytes([UInt8](data))
         case .referenceValue(let name)?:
@@ -132,8 +128,21 @@ struct FirestoreValues {
         return time
     }
 
-    static func microseconds(_ time: Google_Protobuf_Timestamp) -> Int64 {
-        time.seconds * 1_000_000 + Int64(time.nanos / 1_000)
+    /// Firestore's range of timestamps, in seconds: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+    static let timestampSeconds: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
+
+    /// A protocol timestamp in microseconds; one outside Firestore's range (whose microseconds might not even fit in
+    /// 64 bits) or with nanos outside 0..<10^9 is INVALID_ARGUMENT.
+    static func microseconds(_ time: Google_Protobuf_Timestamp, what: String) throws -> Int64 {
+        guard timestampSeconds.contains(time.seconds) else {
+            throw RPCError(
+                code: .invalidArgument,
+                message: "Invalid \(what): seconds \(time.seconds) out of range (0001-01-01 to 9999-12-31)")
+        }
+        guard (0..<1_000_000_000).contains(time.nanos) else {
+            throw RPCError(code: .invalidArgument, message: "Invalid \(what): nanos out of range")
+        }
+        return time.seconds * 1_000_000 + Int64(time.nanos / 1_000)
     }
 
     /// A field path as the protocol writes it (dotted, backquoted names), checked.

@@ -62,7 +62,8 @@ extension FirestoreValues {
         if write.hasCurrentDocument {
             switch write.currentDocument.conditionType {
             case .exists(let flag)?: precondition = .exists(flag)
-            case .updateTime(let time)?: updateTime = Timestamp(microseconds: Self.microseconds(time))
+            case .updateTime(let time)?:
+                updateTime = Timestamp(microseconds: try Self.microseconds(time, what: "update_time precondition"))
             case nil: break
             }
         }

@@ -24,6 +24,7 @@ public final class NginxServer {
             location /swr/ { add_header Cache-Control "max-age=1, stale-while-revalidate=30"; }
             location /gzip/ { gzip on; gzip_min_length 1; gzip_types text/plain; add_header Cache-Control "max-age=60"; }
             location /slow/ { add_header Cache-Control "no-cache"; limit_rate 1m; limit_rate_after 0; sendfile off; }
+            location /hostile/ { add_header Cache-Control "=, max-age=99999999999999999999, s-maxage=9223372036854775807, stale-while-revalidate=99999999999999999999"; add_header Age "9223372036854775807"; }
         """
 
     /// Starts nginx serving `files` (path under the root → content).

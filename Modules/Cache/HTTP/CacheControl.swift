@@ -31,10 +31,11 @@ public struct CacheControl: Sendable, Hashable {
     public init(_ values: [String]) {
         for value in values {
             for part in value.split(separator: ",") {
-                let pieces = part.split(separator: "=", maxSplits: 1)
+                // Empty pieces kept: a directive that is only `=` has an empty name, not no name.
+                let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let name = pieces[0].trimmingCharacters(in: " \t").lowercased()
                 let argument = pieces.count > 1 ? pieces[1].trimmingCharacters(in: " \t\"") : nil
-                let seconds = argument.flatMap { Int($0) }.map { max(0, $0) }
+                let seconds = argument.flatMap(Self.deltaSeconds)
                 switch name {
                 case "max-age": maxAge = seconds ?? 0
                 case "s-maxage": sharedMaxAge = seconds ?? 0
@@ -51,6 +52,21 @@ public struct CacheControl: Sendable, Hashable {
                 }
             }
         }
+    }
+}
+
+extension CacheControl {
+    /// The largest number of seconds a directive or an `Age` header counts: RFC 9111 §1.2.2 has a cache take a larger
+    /// value as 2^31, so that no later arithmetic on it (milliseconds, sums with the clock) can overflow.
+    static let maximumDeltaSeconds = 2_147_483_648
+
+    /// RFC 9111's delta-seconds: digits only (no sign, no fraction, no exponent), capped at ``maximumDeltaSeconds``;
+    /// nil for anything else.
+    static func deltaSeconds(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
+        return min(Int(text) ?? maximumDeltaSeconds, maximumDeltaSeconds)
     }
 }
 

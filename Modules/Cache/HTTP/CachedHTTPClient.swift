@@ -237,7 +237,7 @@ public final class CachedHTTPClient: Sendable {
 
     /// The age in seconds: the age it had when received (kept as its `Age` header) plus the time stored.
     func age(of entry: CacheEntry, now: Int64) -> Int {
-        let initial = entry.metadata.header("age").flatMap { Int($0) } ?? 0
+        let initial = entry.metadata.header("age").flatMap(CacheControl.deltaSeconds) ?? 0
         return initial + Int(max(0, now - entry.metadata.storedAt) / 1000)
     }
 

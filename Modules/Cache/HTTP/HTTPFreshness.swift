@@ -35,6 +35,9 @@ public struct HTTPFreshness: Sendable, Hashable {
         }
         // The `Age` header only: RFC 9111's apparent age (our clock minus the origin's `Date`) assumes synchronised
         // clocks, and an app's device clock is often minutes off; `Expires − Date` uses the origin's clock alone.
-        initialAge = headers.first { $0.name == "age" }.flatMap { TimeInterval($0.value.trimmingWhitespace()) } ?? 0
+        // Delta-seconds as for Cache-Control: `1e300`, `inf` or `-5` are no age, and a huge one counts as 2^31.
+        initialAge =
+            headers.first { $0.name == "age" }.flatMap { CacheControl.deltaSeconds($0.value.trimmingWhitespace()) }
+            .map(TimeInterval.init) ?? 0
     }
 }

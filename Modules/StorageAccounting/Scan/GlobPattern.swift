@@ -122,6 +122,22 @@ struct GlobPattern: Sendable {
         let tokens: UnsafeBufferPointer<Token>
         let literals: UnsafeBufferPointer<UInt8>
         var captures: [Capture]
+        /// Calls so far, and the states (a segment or a token at a path offset) known not to match once matching has
+        /// taken more than a few hundred calls: a match's outcome from a state does not depend on the captures made
+        /// before it, so remembering failures keeps rules like `*a*a*a*b` or `**/**/**/x` polynomial on long paths
+        /// (without it they backtrack exponentially, a hang on a hostile or merely deep path).
+        var calls = 0
+        var failed: Set<Int>?
+
+        mutating func knownToFail(_ state: Int) -> Bool {
+            calls += 1
+            return failed?.contains(state) ?? false
+        }
+
+        mutating func recordFailure(_ state: Int) {
+            if failed == nil, calls > 256 { failed = [] }
+            failed?.insert(state)
+        }
 
         /// The end of the part starting at `position`.
         func partEnd(_ position: Int) -> Int {
@@ -132,6 +148,14 @@ struct GlobPattern: Sendable {
 
         mutating func matchSegments(_ index: Int, _ position: Int) -> Bool {
             guard index < segments.count else { return position > path.count }
+            let state = index * (path.count + 2) + position
+            if knownToFail(state) { return false }
+            let matched = matchSegment(index, position)
+            if !matched { recordFailure(state) }
+            return matched
+        }
+
+        mutating func matchSegment(_ index: Int, _ position: Int) -> Bool {
             switch segments[index] {
             case .anyDepth:
                 var next = position
@@ -154,8 +178,18 @@ struct GlobPattern: Sendable {
             }
         }
 
+        /// Whether tokens `token..<last` match the path's bytes `start..<end` (`end` is where the part of `start`
+        /// ends, so a token and a start name one state).
         mutating func matchTokens(_ token: Int, _ last: Int, _ start: Int, _ end: Int) -> Bool {
             guard token < last else { return start == end }
+            let state = (segments.count + token) * (path.count + 2) + start
+            if knownToFail(state) { return false }
+            let matched = matchToken(token, last, start, end)
+            if !matched { recordFailure(state) }
+            return matched
+        }
+
+        mutating func matchToken(_ token: Int, _ last: Int, _ start: Int, _ end: Int) -> Bool {
             let current = tokens[token]
             switch current.kind {
             case .literal:

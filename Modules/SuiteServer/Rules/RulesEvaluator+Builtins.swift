@@ -333,11 +333,15 @@ extension RulesEvaluation {
     private static func timestampMethod(_ nanos: Int64, _ name: String, _ fail: (String?) -> RulesFault) throws
         -> RulesValue
     {
-        let day = nanos >= 0 ? nanos / 86_400_000_000_000 : (nanos - 86_399_999_999_999) / 86_400_000_000_000
-        let within = nanos - day * 86_400_000_000_000
+        // Floored division without an intermediate that could overflow (a timestamp may lie near Int64.min).
+        let (quotient, remainder) = nanos.quotientAndRemainder(dividingBy: 86_400_000_000_000)
+        let day = remainder < 0 ? quotient - 1 : quotient
+        let within = remainder < 0 ? remainder + 86_400_000_000_000 : remainder
         let (year, month, dayOfMonth) = RFC3339.civilFromDays(day)
         switch name {
-        case "toMillis": return .int(nanos >= 0 ? nanos / 1_000_000 : (nanos - 999_999) / 1_000_000)
+        case "toMillis":
+            let (millis, rest) = nanos.quotientAndRemainder(dividingBy: 1_000_000)
+            return .int(rest < 0 ? millis - 1 : millis)
         case "year": return .int(year)
         case "month": return .int(month)
         case "day": return .int(dayOfMonth)
@@ -350,7 +354,10 @@ extension RulesEvaluation {
             let weekday = ((day % 7) + 7 + 3) % 7 + 1
             return .int(weekday)
         case "dayOfYear": return .int(day - RFC3339.daysFromCivil(year: year, month: 1, day: 1) + 1)
-        case "date": return .timestamp(day * 86_400_000_000_000)
+        case "date":
+            let (midnight, overflow) = day.multipliedReportingOverflow(by: 86_400_000_000_000)
+            guard !overflow else { throw fail("the date of this timestamp is out of range") }
+            return .timestamp(midnight)
         case "time": return .duration(within)
         default: throw fail(nil)
         }

@@ -334,6 +334,7 @@ def main():
                         help="the most RSS may grow over the soak's second half, in percent of its half-way value")
     parser.add_argument("--routes", default="get,write", help="the routes to ramp: get, write, mix (get,write)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--json-file", help="also write the figures as JSON to this file")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         fail("wrk is not installed (Debian: apt-get install wrk)")
@@ -374,6 +375,9 @@ def main():
     if report["server_exit"] != 0:
         report["problems"].append(f"the server exited {report['server_exit']} on SIGTERM")
     report["ok"] = not report["problems"]
+    if args.json_file:
+        with open(args.json_file, "w") as f:
+            json.dump(report, f, indent=2)
     if args.json:
         print(json.dumps(report, indent=2))
     else:

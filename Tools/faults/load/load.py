@@ -227,7 +227,8 @@ def ramp(server, script, route, step_seconds, max_connections):
         steps.append(step)
         log(f"  {route:5} c={connections:<4} {step['rps']:>9.0f} req/s  p50 {step['p50_ms']:7.2f} ms  "
             f"p99 {step['p99_ms']:7.2f} ms  errors {step['error_total']}")
-        if len(steps) >= 3 and steps[-1]["rps"] < GROWTH * steps[-3]["rps"]:
+        # Two doublings added less than 5 %: neither of the last two steps beat the one before them by that much.
+        if len(steps) >= 3 and max(steps[-1]["rps"], steps[-2]["rps"]) < GROWTH * steps[-3]["rps"]:
             break
         connections *= 2
     best = max(s["rps"] for s in steps)

@@ -45,7 +45,7 @@ struct CacheConcurrentLimitTests {
     }
 
     /// A `DataCache` as an app builds it: a memory tier in front of SQLite, secrets in a protected SQLite file of its
-    /// own, events on a bus. A quarter of the operations are on secrets.
+    /// own, events on a bus. The keys ending in 3 (a tenth of them) are secrets.
     @Test func aDataCacheOverEveryTierHoldsItsLimits() async throws {
         let directory = try TestSupport.makeTemporaryDirectory("cache-stress-datacache")
         let configuration = SQLiteCacheStore.Configuration(byteLimit: Self.byteLimit, inlineLimit: 1_024)

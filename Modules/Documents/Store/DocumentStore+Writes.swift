@@ -128,18 +128,23 @@ extension DocumentStore {
         let recorded = try recorded(writes)
         let declared = try await indexes()
         let attempts = retry ? max(1, options.writeRetries) : 1
-        var attempt = 0
-        while true {
-            attempt += 1
-            do {
-                let snapshots = try await commitOnce(
-                    recorded, kind: kind, known: known, checks: checks, declared: declared, review: review)
-                // The recorder's own writes are not the caller's results.
-                return recorded.count == writes.count ? snapshots : Array(snapshots.prefix(writes.count))
-            } catch let conflict as RetryableConflict {
-                guard retry else { throw conflict }
-                if attempt >= attempts { throw conflict.final }
-                try await Task.sleep(for: .microseconds(Int.random(in: 0...(200 << min(attempt, 6)))))
+        // Writers of one document in this process queue for it rather than race (`PathWriteLocks`); a transaction's
+        // commit (no retry) checks its reads instead.
+        let contended = retry ? recorded.filter(\.needsCurrent).map(\.path.string) : []
+        return try await pathLocks.withLocks(contended) {
+            var attempt = 0
+            while true {
+                attempt += 1
+                do {
+                    let snapshots = try await commitOnce(
+                        recorded, kind: kind, known: known, checks: checks, declared: declared, review: review)
+                    // The recorder's own writes are not the caller's results.
+                    return recorded.count == writes.count ? snapshots : Array(snapshots.prefix(writes.count))
+                } catch let conflict as RetryableConflict {
+                    guard retry else { throw conflict }
+                    if attempt >= attempts { throw conflict.final }
+                    try await Task.sleep(for: .microseconds(Int.random(in: 0...(200 << min(attempt, 6)))))
+                }
             }
         }
     }

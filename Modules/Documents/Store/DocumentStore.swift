@@ -88,6 +88,8 @@ public final class DocumentStore: Sendable {
     /// Whether the data is an unconfirmed local copy (``isFromCache``), and who follows it.
     let source = SourceState()
     let retryGate = AsyncGate()
+    /// Writers of one document in this process queue for it (`PathWriteLocks`).
+    let pathLocks = PathWriteLocks()
     /// Serializes cost flushes: each is a read-modify-write of the engine's metadata.
     let costGate = AsyncGate()
     /// The highest change-log sequence this store has committed (one-shot query snapshots report it).

@@ -22,7 +22,7 @@ import Testing
         #expect(try await ids(users.whereField("points", isLessThan: .int(10))) == ["u07", "u03"])
         #expect(try await ids(users.whereField("points", isLessThanOrEqualTo: .int(10))) == ["u07", "u03", "u01"])
         #expect(try await ids(users.whereField("points", isGreaterThan: .string(""))) == ["u06"])
-        // != and not-in need the field to exist; null is a value.
+        // != and not-in need the field to exist and not be null.
         #expect(
             try await ids(users.whereField("city", isNotEqualTo: .string("Paris"))) == [
                 "u02", "u06", "u10", "u04", "u08",
@@ -49,6 +49,35 @@ import Testing
             try await ids(
                 users.whereField("city", isEqualTo: .string("Paris")).whereField("points", isEqualTo: .int(10)))
                 == ["u01"])
+    }
+
+    /// Firestore: `!=` matches documents where the field "exists with a value other than" the operand "or null", and
+    /// `not-in` likewise; found by the query differential fuzzer (all engines returned null fields).
+    @Test(arguments: DocumentEngineFactory.all)
+    func notEqualAndNotInSkipNullFields(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        let items = try store.collection("items")
+        let batch = store.batch()
+        let rows: [(String, DocumentData)] = [
+            ("n", ["v": .null, "k": 1]), ("one", ["v": 1, "k": 1]), ("s", ["v": "s", "k": 1]), ("missing", ["k": 1]),
+            ("map", ["v": [:], "k": 1]),
+        ]
+        for (id, data) in rows { batch.setData(data, forDocument: try items.document(id)) }
+        try await batch.commit()
+        func ids(_ q: Query) async throws -> [String] { T.ids(try await q.getDocuments()) }
+
+        // Single-field index scans (ordered by the field) and counts from index hits alone.
+        #expect(try await ids(items.whereField("v", isNotEqualTo: .map([:]))) == ["one", "s"])
+        #expect(try await items.whereField("v", isNotEqualTo: .map([:])).count() == 2)
+        #expect(try await ids(items.whereField("v", notIn: [.int(1)])) == ["s", "map"])
+        #expect(try await items.whereField("v", notIn: [.int(1)]).count() == 2)
+        #expect(try await ids(items.whereField("v", isNotEqualTo: .null)) == ["one", "s", "map"])
+        #expect(try await ids(items.whereField("v", notIn: [.int(1), .null])).isEmpty)
+        // Checked on the documents: a declared index serves an equality and the inequality.
+        try await store.declareIndex(IndexDefinition(collectionID: "items", fields: [try .init("k"), try .init("v")]))
+        let withEquality = items.whereField("k", isEqualTo: 1).whereField("v", isNotEqualTo: .string("s"))
+        #expect(try await ids(withEquality) == ["one", "map"])
+        #expect(try await withEquality.count() == 2)
     }
 
     @Test(arguments: DocumentEngineFactory.all)

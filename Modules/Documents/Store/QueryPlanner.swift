@@ -116,6 +116,8 @@ extension QueryRunner {
         var excluded = Set<[UInt8]>()
         var inexact = bounds.widened
         for filter in shape.negations where filter.field == order.field {
+            // A null never matches `!=` or `not-in`.
+            excluded.insert(IndexKey.encode(.null))
             let values: [DocumentValue]
             switch filter.value {
             case .array(let list) where filter.op == .notIn: values = list

@@ -420,7 +420,9 @@ struct QueryRunner: Sendable {
         let target = filter.value
         switch filter.op {
         case .equal: return ValueSemantics.equal(value, target)
-        case .notEqual: return !ValueSemantics.equal(value, target)
+        // `!=` and `not-in` match a field that exists and is not null (Firestore: "exists with a value other than
+        // false or null").
+        case .notEqual: return value != .null && !ValueSemantics.equal(value, target)
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             guard value.typeOrder == target.typeOrder, !ValueSemantics.isNaN(value) else { return false }
             let c = DocumentValue.compare(value, target)
@@ -435,7 +437,7 @@ struct QueryRunner: Sendable {
             return list.contains { ValueSemantics.equal(value, $0) }
         case .notIn:
             guard case .array(let list) = target else { return false }
-            if list.contains(.null) { return false }
+            if list.contains(.null) || value == .null { return false }
             return !list.contains { ValueSemantics.equal(value, $0) }
         case .arrayContains:
             guard case .array(let elements) = value else { return false }

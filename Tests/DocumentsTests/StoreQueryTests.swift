@@ -210,6 +210,32 @@ import Testing
         #expect(try await store.indexes().count == 1)
     }
 
+    /// `array-contains` on an array field ordered by that same field needs an index listing it twice (contains, then
+    /// ordered); the missing-index error named that index but declaring it was refused ("lists the same field
+    /// twice"), so the valid query could never run. Found by the query differential fuzzer.
+    @Test(arguments: DocumentEngineFactory.all)
+    func filteringAndOrderingOneArrayFieldNamesAnIndexThatCanBeDeclared(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        try await T.seedUsers(store)
+        let users = try store.collection("users")
+        let query = users.whereField("tags", arrayContains: "coffee").order(by: "tags", descending: true)
+        let error = await T.documentsError { _ = try await query.getDocuments() }
+        #expect(error?.code == .missingIndex)
+        #expect(error?.message.contains("users (tags contains, tags desc)") == true)
+        let tags = try FieldPath("tags")
+        try await store.declareIndex(
+            IndexDefinition(
+                collectionID: "users", fields: [.init(tags, order: .arrayContains), .init(tags, order: .descending)]))
+        #expect(T.ids(try await query.getDocuments()) == ["u01", "u09", "u04"])
+        #expect(try await query.count() == 3)
+        // A field ordered twice is still refused.
+        let twice = await T.documentsError {
+            try await store.declareIndex(
+                IndexDefinition(collectionID: "users", fields: [.init(tags), .init(tags, order: .descending)]))
+        }
+        #expect(twice?.code == .invalidQuery)
+    }
+
     @Test(arguments: DocumentEngineFactory.all)
     func collectionGroupQueries(_ factory: DocumentEngineFactory) async throws {
         let store = try await T.store(factory)

@@ -71,15 +71,16 @@ struct QueryDifferentialTests {
         let documents = generator.documentSet()
         let stores = try await FuzzStores.open(with: documents)
         tally.sets += 1
-        var declaring = 8
-        let verbose = ProcessInfo.processInfo.environment["SUITE_QUERY_FUZZ_VERBOSE"] != nil
+        var declaring = 12
         for number in 1...queries {
             let query = generator.query(documents: documents)
             tally.queries += 1
             let before = declaring
             let found = await FuzzCheck.check(query, on: stores, documents: documents, declaring: &declaring)
             tally.indexesDeclared += before - declaring
-            if verbose { print("seed \(seed) query \(number): \(FuzzRender.query(query)) -> \(found.outcomes[0])") }
+            if FuzzStores.verbose {
+                print("seed \(seed) query \(number): \(FuzzRender.query(query)) -> \(found.outcomes[0])")
+            }
             guard found.differs else {
                 if case .error(let code) = found.outcomes[0] {
                     tally.refused[code, default: 0] += 1
@@ -97,11 +98,12 @@ struct QueryDifferentialTests {
                 if again.differs { (outcomes, expected) = (again.outcomes, again.expected) }
                 await smaller.close()
             }
-            tally.differences.append(
-                FuzzDifference(
-                    seed: seed, queryNumber: number, documents: shrunk, query: query,
-                    outcomes: zip(stores.stores.map(\.name), outcomes).map { (name: $0, outcome: $1) },
-                    expected: expected))
+            let difference = FuzzDifference(
+                seed: seed, queryNumber: number, documents: shrunk, query: query,
+                outcomes: zip(stores.stores.map(\.name), outcomes).map { (name: $0, outcome: $1) },
+                expected: expected)
+            print(difference)
+            tally.differences.append(difference)
         }
         await stores.close()
     }

@@ -296,7 +296,9 @@ extension QueryRunner {
         }
         var fields: [IndexDefinition.Field] = []
         for equality in equalities.sorted(by: { $0.field.canonicalString < $1.field.canonicalString })
-        where !fields.contains(where: { $0.fieldPath == equality.field }) {
+        where !fields.contains(where: {
+            $0.fieldPath == equality.field && ($0.order == .arrayContains) == equality.contains
+        }) {
             fields.append(.init(equality.field, order: equality.contains ? .arrayContains : .ascending))
         }
         for order in orders { fields.append(.init(order.field, order: order.descending ? .descending : .ascending)) }

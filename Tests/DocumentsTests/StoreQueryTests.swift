@@ -80,6 +80,40 @@ import Testing
         #expect(try await withEquality.count() == 2)
     }
 
+    /// Firestore compares strings by their UTF-8 bytes: `"é"` (U+00E9) and `"e\u{301}"` are different values, though
+    /// Swift's `==` calls them equal. Documents were checked with Swift's `==`, so `!=` and `not-in` dropped the other
+    /// spelling and `in` on the documents' side kept it. Found by the query differential fuzzer.
+    @Test(arguments: DocumentEngineFactory.all)
+    func stringsAreEqualByTheirUTF8BytesNotByCanonicalEquivalence(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        let items = try store.collection("items")
+        let (composed, decomposed) = ("\u{E9}", "e\u{301}")
+        let batch = store.batch()
+        batch.setData(
+            ["s": .string(composed), "k": 1, "tags": [.string(composed)]], forDocument: try items.document("one"))
+        batch.setData(
+            ["s": .string(decomposed), "k": 1, "tags": [.string(decomposed)]], forDocument: try items.document("two"))
+        try await batch.commit()
+        func ids(_ q: Query) async throws -> [String] { T.ids(try await q.getDocuments()) }
+
+        #expect(try await ids(items.whereField("s", isEqualTo: .string(composed))) == ["one"])
+        #expect(try await ids(items.whereField("s", isNotEqualTo: .string(composed))) == ["two"])
+        #expect(try await ids(items.whereField("s", notIn: [.string(decomposed)])) == ["one"])
+        #expect(try await ids(items.whereField("s", in: [.string(decomposed)])) == ["two"])
+        #expect(try await ids(items.whereField("tags", arrayContains: .string(decomposed))) == ["two"])
+        // Checked on the documents: an or whose branches each read an index, and an equality with a declared index.
+        let either = items.whereFilter(.or([.whereField("s", .equal, .string(composed)), .whereField("k", .equal, 2)]))
+        #expect(try await ids(either) == ["one"])
+        try await store.declareIndex(IndexDefinition(collectionID: "items", fields: [try .init("k"), try .init("s")]))
+        #expect(
+            try await ids(items.whereField("k", isEqualTo: 1).whereField("s", isNotEqualTo: .string(decomposed))) == [
+                "one"
+            ])
+        // arrayRemove removes the same bytes only.
+        _ = try await items.document("one").updateData(["tags": .arrayRemove([.string(decomposed)])])
+        #expect(try await items.document("one").getDocument().get("tags") == .array([.string(composed)]))
+    }
+
     @Test(arguments: DocumentEngineFactory.all)
     func orAndComposition(_ factory: DocumentEngineFactory) async throws {
         let store = try await T.store(factory)

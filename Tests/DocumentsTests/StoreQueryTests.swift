@@ -73,6 +73,7 @@ import Testing
         #expect(try await items.whereField("v", notIn: [.int(1)]).count() == 2)
         #expect(try await ids(items.whereField("v", isNotEqualTo: .null)) == ["one", "s", "map"])
         #expect(try await ids(items.whereField("v", notIn: [.int(1), .null])).isEmpty)
+        #expect(try await items.whereField("v", notIn: [.int(1), .null]).count() == 0)
         // Checked on the documents: a declared index serves an equality and the inequality.
         try await store.declareIndex(IndexDefinition(collectionID: "items", fields: [try .init("k"), try .init("v")]))
         let withEquality = items.whereField("k", isEqualTo: 1).whereField("v", isNotEqualTo: .string("s"))

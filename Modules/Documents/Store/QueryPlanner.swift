@@ -116,8 +116,9 @@ extension QueryRunner {
         var excluded = Set<[UInt8]>()
         var inexact = bounds.widened
         for filter in shape.negations where filter.field == order.field {
-            // A null never matches `!=` or `not-in`.
+            // A null never matches `!=` or `not-in`; a `not-in` listing null matches nothing (the documents decide).
             excluded.insert(IndexKey.encode(.null))
+            if filter.op == .notIn, case .array(let list) = filter.value, list.contains(.null) { inexact = true }
             let values: [DocumentValue]
             switch filter.value {
             case .array(let list) where filter.op == .notIn: values = list

@@ -53,12 +53,15 @@ struct PostgresCommitPlan: Sendable {
             case deleted
             case put(keepsCreateTime: Bool)
         }
-        var states: [String: State] = [:]
-        var writeIndex: [String: Int] = [:]
+        // By the path's UTF-8 bytes: Swift's strings are equal when canonically equivalent (`c/\u{E9}`, `c/e\u{301}`),
+        // but those are two documents.
+        var states: [[UInt8]: State] = [:]
+        var writeIndex: [[UInt8]: Int] = [:]
         for mutation in mutations {
             let path = mutation.path
+            let key = Array(path.utf8)
             let parts = try EnginePath.split(document: path)
-            let state = states[path] ?? .untouched
+            let state = states[key] ?? .untouched
             // The precondition, against the state this commit has left so far.
             switch state {
             case .untouched:
@@ -88,7 +91,7 @@ struct PostgresCommitPlan: Sendable {
             case .check:
                 steps.append(.check)
             case .delete:
-                states[path] = .deleted
+                states[key] = .deleted
                 record(path, parts: parts, body: nil, entries: [], keeps: false, in: &writeIndex)
                 steps.append(.delete)
             case .put(let body, let entries):
@@ -98,7 +101,7 @@ struct PostgresCommitPlan: Sendable {
                 case .deleted: keeps = false
                 case .put(let kept): keeps = kept
                 }
-                states[path] = .put(keepsCreateTime: keeps)
+                states[key] = .put(keepsCreateTime: keeps)
                 let index = record(
                     path, parts: parts, body: body, entries: IndexEntryList.canonical(entries), keeps: keeps,
                     in: &writeIndex)
@@ -110,14 +113,15 @@ struct PostgresCommitPlan: Sendable {
     @discardableResult
     private mutating func record(
         _ path: String, parts: EnginePath.Parts, body: [UInt8]?, entries: [IndexEntry], keeps: Bool,
-        in index: inout [String: Int]
+        in index: inout [[UInt8]: Int]
     ) -> Int {
         let write = Write(path: path, parts: parts, body: body, entries: entries, keepsCreateTime: keeps)
-        if let existing = index[path] {
+        let key = Array(path.utf8)
+        if let existing = index[key] {
             writes[existing] = write
             return existing
         }
-        index[path] = writes.count
+        index[key] = writes.count
         writes.append(write)
         return writes.count - 1
     }

@@ -74,18 +74,19 @@ extension PostgresDocumentEngine: DocumentEngine {
             }
         }
         let found = try await run("reading documents") { [self] connection in
-            var found: [String: StoredDocument] = [:]
+            // By the path's UTF-8 bytes: canonically equivalent paths (equal Swift strings) are two documents.
+            var found: [[UInt8]: StoredDocument] = [:]
             let rows = try await connection.query(
                 """
                 SELECT path, body, version, create_time, update_time FROM \(unescaped: schema).documents
                 WHERE path = ANY(\(paths))
                 """, logger: logger)
             for try await document in rows.decode((String, ByteBuffer, Int64, Int64, Int64).self) {
-                found[document.0] = Self.document(document)
+                found[Array(document.0.utf8)] = Self.document(document)
             }
             return found
         }
-        return paths.map { found[$0] }
+        return paths.map { found[Array($0.utf8)] }
     }
 
     func scan(_ scan: IndexScan) async throws -> [IndexHit] {

@@ -115,6 +115,30 @@ struct DocumentEngineContractTests {
         #expect(try await engine.lastSequence() == 1)
     }
 
+    /// Paths are equal only when their UTF-8 bytes are: `c/\u{E9}` and `c/e\u{301}` (both `c/é`) are two documents,
+    /// though Swift's strings call them equal. The in-memory engine keyed its documents by `String` and merged them.
+    /// Found by the query differential fuzzer.
+    @Test(arguments: DocumentEngineFactory.all)
+    func canonicallyEquivalentPathsAreTwoDocuments(_ factory: DocumentEngineFactory) async throws {
+        let engine = try await factory.make().engine
+        let (composed, decomposed) = ("c/\u{E9}", "c/e\u{301}")
+        _ = try await engine.commit([put(composed, "one", entries: [entry("c|x", [1])])], commitTime: 1)
+        _ = try await engine.commit([put(decomposed, "two", entries: [entry("c|x", [1])])], commitTime: 2)
+        let read = try await engine.documents(at: [composed, decomposed])
+        #expect(read.map { $0.map { String(decoding: $0.body, as: UTF8.self) } } == ["one", "two"])
+        #expect(read.map { $0.map { Array($0.path.utf8) } } == [Array(composed.utf8), Array(decomposed.utf8)])
+        #expect(try await engine.documents(inCollection: "c", after: nil, limit: nil).count == 2)
+        #expect(try await engine.scan(IndexScan(index: "c|x")).count == 2)
+        // Both in one commit, then one deleted: the other stays.
+        _ = try await engine.commit(
+            [put(composed, "1", entries: [entry("c|x", [1])]), put(decomposed, "2", entries: [entry("c|x", [1])])],
+            commitTime: 3)
+        _ = try await engine.commit([delete(composed)], commitTime: 4)
+        #expect(try await engine.document(at: composed) == nil)
+        #expect(try await engine.document(at: decomposed).map { String(decoding: $0.body, as: UTF8.self) } == "2")
+        #expect(try await engine.scan(IndexScan(index: "c|x")).map { Array($0.path.utf8) } == [Array(decomposed.utf8)])
+    }
+
     @Test(arguments: DocumentEngineFactory.all)
     func emptyBodyAndKeyRoundTrip(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine

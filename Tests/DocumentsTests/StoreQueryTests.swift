@@ -22,7 +22,7 @@ import Testing
         #expect(try await ids(users.whereField("points", isLessThan: .int(10))) == ["u07", "u03"])
         #expect(try await ids(users.whereField("points", isLessThanOrEqualTo: .int(10))) == ["u07", "u03", "u01"])
         #expect(try await ids(users.whereField("points", isGreaterThan: .string(""))) == ["u06"])
-        // != and not-in need the field to exist; null is a value.
+        // != and not-in need the field to exist and not be null.
         #expect(
             try await ids(users.whereField("city", isNotEqualTo: .string("Paris"))) == [
                 "u02", "u06", "u10", "u04", "u08",
@@ -49,6 +49,70 @@ import Testing
             try await ids(
                 users.whereField("city", isEqualTo: .string("Paris")).whereField("points", isEqualTo: .int(10)))
                 == ["u01"])
+    }
+
+    /// Firestore: `!=` matches documents where the field "exists with a value other than" the operand "or null", and
+    /// `not-in` likewise; found by the query differential fuzzer (all engines returned null fields).
+    @Test(arguments: DocumentEngineFactory.all)
+    func notEqualAndNotInSkipNullFields(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        let items = try store.collection("items")
+        let batch = store.batch()
+        let rows: [(String, DocumentData)] = [
+            ("n", ["v": .null, "k": 1]), ("one", ["v": 1, "k": 1]), ("s", ["v": "s", "k": 1]), ("missing", ["k": 1]),
+            ("map", ["v": [:], "k": 1]),
+        ]
+        for (id, data) in rows { batch.setData(data, forDocument: try items.document(id)) }
+        try await batch.commit()
+        func ids(_ q: Query) async throws -> [String] { T.ids(try await q.getDocuments()) }
+
+        // Single-field index scans (ordered by the field) and counts from index hits alone.
+        #expect(try await ids(items.whereField("v", isNotEqualTo: .map([:]))) == ["one", "s"])
+        #expect(try await items.whereField("v", isNotEqualTo: .map([:])).count() == 2)
+        #expect(try await ids(items.whereField("v", notIn: [.int(1)])) == ["s", "map"])
+        #expect(try await items.whereField("v", notIn: [.int(1)]).count() == 2)
+        #expect(try await ids(items.whereField("v", isNotEqualTo: .null)) == ["one", "s", "map"])
+        #expect(try await ids(items.whereField("v", notIn: [.int(1), .null])).isEmpty)
+        #expect(try await items.whereField("v", notIn: [.int(1), .null]).count() == 0)
+        // Checked on the documents: a declared index serves an equality and the inequality.
+        try await store.declareIndex(IndexDefinition(collectionID: "items", fields: [try .init("k"), try .init("v")]))
+        let withEquality = items.whereField("k", isEqualTo: 1).whereField("v", isNotEqualTo: .string("s"))
+        #expect(try await ids(withEquality) == ["one", "map"])
+        #expect(try await withEquality.count() == 2)
+    }
+
+    /// Firestore compares strings by their UTF-8 bytes: `"é"` (U+00E9) and `"e\u{301}"` are different values, though
+    /// Swift's `==` calls them equal. Documents were checked with Swift's `==`, so `!=` and `not-in` dropped the other
+    /// spelling and `in` on the documents' side kept it. Found by the query differential fuzzer.
+    @Test(arguments: DocumentEngineFactory.all)
+    func stringsAreEqualByTheirUTF8BytesNotByCanonicalEquivalence(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        let items = try store.collection("items")
+        let (composed, decomposed) = ("\u{E9}", "e\u{301}")
+        let batch = store.batch()
+        batch.setData(
+            ["s": .string(composed), "k": 1, "tags": [.string(composed)]], forDocument: try items.document("one"))
+        batch.setData(
+            ["s": .string(decomposed), "k": 1, "tags": [.string(decomposed)]], forDocument: try items.document("two"))
+        try await batch.commit()
+        func ids(_ q: Query) async throws -> [String] { T.ids(try await q.getDocuments()) }
+
+        #expect(try await ids(items.whereField("s", isEqualTo: .string(composed))) == ["one"])
+        #expect(try await ids(items.whereField("s", isNotEqualTo: .string(composed))) == ["two"])
+        #expect(try await ids(items.whereField("s", notIn: [.string(decomposed)])) == ["one"])
+        #expect(try await ids(items.whereField("s", in: [.string(decomposed)])) == ["two"])
+        #expect(try await ids(items.whereField("tags", arrayContains: .string(decomposed))) == ["two"])
+        // Checked on the documents: an or whose branches each read an index, and an equality with a declared index.
+        let either = items.whereFilter(.or([.whereField("s", .equal, .string(composed)), .whereField("k", .equal, 2)]))
+        #expect(try await ids(either) == ["one"])
+        try await store.declareIndex(IndexDefinition(collectionID: "items", fields: [try .init("k"), try .init("s")]))
+        #expect(
+            try await ids(items.whereField("k", isEqualTo: 1).whereField("s", isNotEqualTo: .string(decomposed))) == [
+                "one"
+            ])
+        // arrayRemove removes the same bytes only.
+        _ = try await items.document("one").updateData(["tags": .arrayRemove([.string(decomposed)])])
+        #expect(try await items.document("one").getDocument().get("tags") == .array([.string(composed)]))
     }
 
     @Test(arguments: DocumentEngineFactory.all)
@@ -179,6 +243,32 @@ import Testing
         try await users.document("u11").setData(["city": "Paris", "points": 50])
         #expect(T.ids(try await ranged.limit(to: 2).getDocuments()) == ["u09", "u11"])
         #expect(try await store.indexes().count == 1)
+    }
+
+    /// `array-contains` on an array field ordered by that same field needs an index listing it twice (contains, then
+    /// ordered); the missing-index error named that index but declaring it was refused ("lists the same field
+    /// twice"), so the valid query could never run. Found by the query differential fuzzer.
+    @Test(arguments: DocumentEngineFactory.all)
+    func filteringAndOrderingOneArrayFieldNamesAnIndexThatCanBeDeclared(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        try await T.seedUsers(store)
+        let users = try store.collection("users")
+        let query = users.whereField("tags", arrayContains: "coffee").order(by: "tags", descending: true)
+        let error = await T.documentsError { _ = try await query.getDocuments() }
+        #expect(error?.code == .missingIndex)
+        #expect(error?.message.contains("users (tags contains, tags desc)") == true)
+        let tags = try FieldPath("tags")
+        try await store.declareIndex(
+            IndexDefinition(
+                collectionID: "users", fields: [.init(tags, order: .arrayContains), .init(tags, order: .descending)]))
+        #expect(T.ids(try await query.getDocuments()) == ["u01", "u09", "u04"])
+        #expect(try await query.count() == 3)
+        // A field ordered twice is still refused.
+        let twice = await T.documentsError {
+            try await store.declareIndex(
+                IndexDefinition(collectionID: "users", fields: [.init(tags), .init(tags, order: .descending)]))
+        }
+        #expect(twice?.code == .invalidQuery)
     }
 
     @Test(arguments: DocumentEngineFactory.all)

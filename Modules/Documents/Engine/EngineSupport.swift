@@ -375,8 +375,8 @@ struct ChangeSlots: Sendable {
             slot = [0]
             return
         }
-        var slotOfPath: [String: Int] = [:]
-        slotOfPath.reserveCapacity(mutations.count)
+        // Paths are one when their bytes are (not when canonically equivalent, as Swift's strings would be).
+        var slotOfPath = ExactKeyDictionary<Int>()
         last = []
         last.reserveCapacity(mutations.count)
         slot = []

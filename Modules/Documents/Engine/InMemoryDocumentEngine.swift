@@ -55,12 +55,12 @@ extension InMemoryDocumentEngine {
     }
 
     struct State {
-        var documents: [String: Record] = [:]
+        var documents = ExactKeyDictionary<Record>()
         /// By parent collection path.
-        var collections: [String: SortedList<NamedPath>] = [:]
+        var collections = ExactKeyDictionary<SortedList<NamedPath>>()
         /// By collection ID.
-        var groups: [String: SortedList<NamedPath>] = [:]
-        var indexes: [String: SortedList<IndexRow>] = [:]
+        var groups = ExactKeyDictionary<SortedList<NamedPath>>()
+        var indexes = ExactKeyDictionary<SortedList<IndexRow>>()
         var changes: [ChangeRecord] = []
         var lastSequence: Int64 = 0
         var metadata: [String: [UInt8]] = [:]
@@ -114,7 +114,7 @@ extension InMemoryDocumentEngine: DocumentEngine {
                     currentVersion: state.documents[mutation.path]?.document.version
                 )
             } else {
-                var overlay: [String: Int64?] = [:]
+                var overlay = ExactKeyDictionary<Int64?>()
                 for mutation in mutations {
                     if mutation.precondition != .none {
                         let current: Int64? =

@@ -172,7 +172,10 @@ public struct IndexDefinition: Sendable, Hashable, CustomStringConvertible {
         if fields.filter({ $0.order == .arrayContains }).count > 1 {
             throw DocumentsError(.invalidQuery, "an index can have at most one array-contains field")
         }
-        if Set(fields.map(\.fieldPath)).count != fields.count {
+        // A field may appear twice only as its array-contains entry and its ordered value (`tags contains, tags
+        // asc`), which a query filtering and ordering on one array field needs.
+        let ordered = fields.filter { $0.order != .arrayContains }.map(\.fieldPath)
+        if Set(ordered).count != ordered.count {
             throw DocumentsError(.invalidQuery, "an index lists the same field twice: \(description)")
         }
         if fields.contains(where: { $0.fieldPath == FieldPath.documentID }) {

@@ -2,7 +2,7 @@
 public enum FilterOperator: String, Sendable, Hashable, Codable, CaseIterable {
     /// The field equals the value (`1 == 1.0`).
     case equal = "=="
-    /// The field exists and differs from the value.
+    /// The field exists, is not null and differs from the value.
     case notEqual = "!="
     /// The field is less than the value, within the value's type.
     case less = "<"
@@ -14,7 +14,7 @@ public enum FilterOperator: String, Sendable, Hashable, Codable, CaseIterable {
     case greaterOrEqual = ">="
     /// The field equals one of up to 30 values.
     case `in` = "in"
-    /// The field exists and equals none of up to 10 values.
+    /// The field exists, is not null and equals none of up to 10 values (none at all when the list holds null).
     case notIn = "not-in"
     /// The array field contains the value.
     case arrayContains = "array-contains"
@@ -209,7 +209,7 @@ extension QueryConvertible {
     public func whereField(_ field: String, isEqualTo value: DocumentValue) -> Query {
         whereField(field, .equal, value)
     }
-    /// `field != value` (the field must exist).
+    /// `field != value` (the field must exist and not be null).
     public func whereField(_ field: String, isNotEqualTo value: DocumentValue) -> Query {
         whereField(field, .notEqual, value)
     }

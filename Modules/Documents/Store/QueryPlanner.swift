@@ -116,6 +116,9 @@ extension QueryRunner {
         var excluded = Set<[UInt8]>()
         var inexact = bounds.widened
         for filter in shape.negations where filter.field == order.field {
+            // A null never matches `!=` or `not-in`; a `not-in` listing null matches nothing (the documents decide).
+            excluded.insert(IndexKey.encode(.null))
+            if filter.op == .notIn, case .array(let list) = filter.value, list.contains(.null) { inexact = true }
             let values: [DocumentValue]
             switch filter.value {
             case .array(let list) where filter.op == .notIn: values = list
@@ -294,7 +297,9 @@ extension QueryRunner {
         }
         var fields: [IndexDefinition.Field] = []
         for equality in equalities.sorted(by: { $0.field.canonicalString < $1.field.canonicalString })
-        where !fields.contains(where: { $0.fieldPath == equality.field }) {
+        where !fields.contains(where: {
+            $0.fieldPath == equality.field && ($0.order == .arrayContains) == equality.contains
+        }) {
             fields.append(.init(equality.field, order: equality.contains ? .arrayContains : .ascending))
         }
         for order in orders { fields.append(.init(order.field, order: order.descending ? .descending : .ascending)) }

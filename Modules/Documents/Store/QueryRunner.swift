@@ -155,12 +155,14 @@ struct QueryRunner: Sendable {
         -> [Candidate]
     {
         var merged: [Candidate] = []
-        var seen = Set<String>()
+        // Paths are one when their bytes are (Swift's strings are equal when canonically equivalent).
+        var seen = ExactKeyDictionary<Bool>()
         let single = plans.count == 1
         for plan in plans {
             let need = plan.ordered ? normalized.limit : nil
             let found = try await execute(plan, normalized, need: need, stats: stats)
-            for candidate in found where seen.insert(candidate.path.string).inserted {
+            for candidate in found where seen[candidate.path.string] == nil {
+                seen[candidate.path.string] = true
                 merged.append(candidate)
             }
         }
@@ -177,20 +179,20 @@ struct QueryRunner: Sendable {
         guard !normalized.hasCursors, plans.allSatisfy(\.hitExact) else {
             return try await collect(normalized, plans, stats: stats).count
         }
-        var paths = Set<String>()
+        var paths = ExactKeyDictionary<Bool>()
         for plan in plans {
             switch plan.access {
             case .empty: break
             case .scan(let range):
                 try await scanHits(range, plan: plan, stats: stats) { hits in
-                    for hit in hits { paths.insert(hit.path) }
+                    for hit in hits { paths[hit.path] = true }
                     return true
                 }
             case .intersect(let ranges, _):
-                for path in try await intersection(ranges, plan: plan, stats: stats) { paths.insert(path) }
+                for path in try await intersection(ranges, plan: plan, stats: stats) { paths[path] = true }
             case .lookup, .collectionScan:
                 for candidate in try await execute(plan, normalized, need: nil, stats: stats) {
-                    paths.insert(candidate.path.string)
+                    paths[candidate.path.string] = true
                 }
             }
         }
@@ -329,17 +331,17 @@ struct QueryRunner: Sendable {
     private func intersection(_ ranges: [ScanRange], plan: BranchPlan, stats: QueryStats) async throws
         -> [String]
     {
-        var result: Set<String>?
+        var result: ExactKeyDictionary<Bool>?
         for range in ranges {
-            var paths = Set<String>()
+            var paths = ExactKeyDictionary<Bool>()
             try await scanHits(range, plan: plan, stats: stats) { hits in
-                for hit in hits where result?.contains(hit.path) ?? true { paths.insert(hit.path) }
+                for hit in hits where result.map({ $0[hit.path] != nil }) ?? true { paths[hit.path] = true }
                 return true
             }
             result = paths
-            if paths.isEmpty { break }
+            if paths.count == 0 { break }
         }
-        return Array(result ?? [])
+        return result?.keys ?? []
     }
 
     /// Scans a range page by page, passing the hits that pass hit-level filters to `body` until it returns false.
@@ -353,7 +355,7 @@ struct QueryRunner: Sendable {
         var upper = range.upper.map { IndexBound(key: $0, inclusive: false) }
         var pageSize = max(16, pageHint ?? 1000)
         var lastKey: [UInt8]?
-        var pathsAtLastKey = Set<String>()
+        var pathsAtLastKey = ExactKeyDictionary<Bool>()
         while true {
             let scan = IndexScan(
                 index: range.index, lower: lower, upper: upper, reverse: range.reverse, limit: pageSize)
@@ -368,13 +370,14 @@ struct QueryRunner: Sendable {
             var accepted: [IndexHit] = []
             var progressed = false
             for hit in hits {
-                if let lastKey, hit.key == lastKey, pathsAtLastKey.contains(hit.path) { continue }
+                if let lastKey, hit.key == lastKey, pathsAtLastKey[hit.path] != nil { continue }
                 progressed = true
                 if hit.key == lastKey {
-                    pathsAtLastKey.insert(hit.path)
+                    pathsAtLastKey[hit.path] = true
                 } else {
                     lastKey = hit.key
-                    pathsAtLastKey = [hit.path]
+                    pathsAtLastKey = ExactKeyDictionary()
+                    pathsAtLastKey[hit.path] = true
                 }
                 if !range.excludedKeys.isEmpty, range.excludedKeys.contains(hit.key) { continue }
                 if !nameFilters.isEmpty {
@@ -420,7 +423,9 @@ struct QueryRunner: Sendable {
         let target = filter.value
         switch filter.op {
         case .equal: return ValueSemantics.equal(value, target)
-        case .notEqual: return !ValueSemantics.equal(value, target)
+        // `!=` and `not-in` match a field that exists and is not null (Firestore: "exists with a value other than
+        // false or null").
+        case .notEqual: return value != .null && !ValueSemantics.equal(value, target)
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             guard value.typeOrder == target.typeOrder, !ValueSemantics.isNaN(value) else { return false }
             let c = DocumentValue.compare(value, target)
@@ -435,7 +440,7 @@ struct QueryRunner: Sendable {
             return list.contains { ValueSemantics.equal(value, $0) }
         case .notIn:
             guard case .array(let list) = target else { return false }
-            if list.contains(.null) { return false }
+            if list.contains(.null) || value == .null { return false }
             return !list.contains { ValueSemantics.equal(value, $0) }
         case .arrayContains:
             guard case .array(let elements) = value else { return false }
@@ -450,7 +455,7 @@ struct QueryRunner: Sendable {
 /// Documents an engine read together with a scan's hits (``DocumentEngine/scanReadingDocuments(_:)``), for the rest
 /// of one query's run: its reads of those paths then cost no second call. Used by one task at a time.
 final class PrefetchedDocuments: @unchecked Sendable {
-    private var byPath: [String: StoredDocument?] = [:]
+    private var byPath = ExactKeyDictionary<StoredDocument?>()
 
     func add(_ scanned: ScannedDocuments) {
         for (hit, document) in zip(scanned.hits, scanned.documents) { byPath[hit.path] = .some(document) }

@@ -76,8 +76,11 @@ faults: build ## Fault harnesses (bank, replicas under network faults, load), br
 api-fuzz: build ## schemathesis (PyPI) against a live suite serve: no 5xx, every answer as /openapi.json says
 	BIN_DIR=$(BIN_DIR) bash Tools/api-fuzz.sh
 
-fuzz: deps ## libFuzzer + address sanitizer on every parser of outside input, FUZZ_SECONDS each (60); table, 1 on a crash
+fuzz: build ## libFuzzer + address sanitizer on every parser of outside input, FUZZ_SECONDS each (60); then the query differential fuzzer
 	SWIFT=$(SWIFT) bash Tools/fuzz/fuzz.sh
+	$(SWIFT) build --build-tests
+	SUITE_BIN_DIR=$(BIN_DIR) SUITE_QUERY_FUZZ_SECONDS=$${FUZZ_SECONDS:-60} $(SWIFT) test --skip-build --disable-xctest \
+		--filter QueryDifferentialTests
 
 protos: ## Regenerate the Firestore protocol's Swift from Modules/FirestoreProtocol/Protos (protoc; committed code)
 	bash Tools/protos.sh

@@ -1,5 +1,6 @@
 import Foundation
 import SuiteCore
+import SuiteHTTP
 import SuiteTestSupport
 import Testing
 import TransportTestSupport

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking
@@ -25,6 +26,8 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Whether ``shutdown()`` invalidates the session: only one this transport made.
     private let ownsSession: Bool
+    /// Set by ``shutdown()``: a request after it fails instead of reaching an invalidated session (which traps).
+    private let isShutDown = Atomic<Bool>(false)
 
     /// A transport over `session` (the caller's: its delegate, proxy and TLS settings apply, and ``shutdown()`` leaves
     /// it as it is).
@@ -56,11 +59,19 @@ public final class URLSessionTransport: HTTPTransport {
     /// Cancels the tasks of the session this transport made and lets it go (the transport cannot be used after it); a
     /// session the caller gave is left as it is.
     public func shutdown() async throws {
+        isShutDown.store(true, ordering: .sequentiallyConsistent)
         if ownsSession { session.invalidateAndCancel() }
     }
 
     public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
         let outgoing = try urlRequest(request)
+        // FoundationNetworking traps on a task of an invalidated session: a request that comes late (a background
+        // revalidation, a retry) after shutdown fails as a request would.
+        guard !(ownsSession && isShutDown.load(ordering: .sequentiallyConsistent)) else {
+            throw HTTPTransportError(
+                .failed, "\(request.method) \(request.url): the transport was shut down",
+                hint: "make requests before shutdown(), or use a new transport")
+        }
         let data: Data
         let response: URLResponse
         do {

@@ -60,6 +60,19 @@ final class HTTPTransportContractTests {
         #expect(await nginx.requests(for: "/fresh/a.txt").first?.hasPrefix("GET ") == true)
     }
 
+    @Test("a request after shutdown fails with an error, never a trap", arguments: TransportKind.allCases)
+    func aRequestAfterShutdownFails(_ kind: TransportKind) async throws {
+        let transport = kind.make(timeout: .seconds(10), connectTimeout: .seconds(2), retryRefusedConnections: false)
+        let first = try await transport.send(HTTPTransportRequest(method: "GET", url: nginx.url("/fresh/a.txt")))
+        #expect(first.status == 200)
+        try await transport.shutdown()
+        // A late request (a background revalidation after an app shut its cache down) reached FoundationNetworking's
+        // invalidated session and trapped the process; found by the hostile-header test of `make fuzz`'s findings.
+        await #expect(throws: (any Error).self) {
+            _ = try await transport.send(HTTPTransportRequest(method: "GET", url: self.nginx.url("/fresh/a.txt")))
+        }
+    }
+
     @Test("a 404 and a 405 are responses, not errors", arguments: TransportKind.allCases)
     func errorStatusesAreResponses(_ kind: TransportKind) async throws {
         let (missing, post) = try await with(kind) { transport in

@@ -52,7 +52,7 @@ class HarnessError(Exception):
     pass
 
 
-def run(argv, check=True, quiet=False):
+def run(argv, check=True):
     done = subprocess.run(argv, capture_output=True, text=True)
     if check and done.returncode != 0:
         raise HarnessError(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()[:400]}")

@@ -25,7 +25,7 @@ final class PostgresDocumentEngine: Sendable {
     /// Tells the commits this engine prepared from those of other engines.
     let instanceID = UUID()
     private let runner: Task<Void, Never>
-    private let watchdog: LeaseWatchdog
+    private let watchdog: ConnectionWatchdog
 
     /// Connects, checks the login and the database, creates the schema when missing, then starts the pool. Blocks
     /// the calling thread until the server answered (never a thread of Swift's cooperative pool: NIO's futures).
@@ -42,7 +42,7 @@ final class PostgresDocumentEngine: Sendable {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.runner = Task { await client.run() }
-        self.watchdog = LeaseWatchdog(timeout: options.connectTimeout)
+        self.watchdog = ConnectionWatchdog(leaseTimeout: options.connectTimeout)
         self.notifier = PostgresChangeNotifier(
             client: client, channel: PostgresSchema.channel(options.schema), logger: logger)
     }
@@ -182,8 +182,9 @@ final class PostgresDocumentEngine: Sendable {
 
     /// `body` on a leased connection. While connections fail, postgres-nio's pool keeps a request waiting until its
     /// circuit breaker opens, a minute later; here a lease still waiting after `connect-timeout` is cancelled by the
-    /// ``LeaseWatchdog`` and fails with a clear error, while the pool keeps reconnecting in the background. Once
-    /// leased, `body` has no deadline.
+    /// ``ConnectionWatchdog`` and fails with a clear error, while the pool keeps reconnecting in the background. Once
+    /// leased, `body` has no deadline while its connection is open; if the connection closes under it and `body`
+    /// does not end soon after, the watchdog fails it as a lost connection (see ``ConnectionWatchdog/guarding(_:_:)``).
     private func onConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
         async throws -> T
     {
@@ -191,7 +192,7 @@ final class PostgresDocumentEngine: Sendable {
         do {
             return try await client.withConnection { connection in
                 watchdog.leased(ticket)
-                return try await body(connection)
+                return try await watchdog.guarding(connection, body)
             }
         } catch {
             if watchdog.leased(ticket) { throw PostgresErrors.noConnection(options) }
@@ -232,70 +233,5 @@ final class PostgresDocumentEngine: Sendable {
         await notifier.stop()
         runner.cancel()
         await runner.value
-    }
-}
-
-/// Cancels the tasks whose connection lease waits longer than the connect timeout. One check every quarter second;
-/// an operation costs two short critical sections.
-final class LeaseWatchdog: @unchecked Sendable {
-    // @unchecked: `UnsafeCurrentTask`s are only touched under `state`, and only while their task waits in `leased`'s
-    // counterpart (registered before the lease, removed when it ends), so they are alive when cancelled.
-    private struct State {
-        var next = 0
-        var waiting: [Int: (since: ContinuousClock.Instant, task: TaskHandle)] = [:]
-        var expired: Set<Int> = []
-    }
-    private let state = Mutex(State())
-    private let timeout: Duration
-    private let monitor = Mutex<Task<Void, Never>?>(nil)
-
-    init(timeout: Duration) {
-        self.timeout = timeout
-    }
-
-    /// Registers the current task as waiting for a connection; returns its ticket.
-    func waiting() -> Int {
-        let task = TaskHandle(task: withUnsafeCurrentTask { $0 })
-        let ticket = state.withLock { state in
-            state.next += 1
-            state.waiting[state.next] = (ContinuousClock.now, task)
-            return state.next
-        }
-        monitor.withLock { monitor in
-            if monitor == nil { monitor = Task { [weak self] in await self?.watch() } }
-        }
-        return ticket
-    }
-
-    /// The lease ended (it got a connection, or failed); returns whether the watchdog cancelled it for waiting too
-    /// long.
-    @discardableResult
-    func leased(_ ticket: Int) -> Bool {
-        state.withLock { state in
-            state.waiting[ticket] = nil
-            return state.expired.remove(ticket) != nil
-        }
-    }
-
-    private func watch() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(250))
-            let now = ContinuousClock.now
-            state.withLock { state in
-                for (ticket, entry) in state.waiting where now - entry.since > timeout {
-                    entry.task.task?.cancel()
-                    state.waiting[ticket] = nil
-                    state.expired.insert(ticket)
-                }
-            }
-        }
-    }
-
-    func stop() {
-        monitor.withLock { $0?.cancel() }
-    }
-
-    private struct TaskHandle: @unchecked Sendable {
-        let task: UnsafeCurrentTask?
     }
 }

@@ -65,6 +65,7 @@ enum PostgresErrors {
     /// Whether `error` is a lost or refused connection (worth one retry for a read).
     static func isConnectionLoss(_ error: any Error) -> Bool {
         if "\(type(of: error))" == "ConnectionPoolError" { return true }  // e.g. the circuit breaker is open
+        if error is PostgresConnectionClosed { return true }
         guard let psql = error as? PSQLError else { return false }
         return [.serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection].contains(
             psql.code)
@@ -113,4 +114,9 @@ enum PostgresErrors {
         }
         return text
     }
+}
+
+/// The connection closed under an operation that did not end (``ConnectionWatchdog``).
+struct PostgresConnectionClosed: Error, CustomStringConvertible {
+    var description: String { "the connection closed under the operation, which was never answered" }
 }

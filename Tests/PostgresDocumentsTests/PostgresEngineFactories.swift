@@ -57,8 +57,8 @@ enum PostgresFixture {
         return .object(fields)
     }
 
-    static func engine(_ options: JSONValue) throws -> PluginDocumentEngine {
-        try PluginDocumentEngine(plugin: try plugin(), name: "postgres", options: options, callTimeout: .seconds(600))
+    static func engine(_ options: JSONValue, callTimeout: Duration = .seconds(600)) throws -> PluginDocumentEngine {
+        try PluginDocumentEngine(plugin: try plugin(), name: "postgres", options: options, callTimeout: callTimeout)
     }
 }
 

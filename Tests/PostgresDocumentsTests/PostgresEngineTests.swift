@@ -177,6 +177,58 @@ struct PostgresEngineTests {
         #expect(sequence == 2)
     }
 
+    @Test(
+        "reads and commits on connections the server keeps terminating each end with an answer or an error, never hang")
+    func terminatedConnectionsNeverHang() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        let options: JSONValue = [
+            "url": .string(server.url), "schema": "terminated", "pool-size": 4, "connect-timeout": 20,
+        ]
+        // A call the plugin never answers fails at this deadline (`.timeout`): far above a connect, far below a hang.
+        let engine = try PostgresFixture.engine(options, callTimeout: .seconds(40))
+        _ = try await engine.commit([put("users/a", ["n": 0])], commitTime: 1)
+        // postgres-nio loses a query written to a connection that has just closed (it never answers nor fails it):
+        // terminating the engine's backends over and over, while it reads and commits, opens that window often.
+        let terminator = BackendTerminator(server: server)
+        terminator.start()
+        var answered = 0
+        var refused = 0
+        for round in 0..<40 {
+            let outcomes = await withTaskGroup(of: DocumentsError?.self) { group in
+                for i in 0..<6 {
+                    group.addTask {
+                        do {
+                            if i == 0 {
+                                _ = try await engine.commit([put("users/c\(round)", ["n": 1])], commitTime: 2)
+                            } else {
+                                _ = try await engine.document(at: "users/a")
+                            }
+                            return nil
+                        } catch let error as DocumentsError {
+                            return error
+                        } catch {
+                            return DocumentsError(.unsupported, "not a DocumentsError: \(error)")
+                        }
+                    }
+                }
+                return await group.reduce(into: [DocumentsError?]()) { $0.append($1) }
+            }
+            for outcome in outcomes {
+                if let outcome {
+                    // A lost connection, said so at once; not the plugin host's deadline for a call never answered.
+                    #expect(outcome.code == .storage && !(outcome.underlying is PluginError), "\(outcome)")
+                    refused += 1
+                } else {
+                    answered += 1
+                }
+            }
+        }
+        let rounds = terminator.stop()
+        #expect(rounds > 0)
+        #expect(answered > 0, "answered \(answered), refused \(refused)")
+    }
+
     @Test("a server killed under a stream of commits keeps every acknowledged one and no partial one")
     func killUnderCommits() async throws {
         let server = try PostgresServer.start()
@@ -235,4 +287,36 @@ struct PostgresEngineTests {
 private final class Counter: Sendable {
     let value = Atomic<Int>(0)
     let killed = Atomic<Bool>(false)
+}
+
+/// Terminates every client backend of a server, over and over, on a thread of its own (psql blocks).
+private final class BackendTerminator: Sendable {
+    private let server: PostgresServer
+    private let stopping = Atomic<Bool>(false)
+    private let rounds = Atomic<Int>(0)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(server: PostgresServer) { self.server = server }
+
+    func start() {
+        let thread = Thread { [self] in
+            while !stopping.load(ordering: .relaxed) {
+                _ = try? server.psql(
+                    """
+                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
+                    """)
+                rounds.add(1, ordering: .relaxed)
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Stops and returns how many times it terminated the backends.
+    func stop() -> Int {
+        stopping.store(true, ordering: .relaxed)
+        done.wait()
+        return rounds.load(ordering: .relaxed)
+    }
 }

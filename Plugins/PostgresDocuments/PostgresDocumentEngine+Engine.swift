@@ -62,6 +62,12 @@ extension PostgresDocumentEngine: DocumentEngine {
 
     func documents(at paths: [String]) async throws -> [StoredDocument?] {
         for path in paths { _ = try EnginePath.split(document: path) }
+        if paths.contains(where: { !Self.storable($0) }) {
+            // PostgreSQL's text cannot hold NUL, so no stored path does (a commit of one is refused): none is found.
+            let stored = paths.filter(Self.storable)
+            var found = try await documents(at: stored).makeIterator()
+            return paths.map { Self.storable($0) ? found.next() ?? nil : nil }
+        }
         if paths.isEmpty { return [] }
         if paths.count == 1 {
             let statement = GetDocumentStatement(path: paths[0])
@@ -178,7 +184,7 @@ extension PostgresDocumentEngine: DocumentEngine {
     {
         _ = try EnginePath.collectionID(ofCollection: collectionPath)
         let limit = limit ?? Int.max
-        if limit <= 0 { return [] }
+        if limit <= 0 || !Self.storable(collectionPath) { return [] }
         var after: [UInt8] = []
         switch EnginePath.collectionStart(parent: collectionPath, after: afterPath) {
         case .none: return []
@@ -193,7 +199,7 @@ extension PostgresDocumentEngine: DocumentEngine {
     {
         try EnginePath.checkCollectionID(collectionID)
         let limit = limit ?? Int.max
-        if limit <= 0 { return [] }
+        if limit <= 0 || !Self.storable(collectionID) { return [] }
         return try await list(
             column: "collection_id", value: collectionID, after: afterPath.map(EnginePath.nameKey) ?? [],
             limit: limit)
@@ -225,7 +231,11 @@ extension PostgresDocumentEngine: DocumentEngine {
 
     /// The collection ids under `parentPath`: a skip scan of the `(parent, name_key)` index, a few seeks per id.
     func collectionIDs(under parentPath: String?) async throws -> [String]? {
-        try await EnginePath.collectionIDs(under: parentPath) { [self] lower, inclusive, upper in
+        if let parentPath, !Self.storable(parentPath) {
+            _ = try EnginePath.split(document: parentPath)
+            return []
+        }
+        return try await EnginePath.collectionIDs(under: parentPath) { [self] lower, inclusive, upper in
             var bindings = PostgresBindings()
             bindings.append(lower)
             var sql = "SELECT parent FROM \(schema).documents WHERE parent \(inclusive ? ">=" : ">") $1"
@@ -374,6 +384,12 @@ extension PostgresDocumentEngine: DocumentEngine {
     /// Returns when a commit after `sequence` is notified (from any server on this schema), or after `timeout`.
     func waitForChanges(after sequence: Int64, timeout: Duration) async {
         await notifier.wait(after: sequence, timeout: timeout)
+    }
+
+    /// Whether PostgreSQL's text can hold `text` (it cannot hold NUL): a read naming a path that cannot be stored
+    /// finds nothing instead of failing.
+    static func storable(_ text: String) -> Bool {
+        !text.utf8.contains(0)
     }
 
     static func document(_ row: (String, ByteBuffer, Int64, Int64, Int64)) -> StoredDocument {

@@ -139,6 +139,22 @@ struct DocumentEngineContractTests {
         #expect(try await engine.scan(IndexScan(index: "c|x")).map { Array($0.path.utf8) } == [Array(decomposed.utf8)])
     }
 
+    /// A read naming a path with NUL in it finds nothing where nothing was stored, on every engine: PostgreSQL's text
+    /// cannot hold NUL, and its engine refused such reads (`__name__ == "a\0"` in a query) where the others answered.
+    /// Found by the query differential fuzzer.
+    @Test(arguments: DocumentEngineFactory.all)
+    func readsNamingPathsWithNULFindNothing(_ factory: DocumentEngineFactory) async throws {
+        let engine = try await factory.make().engine
+        _ = try await engine.commit([put("c/a", "one")], commitTime: 1)
+        let read = try await engine.documents(at: ["c/a\u{0}", "c/a", "c\u{0}/x"])
+        #expect(read.map { $0.map { String(decoding: $0.body, as: UTF8.self) } } == [nil, "one", nil])
+        #expect(try await engine.document(at: "c/\u{0}") == nil)
+        #expect(try await engine.documents(inCollection: "c\u{0}", after: nil, limit: nil).isEmpty)
+        #expect(try await engine.documents(inCollectionGroup: "c\u{0}", after: nil, limit: nil).isEmpty)
+        #expect(try await engine.documents(inCollection: "c", after: "c/a\u{0}", limit: nil).isEmpty)
+        #expect(try await engine.collectionIDs(under: "c/a\u{0}") ?? [] == [])
+    }
+
     @Test(arguments: DocumentEngineFactory.all)
     func emptyBodyAndKeyRoundTrip(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine

@@ -19,7 +19,7 @@ public enum DocumentEngineRequest: Sendable, Hashable {
     /// `DocumentEngine/lastSequence()`.
     case lastSequence
     /// `DocumentEngine/addIndexEntries(_:)`.
-    case addIndexEntries([String: [IndexEntry]])
+    case addIndexEntries([IndexAddition])
     /// `DocumentEngine/removeIndex(_:)`.
     case removeIndex(String)
     /// `DocumentEngine/metadata(forKey:)`.

@@ -99,12 +99,11 @@ public enum DocumentEngineWire {
             w.i64(Int64(maximumReported))
         case .rebuildIndexes(let names):
             w.optionalStrings(names)
-        case .addIndexEntries(let entries):
-            w.count(entries.count)
-            // Sorted so that equal requests encode to equal bytes.
-            for path in entries.keys.sorted() {
-                w.string(path)
-                w.entries(entries[path] ?? [])
+        case .addIndexEntries(let additions):
+            w.count(additions.count)
+            for addition in additions {
+                w.string(addition.path)
+                w.entries(addition.entries)
             }
         case .removeIndex(let index):
             w.string(index)
@@ -187,13 +186,13 @@ public enum DocumentEngineWire {
             request = .lastSequence
         case .addIndexEntries:
             let n = try r.count(minimumSize: 8)
-            var entries: [String: [IndexEntry]] = [:]
-            entries.reserveCapacity(n)
+            var additions: [IndexAddition] = []
+            additions.reserveCapacity(n)
             for _ in 0..<n {
                 let path = try r.string()
-                entries[path, default: []].append(contentsOf: try r.entries())
+                additions.append(IndexAddition(path: path, entries: try r.entries()))
             }
-            request = .addIndexEntries(entries)
+            request = .addIndexEntries(additions)
         case .removeIndex:
             request = .removeIndex(try r.string())
         case .metadata:

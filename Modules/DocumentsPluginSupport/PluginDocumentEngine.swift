@@ -101,8 +101,8 @@ public struct PluginDocumentEngine: DocumentEngine {
         return sequence
     }
 
-    public func addIndexEntries(_ entries: [String: [IndexEntry]]) async throws {
-        _ = try await send(.addIndexEntries(entries))
+    public func addIndexEntries(_ additions: [IndexAddition]) async throws {
+        _ = try await send(.addIndexEntries(additions))
     }
 
     public func removeIndex(_ index: String) async throws {

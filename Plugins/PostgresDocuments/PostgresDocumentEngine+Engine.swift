@@ -262,13 +262,13 @@ extension PostgresDocumentEngine: DocumentEngine {
         }
     }
 
-    func addIndexEntries(_ entries: [String: [IndexEntry]]) async throws {
+    func addIndexEntries(_ additions: [IndexAddition]) async throws {
         var paths: [String] = []
         var indexes: [String] = []
         var keys: [ByteBuffer] = []
-        for (path, list) in entries {
-            for entry in list {
-                paths.append(path)
+        for addition in additions where Self.storable(addition.path) {
+            for entry in addition.entries {
+                paths.append(addition.path)
                 indexes.append(entry.index)
                 keys.append(Self.buffer(entry.key))
             }

@@ -44,12 +44,13 @@ let sampleRequests: [DocumentEngineRequest] = [
     .changes(after: 0, limit: 100),
     .changes(after: Int64.max, limit: -1),
     .lastSequence,
-    .addIndexEntries([:]),
+    .addIndexEntries([]),
     .addIndexEntries([
-        "users/u1": [IndexEntry(index: "x", key: [1])], "users/u2": [],
-        "users/u3": [
-            IndexEntry(index: "x", key: [2]), IndexEntry(index: "y", key: []),
-        ],
+        IndexAddition(path: "users/u1", entries: [IndexEntry(index: "x", key: [1])]),
+        IndexAddition(path: "users/u2", entries: []),
+        IndexAddition(path: "users/u3", entries: [IndexEntry(index: "x", key: [2]), IndexEntry(index: "y", key: [])]),
+        IndexAddition(path: "c/\u{E9}", entries: [IndexEntry(index: "x", key: [3])]),
+        IndexAddition(path: "c/e\u{301}", entries: [IndexEntry(index: "x", key: [4])]),
     ]),
     .removeIndex("users|points"),
     .metadata(key: "indexes"),

@@ -137,6 +137,16 @@ struct DocumentEngineContractTests {
         #expect(try await engine.document(at: composed) == nil)
         #expect(try await engine.document(at: decomposed).map { String(decoding: $0.body, as: UTF8.self) } == "2")
         #expect(try await engine.scan(IndexScan(index: "c|x")).map { Array($0.path.utf8) } == [Array(decomposed.utf8)])
+        // A backfill over both spellings gives each its own entries.
+        _ = try await engine.commit([put(composed, "3")], commitTime: 5)
+        try await engine.addIndexEntries([
+            IndexAddition(path: composed, entries: [entry("c|y", [1])]),
+            IndexAddition(path: decomposed, entries: [entry("c|y", [2])]),
+        ])
+        #expect(
+            try await engine.scan(IndexScan(index: "c|y")).map { [$0.key, Array($0.path.utf8)] } == [
+                [[1], Array(composed.utf8)], [[2], Array(decomposed.utf8)],
+            ])
     }
 
     /// A read naming a path with NUL in it finds nothing where nothing was stored, on every engine: PostgreSQL's text
@@ -522,9 +532,9 @@ struct DocumentEngineContractTests {
         let engine = try await factory.make().engine
         _ = try await engine.commit([put("u/1", entries: [entry("a", [1])]), put("u/2")], commitTime: 1)
         try await engine.addIndexEntries([
-            "u/1": [entry("new", [5]), entry("a", [1])],
-            "u/2": [entry("new", [4])],
-            "u/gone": [entry("new", [1])],
+            IndexAddition(path: "u/1", entries: [entry("new", [5]), entry("a", [1])]),
+            IndexAddition(path: "u/2", entries: [entry("new", [4])]),
+            IndexAddition(path: "u/gone", entries: [entry("new", [1])]),
         ])
         #expect(try await engine.scan(IndexScan(index: "new")).map(\.path) == ["u/2", "u/1"])
         #expect(try await engine.scan(IndexScan(index: "a")).map(\.path) == ["u/1"])
@@ -548,7 +558,7 @@ struct DocumentEngineContractTests {
         #expect(try await engine.scan(IndexScan(index: "a")).isEmpty)
         #expect(try await engine.scan(IndexScan(index: "b")).count == 1)
         // Declared again and backfilled, then the document is rewritten with the same entries: they stay.
-        try await engine.addIndexEntries(["u/1": [entry("a", [1])]])
+        try await engine.addIndexEntries([IndexAddition(path: "u/1", entries: [entry("a", [1])])])
         _ = try await engine.commit([put("u/1", entries: [entry("a", [1]), entry("b", [1])])], commitTime: 2)
         _ = try await engine.commit([put("u/2", entries: [entry("a", [2])])], commitTime: 3)
         #expect(try await engine.scan(IndexScan(index: "a")).map(\.path) == ["u/1", "u/2"])

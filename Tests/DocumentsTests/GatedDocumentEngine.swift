@@ -118,7 +118,7 @@ final class GatedDocumentEngine: DocumentEngine {
     }
     func changeLogStatus() async throws -> ChangeLogStatus? { try await inner.changeLogStatus() }
     func lastSequence() async throws -> Int64 { try await inner.lastSequence() }
-    func addIndexEntries(_ entries: [String: [IndexEntry]]) async throws { try await inner.addIndexEntries(entries) }
+    func addIndexEntries(_ additions: [IndexAddition]) async throws { try await inner.addIndexEntries(additions) }
     func removeIndex(_ index: String) async throws { try await inner.removeIndex(index) }
     func verifyIndexes(_ selection: IndexSelection, maximumReported: Int, progress: IndexProgressHandler?)
         async throws -> IndexVerification

@@ -157,13 +157,17 @@ struct IndexVerificationTests {
         }
         _ = try await engine.commit(mutations, commitTime: 0)
         _ = try await model.commit(mutations, commitTime: 0)
-        var additions: [String: [IndexEntry]] = [:]
+        var additions: [IndexAddition] = []
         for i in 0..<40 {
-            additions["c/d\(i)"] = [
-                IndexEntry(index: "x", key: [UInt8(i % 7)]), IndexEntry(index: "y", key: [UInt8(i % 3), UInt8(i)]),
-            ]
+            additions.append(
+                IndexAddition(
+                    path: "c/d\(i)",
+                    entries: [
+                        IndexEntry(index: "x", key: [UInt8(i % 7)]),
+                        IndexEntry(index: "y", key: [UInt8(i % 3), UInt8(i)]),
+                    ]))
         }
-        additions["c/missing"] = [IndexEntry(index: "x", key: [0])]
+        additions.append(IndexAddition(path: "c/missing", entries: [IndexEntry(index: "x", key: [0])]))
         let chunks = try await engine.addIndexEntries(additions, chunkOperations: 9)
         #expect(chunks >= 80 / 9)
         try await model.addIndexEntries(additions)

@@ -115,6 +115,64 @@ import Testing
         #expect(try await items.document("one").getDocument().get("tags") == .array([.string(composed)]))
     }
 
+    /// A batch and a transaction writing two paths that differ only by their Unicode normalization write two
+    /// documents. The store's commit gave both one slot (a dictionary keyed by Swift strings), so one write was lost.
+    @Test(arguments: DocumentEngineFactory.all)
+    func aBatchWritingCanonicallyEquivalentPathsWritesBoth(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        let items = try store.collection("items")
+        let (composed, decomposed) = (try items.document("\u{E9}"), try items.document("e\u{301}"))
+        let batch = store.batch()
+        batch.setData(["n": 1], forDocument: composed)
+        batch.setData(["n": 2], forDocument: decomposed)
+        try await batch.commit()
+        #expect(try await composed.getDocument().get("n") == 1)
+        #expect(try await decomposed.getDocument().get("n") == 2)
+        try await store.runTransaction { transaction in
+            let one = try await transaction.getDocument(composed).get("n")
+            let two = try await transaction.getDocument(decomposed).get("n")
+            transaction.setData(["n": one.map { _ in 10 } ?? 0], forDocument: composed)
+            transaction.setData(["n": two.map { _ in 20 } ?? 0], forDocument: decomposed)
+        }
+        #expect(try await composed.getDocument().get("n") == 10)
+        #expect(try await decomposed.getDocument().get("n") == 20)
+    }
+
+    /// Two collections whose names differ only by their Unicode normalization have indexes of their own, written one
+    /// document at a time, in one bulk batch and by a backfill. The SQLite engine's cache of index ids, a bulk batch's
+    /// table of index names and a backfill's paths were keyed by Swift strings, which call the names equal. Found by
+    /// the query differential fuzzer's review.
+    @Test(arguments: DocumentEngineFactory.all)
+    func collectionsDifferingByNormalizationHaveTheirOwnIndexes(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        let composed = try store.collection("\u{E9}")
+        let decomposed = try store.collection("e\u{301}")
+        try await composed.document("a").setData(["x": 1, "k": 1])
+        try await decomposed.document("a").setData(["x": 1, "k": 2])
+        let batch = store.batch()
+        for i in 0..<3 {
+            batch.setData(["x": 1, "k": 1], forDocument: try composed.document("b\(i)"))
+            batch.setData(["x": 1, "k": 2], forDocument: try decomposed.document("b\(i)"))
+        }
+        try await batch.commit()
+        func paths(_ q: Query) async throws -> [[UInt8]] {
+            try await q.getDocuments().documents.map { Array($0.path.string.utf8) }
+        }
+        let composedPaths = ["a", "b0", "b1", "b2"].map { Array("\u{E9}/\($0)".utf8) }
+        let decomposedPaths = ["a", "b0", "b1", "b2"].map { Array("e\u{301}/\($0)".utf8) }
+        #expect(try await paths(composed.whereField("x", isEqualTo: 1)) == composedPaths)
+        let got = try await paths(decomposed.whereField("x", isEqualTo: 1))
+        #expect(got == decomposedPaths, "\(got)")
+        // A declared index, backfilled over both collections' documents, then used by a query of each.
+        for id in ["\u{E9}", "e\u{301}"] {
+            try await store.declareIndex(IndexDefinition(collectionID: id, fields: [try .init("x"), try .init("k")]))
+        }
+        let composedQuery = composed.whereField("x", isEqualTo: 1).order(by: "k")
+        let decomposedQuery = decomposed.whereField("x", isEqualTo: 1).order(by: "k")
+        #expect(try await paths(composedQuery) == composedPaths)
+        #expect(try await paths(decomposedQuery) == decomposedPaths)
+    }
+
     @Test(arguments: DocumentEngineFactory.all)
     func orAndComposition(_ factory: DocumentEngineFactory) async throws {
         let store = try await T.store(factory)

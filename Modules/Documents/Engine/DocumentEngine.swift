@@ -35,6 +35,19 @@ public struct IndexEntry: Sendable, Hashable {
     }
 }
 
+/// Index entries to add to one existing document (``DocumentEngine/addIndexEntries(_:)``, backfilling an index).
+///
+/// A list of these, not a dictionary keyed by path: Swift's `String` keys are equal when canonically equivalent, and
+/// `"c/\u{E9}"` and `"c/e\u{301}"` are two documents.
+public struct IndexAddition: Sendable, Hashable {
+    public var path: String
+    public var entries: [IndexEntry]
+    public init(path: String, entries: [IndexEntry]) {
+        self.path = path
+        self.entries = entries
+    }
+}
+
 /// A condition a mutation's document must meet at commit time, or the whole commit fails.
 public enum WritePrecondition: Sendable, Hashable {
     /// No condition.
@@ -243,7 +256,7 @@ public protocol DocumentEngine: Sendable {
 
     /// Adds index entries to existing documents (backfilling a newly declared index) without changing their version
     /// or appending to the change log. Entries for paths that no longer exist are ignored. Atomic.
-    func addIndexEntries(_ entries: [String: [IndexEntry]]) async throws
+    func addIndexEntries(_ additions: [IndexAddition]) async throws
 
     /// Removes every entry of `index` (dropping a declared index).
     func removeIndex(_ index: String) async throws

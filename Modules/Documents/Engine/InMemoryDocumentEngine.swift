@@ -313,9 +313,9 @@ extension InMemoryDocumentEngine: DocumentEngine {
     }
 
     /// Adds index entries to existing documents without changing their version or the change log.
-    public func addIndexEntries(_ entries: [String: [IndexEntry]]) async throws {
+    public func addIndexEntries(_ additions: [IndexAddition]) async throws {
         state.withLock { state in
-            for (path, added) in entries {
+            for (path, added) in additions.map({ ($0.path, $0.entries) }) {
                 guard var record = state.documents[path] else { continue }
                 let merged = IndexEntryList.canonical(record.entries + added)
                 let (_, new) = IndexEntryList.difference(old: record.entries, new: merged)

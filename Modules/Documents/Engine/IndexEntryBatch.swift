@@ -23,7 +23,7 @@ package struct IndexEntryBatch: Sendable {
     /// them by position.
     package private(set) var names: [String] = []
     /// Per name, its position in ``names``; `nil` for a batch of one document, where repeats are rare and harmless.
-    private var numbers: [String: Int32]?
+    private var numbers: ExactKeyDictionary<Int32>?
     var slots: [Slot] = []
     var keys: [UInt8] = []
     /// Per document, the end of its entries in `slots` (documents are numbered in the order they ended).
@@ -63,7 +63,7 @@ package struct IndexEntryBatch: Sendable {
 
     /// An empty batch. Index names are stored once, however many documents use them.
     package init() {
-        numbers = [:]
+        numbers = ExactKeyDictionary()
         fieldNames = [:]
     }
 

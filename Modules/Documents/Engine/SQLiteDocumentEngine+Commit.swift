@@ -52,7 +52,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
         let indexIDs = indexIDs
         let created = try await write { db in try missing.map { try indexIDs.idCreating($0, db) } }
         // Committed now: the ids are the file's for good.
-        let ids = indexIDs.remember(Dictionary(zip(missing, created), uniquingKeysWith: { first, _ in first }))
+        let ids = indexIDs.remember(zip(missing, created))
         return names.map { ids[$0]! }
     }
 

@@ -7,13 +7,13 @@ extension SQLiteDocumentEngine {
     ///
     /// The new entries go into runs of their own, of at most `IndexTuning/backfillChunk` operations each (the first
     /// together with the pending operations), so memory stays bounded however many entries come.
-    public func addIndexEntries(_ entries: [String: [IndexEntry]]) async throws {
-        _ = try await addIndexEntries(entries, chunkOperations: tuning.backfillChunk)
+    public func addIndexEntries(_ additions: [IndexAddition]) async throws {
+        _ = try await addIndexEntries(additions, chunkOperations: tuning.backfillChunk)
     }
 
     /// ``addIndexEntries(_:)`` in runs of at most `chunkOperations` operations; returns how many runs it wrote (tests).
-    func addIndexEntries(_ entries: [String: [IndexEntry]], chunkOperations: Int) async throws -> Int {
-        let work = try entries.map { path, added in (path, try EnginePath.split(document: path), added) }
+    func addIndexEntries(_ additions: [IndexAddition], chunkOperations: Int) async throws -> Int {
+        let work = try additions.map { ($0.path, try EnginePath.split(document: $0.path), $0.entries) }
         let indexIDs = indexIDs
         let writerPending = writerPending
         let tuning = tuning

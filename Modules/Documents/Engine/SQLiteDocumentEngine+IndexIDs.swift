@@ -10,15 +10,17 @@ extension SQLiteDocumentEngine {
     /// not cached (the transaction could still roll back, and another process then take the id); a later lookup
     /// reads and caches it.
     final class IndexIDs: Sendable {
-        private let cache = Mutex<[String: Int64]>([:])
+        /// By the names' UTF-8 bytes, as the `index_names` table compares them: two names that differ only by their
+        /// Unicode normalization (collections `é` and `e\u{301}`) are two indexes.
+        private let cache = Mutex(ExactKeyDictionary<Int64>())
 
         /// Every cached name and id.
-        func snapshot() -> [String: Int64] { cache.withLock { $0 } }
+        func snapshot() -> ExactKeyDictionary<Int64> { cache.withLock { $0 } }
 
         /// Caches `ids` (names created by a committed transaction) and returns every cached name and id.
-        func remember(_ ids: [String: Int64]) -> [String: Int64] {
+        func remember(_ ids: some Sequence<(String, Int64)>) -> ExactKeyDictionary<Int64> {
             cache.withLock { cache in
-                cache.merge(ids) { cached, _ in cached }
+                for (name, id) in ids where cache[name] == nil { cache[name] = id }
                 return cache
             }
         }
@@ -40,8 +42,8 @@ extension SQLiteDocumentEngine {
         /// database.
         struct Local {
             let shared: IndexIDs
-            private let known: [String: Int64]
-            private var others: [String: Int64] = [:]
+            private let known: ExactKeyDictionary<Int64>
+            private var others = ExactKeyDictionary<Int64>()
             init(_ shared: IndexIDs) {
                 self.shared = shared
                 known = shared.snapshot()

@@ -41,12 +41,16 @@ package struct CommitReview: Sendable {
 package final class CommitDocuments: Sendable {
     private let engine: any DocumentEngine
     /// Each written path's final data (nil: deleted).
-    private let written: [String: DocumentData?]
+    private let written: ExactKeyDictionary<DocumentData?>
     /// Each written path's data before the commit.
-    private let before: [String: DocumentData?]
-    private let reads = Mutex<[String: StoredDocument?]>([:])
+    private let before: ExactKeyDictionary<DocumentData?>
+    /// By the paths' bytes, as the maps above: canonically equivalent paths are two documents.
+    private let reads = Mutex(ExactKeyDictionary<StoredDocument?>())
 
-    init(engine: any DocumentEngine, written: [String: DocumentData?], before: [String: DocumentData?]) {
+    init(
+        engine: any DocumentEngine, written: ExactKeyDictionary<DocumentData?>,
+        before: ExactKeyDictionary<DocumentData?>
+    ) {
         self.engine = engine
         self.written = written
         self.before = before

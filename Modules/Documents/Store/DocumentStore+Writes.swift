@@ -120,7 +120,7 @@ extension DocumentStore {
     /// Resolves and commits `writes` atomically; retries internally when a concurrent writer changed a document that
     /// was read to resolve them (unless `retry` is false, as in transactions). Returns one snapshot per write.
     package func commit(
-        _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?] = [:],
+        _ writes: [PendingWrite], kind: String, known: ExactKeyDictionary<StoredDocument?> = ExactKeyDictionary(),
         checks: [DocumentMutation] = [], retry: Bool = true, review: CommitReview? = nil
     ) async throws -> [DocumentSnapshot] {
         try limits.validateBatchSize(writes.count)
@@ -150,7 +150,7 @@ extension DocumentStore {
     }
 
     private func commitOnce(
-        _ writes: [PendingWrite], kind: String, known: [String: StoredDocument?], checks: [DocumentMutation],
+        _ writes: [PendingWrite], kind: String, known: ExactKeyDictionary<StoredDocument?>, checks: [DocumentMutation],
         declared: [IndexDefinition], review: CommitReview?
     ) async throws -> [DocumentSnapshot] {
         // A review judges each write against the document before it: those paths are read.
@@ -164,7 +164,8 @@ extension DocumentStore {
         states.reserveCapacity(writes.count)
         slotOfWrite.reserveCapacity(writes.count)
         var toRead: [Int] = []
-        var slotByPath: [String: Int] = [:]
+        // By the paths' bytes: canonically equivalent paths (equal Swift strings) are two documents.
+        var slotByPath = ExactKeyDictionary<Int>()
         for write in writes {
             let key = write.path.string
             let existing = writes.count == 1 ? nil : slotByPath[key]
@@ -324,8 +325,8 @@ extension DocumentStore {
         _ review: CommitReview, writes: [PendingWrite], slots: [Int], paths: [DocumentPath], states: [PathState],
         after: [DocumentData?]
     ) async throws -> [DocumentMutation] {
-        var before: [String: DocumentData?] = [:]
-        var written: [String: DocumentData?] = [:]
+        var before = ExactKeyDictionary<DocumentData?>()
+        var written = ExactKeyDictionary<DocumentData?>()
         var originals: [DocumentData?] = []
         for (path, state) in zip(paths, states) {
             let data = try state.original.map { try ValueCodec.decode($0.body) }

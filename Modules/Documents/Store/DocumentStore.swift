@@ -284,7 +284,7 @@ public final class DocumentStore: Sendable {
             let paths = Set(
                 records.compactMap { record -> String? in
                     guard record.document != nil, let path = try? DocumentPath(record.path),
-                        path.collection.collectionID == definition.collectionID
+                        path.collection.collectionID.hasSameBytes(as: definition.collectionID)
                     else { return nil }
                     return record.path
                 })
@@ -298,14 +298,14 @@ public final class DocumentStore: Sendable {
     }
 
     private func backfill(_ definition: IndexDefinition, _ documents: [StoredDocument]) async throws {
-        var additions: [String: [IndexEntry]] = [:]
+        var additions: [IndexAddition] = []
         for stored in documents {
             guard let path = try? DocumentPath(stored.path) else { continue }
             let data = try ValueCodec.decode(stored.body)
             var entries: [IndexEntry] = []
             IndexPolicy.addDeclaredEntries(
                 definition, data: data, path: path.string, collectionPath: path.collection.string, into: &entries)
-            if !entries.isEmpty { additions[stored.path] = entries }
+            if !entries.isEmpty { additions.append(IndexAddition(path: stored.path, entries: entries)) }
         }
         if !additions.isEmpty { try await engine.addIndexEntries(additions) }
     }

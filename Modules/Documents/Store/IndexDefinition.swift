@@ -96,6 +96,19 @@ public struct IndexDefinition: Sendable, Hashable, CustomStringConvertible {
         self.fields = fields
     }
 
+    /// Equal when the collection ids have the same UTF-8 bytes (not Swift's canonical equivalence: collections `é` and
+    /// `e\u{301}` are two, each with its own indexes), with the same scope and fields.
+    public static func == (a: IndexDefinition, b: IndexDefinition) -> Bool {
+        a.collectionID.hasSameBytes(as: b.collectionID) && a.scope == b.scope && a.fields == b.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        var id = collectionID
+        id.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(scope)
+        hasher.combine(fields)
+    }
+
     /// `users (city asc, points desc)`, plus `[collection group]` for group scope.
     public var description: String {
         let list = fields.map { "\($0.fieldPath.canonicalString) \($0.order.shortName)" }.joined(separator: ", ")

@@ -88,7 +88,7 @@ enum IndexPolicy {
         batch.addFieldEntries(data, parent: batch.root(collectionPath), collectKeys: false)
         if !declared.isEmpty {
             var entries: [IndexEntry] = []
-            for definition in declared where definition.collectionID == collectionID {
+            for definition in declared where definition.collectionID.hasSameBytes(as: collectionID) {
                 addDeclaredEntries(definition, data: data, path: path, collectionPath: collectionPath, into: &entries)
             }
             for entry in entries { batch.append(entry) }
@@ -204,7 +204,9 @@ enum IndexPolicy {
 extension IndexEntryBatch {
     /// The root parent of `collectionPath`'s top-level fields.
     mutating func root(_ collectionPath: String) -> Int32 {
-        let position = collections.firstIndex(of: collectionPath) ?? collections.endIndex
+        // By bytes: collections whose paths differ only by their Unicode normalization are two (and so their indexes).
+        let position =
+            collections.firstIndex(where: { $0.utf8.elementsEqual(collectionPath.utf8) }) ?? collections.endIndex
         if position == collections.endIndex { collections.append(collectionPath) }
         return -1 - Int32(truncatingIfNeeded: position)
     }

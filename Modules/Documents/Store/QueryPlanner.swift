@@ -257,7 +257,7 @@ extension QueryRunner {
         orders: [QueryOrder], nameDescending: Bool
     ) -> (IndexDefinition, Bool)? {
         candidates: for definition in declared
-        where definition.collectionID == collectionID && definition.scope == scope
+        where definition.collectionID.hasSameBytes(as: collectionID) && definition.scope == scope
             && definition.fields.count == equalities.count + orders.count
         {
             var remaining = equalities

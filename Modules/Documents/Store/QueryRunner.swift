@@ -27,7 +27,7 @@ struct NormalizedQuery: Sendable {
     func contains(_ path: DocumentPath) -> Bool {
         switch target {
         case .collection(let collection): path.collection == collection
-        case .group(let id): path.collection.collectionID == id
+        case .group(let id): path.collection.collectionID.hasSameBytes(as: id)
         }
     }
 

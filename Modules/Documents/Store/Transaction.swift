@@ -9,7 +9,8 @@ import Synchronization
 /// serializable.
 public final class Transaction: Sendable {
     private struct State {
-        var reads: [String: StoredDocument?] = [:]
+        /// By the paths' bytes: canonically equivalent paths (equal Swift strings) are two documents.
+        var reads = ExactKeyDictionary<StoredDocument?>()
         var writes: [PendingWrite] = []
     }
 
@@ -80,11 +81,15 @@ public final class Transaction: Sendable {
     package func getDocumentsAtOneMoment(_ documents: [DocumentReference]) async throws -> [DocumentSnapshot] {
         let earlier = state.withLock { $0.reads }
         var paths = documents.map(\.path.string)
-        var seen = Set(paths)
-        for key in earlier.keys.sorted() where seen.insert(key).inserted { paths.append(key) }
+        var seen = ExactKeyDictionary<Bool>()
+        for path in paths { seen[path] = true }
+        for key in earlier.keys.sorted() where seen[key] == nil {
+            seen[key] = true
+            paths.append(key)
+        }
         if paths.isEmpty { return [] }
         let stored = try await store.engine.documents(at: paths)
-        var current: [String: StoredDocument?] = [:]
+        var current = ExactKeyDictionary<StoredDocument?>()
         for (path, document) in zip(paths, stored) { current[path] = .some(document) }
         for (path, read) in earlier where read?.version != (current[path] ?? nil)?.version {
             throw DocumentsError(
@@ -159,8 +164,9 @@ public final class Transaction: Sendable {
     /// transaction is serializable, across processes too.
     func commit(review: CommitReview? = nil) async throws -> [DocumentSnapshot] {
         let (reads, writes) = state.withLock { ($0.reads, $0.writes) }
-        let written = Set(writes.map(\.path.string))
-        let checks = reads.keys.filter { !written.contains($0) }.sorted().map { key in
+        var written = ExactKeyDictionary<Bool>()
+        for write in writes { written[write.path.string] = true }
+        let checks = reads.keys.filter { written[$0] == nil }.sorted().map { key in
             DocumentMutation(
                 path: key, kind: .check,
                 precondition: (reads[key] ?? nil).map { .version($0.version) } ?? .exists(false))
@@ -174,7 +180,7 @@ public final class Transaction: Sendable {
             }
             return []
         }
-        var known: [String: StoredDocument?] = [:]
+        var known = ExactKeyDictionary<StoredDocument?>()
         for write in writes {
             if let read = reads[write.path.string] { known[write.path.string] = read }
         }

@@ -24,24 +24,28 @@ struct SQLiteWriteContentionTests {
         let other = try DatabaseQueue(path: path, configuration: configuration)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
 
+        // Each commit notes when it ended (succeeded or failed). No clock decides the test: the lock is released only
+        // after the other tasks below ran. Had the waiting commits held the pool's threads, those tasks could not run
+        // until the commits gave up at SQLite's busy timeout (10 s), so a commit would end first.
+        let ended = Flag()
         let commits = Task {
             try await withThrowingTaskGroup(of: Int64.self) { group in
                 for (i, engine) in engines.enumerated() {
-                    group.addTask { try await engine.commit([put("held/d\(i)")], commitTime: 0).sequence }
+                    group.addTask {
+                        defer { ended.value.store(true, ordering: .sequentiallyConsistent) }
+                        return try await engine.commit([put("held/d\(i)")], commitTime: 0).sequence
+                    }
                 }
                 return try await group.reduce(into: [Int64]()) { $0.append($1) }
             }
         }
-        // While the commits wait, other tasks still run. If the waiting commits held the pool's threads (each for up
-        // to the 10 s busy timeout), these tasks could not run until a plain thread releases the lock after 8 s.
-        let release = LockRelease(other)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 8) { release.run(byTimer: true) }
-        try await Task.sleep(for: .milliseconds(200))  // the commits are waiting for the lock by now
+        try await Task.sleep(for: .milliseconds(200))  // lets the commits start waiting for the lock
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 { group.addTask { await Task.yield() } }
         }
-        release.run(byTimer: false)
-        #expect(!release.wasByTimer, "other tasks ran only after the lock was released: the commits held the pool")
+        let endedFirst = ended.value.load(ordering: .sequentiallyConsistent)
+        #expect(!endedFirst, "a commit ended before other tasks could run: the waiting commits held the pool")
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
 
         let sequences = try await commits.value
         #expect(Set(sequences).count == engines.count)
@@ -50,21 +54,7 @@ struct SQLiteWriteContentionTests {
     }
 }
 
-/// Ends the other connection's transaction once, from whichever comes first: the test or a plain thread's timer.
-final class LockRelease: Sendable {
-    private let queue: DatabaseQueue
-    private let state = Mutex<(done: Bool, byTimer: Bool)>((false, false))
-
-    init(_ queue: DatabaseQueue) { self.queue = queue }
-
-    var wasByTimer: Bool { state.withLock { $0.byTimer } }
-
-    func run(byTimer: Bool) {
-        let first = state.withLock { state -> Bool in
-            guard !state.done else { return false }
-            state = (true, byTimer)
-            return true
-        }
-        if first { try? queue.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") } }
-    }
+/// A flag tasks share.
+private final class Flag: Sendable {
+    let value = Atomic<Bool>(false)
 }

@@ -115,6 +115,33 @@ import Testing
         #expect(try await items.document("one").getDocument().get("tags") == .array([.string(composed)]))
     }
 
+    /// NaN sorts first among numbers, but a range filter never matches it, whichever way its index runs: `a < 0.5`
+    /// counted a NaN from the hits of a descending index (a `limitToLast` flips the scan). Found by the query
+    /// differential fuzzer (seed 7037, query 6).
+    @Test(arguments: DocumentEngineFactory.all)
+    func rangeFiltersNeverMatchNaNInEitherDirection(_ factory: DocumentEngineFactory) async throws {
+        let store = try await T.store(factory)
+        let items = try store.collection("items")
+        try await items.document("nan").setData(["a": .double(.nan), "c": 1])
+        try await items.document("zero").setData(["a": 0, "c": 2])
+        try await items.document("one").setData(["a": 1, "c": 3])
+        try await store.declareIndex(IndexDefinition(collectionID: "items", fields: [try .init("a"), try .init("c")]))
+        try await store.declareIndex(
+            IndexDefinition(
+                collectionID: "items",
+                fields: [try .init("a", order: .descending), try .init("c", order: .descending)]))
+        for descending in [false, true] {
+            let single = items.whereField("a", isLessThan: 0.5).order(by: "a", descending: descending)
+            #expect(T.ids(try await single.getDocuments()) == ["zero"])
+            #expect(try await single.count() == 1)
+            let declared = items.whereField("a", isLessThanOrEqualTo: 0.5).order(by: "a", descending: descending)
+                .order(by: "c", descending: descending)
+            #expect(T.ids(try await declared.getDocuments()) == ["zero"])
+            #expect(try await declared.count() == 1)
+            #expect(try await declared.limit(toLast: 5).count() == 1)
+        }
+    }
+
     /// A batch and a transaction writing two paths that differ only by their Unicode normalization write two
     /// documents. The store's commit gave both one slot (a dictionary keyed by Swift strings), so one write was lost.
     @Test(arguments: DocumentEngineFactory.all)

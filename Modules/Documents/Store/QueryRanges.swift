@@ -42,7 +42,12 @@ struct ValueRange: Sendable {
             if let next = IndexPolicy.typeMinimum(type + 1) { lowerUpper(next, inclusive: false) }
         case .less, .lessOrEqual:
             lowerUpper(filter.value, inclusive: filter.op == .lessOrEqual)
-            if let minimum = IndexPolicy.typeMinimum(type) { raiseLower(minimum, inclusive: true) }
+            // NaN sorts first among numbers but matches no range filter: the range starts after it.
+            if type == DocumentValue.double(.nan).typeOrder {
+                raiseLower(.double(.nan), inclusive: false)
+            } else if let minimum = IndexPolicy.typeMinimum(type) {
+                raiseLower(minimum, inclusive: true)
+            }
         default:
             break
         }

@@ -20,8 +20,10 @@ PORTABLE_MODULES = \
 # The library modules with a DocC catalog (Modules/<M>/<M>.docc): `make docs` builds them, `make test` too.
 DOC_TARGETS = SuiteCore SuiteHTTP SuiteHTTPNIO SuitePluginKit Documents DocumentsPluginSupport Cache CachePluginSupport Sync \
 	Analytics AnalyticsPluginSupport AnalyticsTestSupport StorageAccounting WorkTracking
-PLUGIN_PRODUCTS = EventLog CTally BadABI MemoryDocuments Misbehaving CounterPlugin RedisCache AnalyticsPrometheus \
-	PostgresDocuments
+# The plugin products, in one list: those a user loads (`make install` copies them), then those only tests load.
+RUNTIME_PLUGINS = EventLog CTally MemoryDocuments RedisCache AnalyticsPrometheus PostgresDocuments
+TEST_PLUGINS = BadABI Misbehaving CounterPlugin
+PLUGIN_PRODUCTS = $(RUNTIME_PLUGINS) $(TEST_PLUGINS)
 
 .DEFAULT_GOAL := help
 PREFIX ?= $(HOME)/.local
@@ -57,14 +59,14 @@ run: build ## Build everything, then serve the documents on http://127.0.0.1:808
 install: build ## Install suite into $(PREFIX)/bin and its plugins into $(PREFIX)/lib/suite (PREFIX=~/.local)
 	@mkdir -p $(PREFIX)/bin $(PREFIX)/lib/suite
 	@install -m 755 $(BIN_DIR)/suite $(PREFIX)/bin/suite
-	@for p in EventLog CTally MemoryDocuments RedisCache PostgresDocuments; do install -m 755 $(BIN_DIR)/lib$$p.so $(PREFIX)/lib/suite/; done
+	@for p in $(RUNTIME_PLUGINS); do install -m 755 $(BIN_DIR)/lib$$p.so $(PREFIX)/lib/suite/; done
 	@echo "installed $(PREFIX)/bin/suite (plugins in $(PREFIX)/lib/suite); try: suite status"
 
 bench: deps ## Run the benchmarks (release build): ours beside a named peer, as ratios
 	$(SWIFT) build -c release --product suite-bench
 	$(SWIFT) build -c release --product analytics-receiver
 	$(SWIFT) build -c release --product suite
-	@for p in EventLog Misbehaving CounterPlugin RedisCache MemoryDocuments PostgresDocuments; do $(SWIFT) build -c release --product $$p || exit 1; done
+	@for p in $(PLUGIN_PRODUCTS); do $(SWIFT) build -c release --product $$p || exit 1; done
 	@if [ "$(BENCH_ARGS)" != console ]; then $$($(SWIFT) build -c release --show-bin-path)/suite-bench $(BENCH_ARGS); fi
 	@# The console's first page in Chromium with 100k documents, against the issue's 1 s limit.
 	@if [ -z "$(BENCH_ARGS)" ] || [ "$(BENCH_ARGS)" = console ]; then \

@@ -258,7 +258,7 @@ let package = Package(
                 "DocumentsPluginSupport", "Documents", "SuitePluginKit", "SuiteCore", "SuiteTestSupport",
                 "PostgresTestSupport", postgresNIO,
             ],
-            path: "Tests/PostgresDocumentsTests"
+            path: "Tests/PostgresDocumentsTests", exclude: ["QUERY-FUZZ-FINDINGS.md"]
         ),
         .testTarget(
             name: "FirestoreProtocolTests",

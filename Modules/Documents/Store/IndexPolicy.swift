@@ -205,8 +205,7 @@ extension IndexEntryBatch {
     /// The root parent of `collectionPath`'s top-level fields.
     mutating func root(_ collectionPath: String) -> Int32 {
         // By bytes: collections whose paths differ only by their Unicode normalization are two (and so their indexes).
-        let position =
-            collections.firstIndex(where: { $0.utf8.elementsEqual(collectionPath.utf8) }) ?? collections.endIndex
+        let position = collections.firstIndex(where: { $0.hasSameBytes(as: collectionPath) }) ?? collections.endIndex
         if position == collections.endIndex { collections.append(collectionPath) }
         return -1 - Int32(truncatingIfNeeded: position)
     }

@@ -1,0 +1,1 @@
+../DocumentsTests/DocumentEngineNameContractTests.swift

@@ -20,10 +20,20 @@ public struct ConfigurationLoader: Sendable {
         public var configFile: String?
         public var dataDirectory: String?
         public var logLevel: String?
-        public init(configFile: String? = nil, dataDirectory: String? = nil, logLevel: String? = nil) {
+        /// Keys of module sections set by flags (`--remote` sets `sync.remote`): by section, key → value, where
+        /// `null` removes the key. Applied before the sections are decoded.
+        public var sectionKeys: [String: [String: JSONValue]]
+        /// The flag named as the source of ``sectionKeys``.
+        public var sectionFlag: String
+        public init(
+            configFile: String? = nil, dataDirectory: String? = nil, logLevel: String? = nil,
+            sectionKeys: [String: [String: JSONValue]] = [:], sectionFlag: String = "flag"
+        ) {
             self.configFile = configFile
             self.dataDirectory = dataDirectory
             self.logLevel = logLevel
+            self.sectionKeys = sectionKeys
+            self.sectionFlag = sectionFlag
         }
     }
 
@@ -83,6 +93,14 @@ public struct ConfigurationLoader: Sendable {
     /// Loads the configuration: defaults, then the file, then the environment, then `overrides`; then every module
     /// checks its section.
     public func load(_ overrides: Overrides = Overrides()) throws -> SuiteConfiguration {
+        try loadSettings(overrides).configuration
+    }
+
+    /// Loads the configuration as ``load(_:)`` does, and returns every module's section decoded (for the
+    /// ``SuiteContext``, so that no section is decoded twice).
+    public func loadSettings(_ overrides: Overrides = Overrides()) throws -> (
+        configuration: SuiteConfiguration, settings: ModuleSettings
+    ) {
         var configuration = SuiteConfiguration(dataDirectory: defaultDataDirectory)
         if let file = try configurationFile(overrides) {
             try apply(file: file, to: &configuration)
@@ -97,10 +115,19 @@ public struct ConfigurationLoader: Sendable {
             configuration.logLevel = level
             configuration.sources["log-level"] = .flag("--log-level")
         }
-        for module in modules {
-            try module.validate(configuration.section(module.configurationKey))
+        for (key, values) in overrides.sectionKeys.sorted(by: { $0.key < $1.key }) {
+            var section = configuration.section(key)
+            var object = section.value.objectValue ?? [:]
+            for (name, value) in values { object[name] = value == .null ? nil : value }
+            section.value = .object(object)
+            section.source = .flag(overrides.sectionFlag)
+            configuration.sections[key] = section
         }
-        return configuration
+        var decoded: [String: any Sendable] = [:]
+        for module in modules {
+            decoded[module.configurationKey] = try module.decode(configuration)
+        }
+        return (configuration, ModuleSettings(values: decoded))
     }
 
     // MARK: - File

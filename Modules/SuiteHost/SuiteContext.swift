@@ -3,6 +3,7 @@ public import Logging
 import ServiceLifecycle
 public import SuiteCore
 public import SuitePluginKit
+import Synchronization
 import UnixSignals
 
 /// Everything a `suite` subcommand runs with, built once by the composition root: configuration, registered
@@ -32,15 +33,18 @@ public final class SuiteContext: Sendable {
     public let resources: ContextResources
     /// The replica the Documents store became, when `sync.remote` is set.
     public let replica = ReplicaSlot()
+    /// Each module's section, decoded once (by the loader, or on first use), by configuration key.
+    private let decoded: Mutex<[String: any Sendable]>
 
-    /// Builds a context from an already loaded configuration.
+    /// Builds a context from an already loaded configuration; `settings` are the sections the loader decoded.
     public init(
-        configuration: SuiteConfiguration, modules: [any SuiteModule], logger: Logger,
-        clock: any WallClock = SystemWallClock(), environmentPluginPath: [String] = [],
+        configuration: SuiteConfiguration, modules: [any SuiteModule], settings: ModuleSettings = ModuleSettings(),
+        logger: Logger, clock: any WallClock = SystemWallClock(), environmentPluginPath: [String] = [],
         executableDirectory: String? = PluginHost.executableDirectory
     ) {
         self.configuration = configuration
         self.modules = modules
+        self.decoded = Mutex(settings.values)
         self.logger = logger
         self.bus = EventBus(clock: clock)
         self.clock = clock
@@ -49,6 +53,23 @@ public final class SuiteContext: Sendable {
             configuration: configuration, environmentPluginPath: environmentPluginPath,
             executableDirectory: executableDirectory)
     }
+
+    /// The registered module of type `type`, or a new one (every default) when none is registered.
+    public func module<M: SuiteModule>(_ type: M.Type) -> M {
+        modules.lazy.compactMap { $0 as? M }.first ?? M()
+    }
+
+    /// `module`'s section, decoded once: by the loader, or here on first use.
+    public func settings<M: SuiteModule>(_ module: M) throws -> M.Settings {
+        let key = module.configurationKey
+        if let value = decoded.withLock({ $0[key] }) as? M.Settings { return value }
+        let value = try module.settings(configuration.section(key), in: configuration)
+        decoded.withLock { $0[key] = value }
+        return value
+    }
+
+    /// The settings of the registered module of type `type`.
+    public func settings<M: SuiteModule>(of type: M.Type) throws -> M.Settings { try settings(module(type)) }
 
     /// A file option as configured: an absolute path as is, a relative one (or `file` when the option is absent) in
     /// the data directory.

@@ -5,8 +5,7 @@ import SuiteCore
 import SuiteHost
 
 /// `suite analytics …`: log events, deliver the queue, and read what the SQLite engine stored.
-struct AnalyticsCommand: AsyncParsableCommand, ModuleCommand {
-    static var module: any SuiteModule { AnalyticsModule() }
+struct AnalyticsCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "analytics",
@@ -201,7 +200,7 @@ struct AnalyticsCommand: AsyncParsableCommand, ModuleCommand {
 
         func run(_ context: SuiteContext) async throws {
             let since = try since.map { try AnalyticsCommand.parseSince($0, now: context.clock.now) }
-            let settings = try AnalyticsModule().settings(context.configuration.section("analytics"))
+            let settings = try context.settings(of: AnalyticsModule.self)
             let costs = try await AnalyticsCommand.requireEvents(context).documentCosts(since: since)
             let prices = settings.prices
             func price(_ cost: AnalyticsCollectionCost) -> Double {

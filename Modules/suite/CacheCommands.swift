@@ -5,8 +5,7 @@ import SuiteCore
 import SuiteHost
 
 /// `suite cache …`: the HTTP and data cache from the command line.
-struct CacheCommand: AsyncParsableCommand, ModuleCommand {
-    static var module: any SuiteModule { CacheModule() }
+struct CacheCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "cache",

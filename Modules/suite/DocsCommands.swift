@@ -5,8 +5,7 @@ import SuiteCore
 import SuiteHost
 
 /// `suite docs …`: the document database from the command line.
-struct DocsCommand: AsyncParsableCommand, ModuleCommand {
-    static var module: any SuiteModule { DocumentsModule() }
+struct DocsCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "docs",

@@ -4,8 +4,7 @@ import SuiteHost
 import SuitePluginKit
 
 /// `suite events …`: the event bus from the command line.
-struct EventsCommand: AsyncParsableCommand, ModuleCommand {
-    static var module: any SuiteModule { ObserversModule() }
+struct EventsCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "events",
@@ -43,7 +42,7 @@ struct EventsCommand: AsyncParsableCommand, ModuleCommand {
             }
             // The composition root has attached the configured observers; they are flushed before exit.
             context.bus.publish(GenericEvent(name: name, payload: payloadValue))
-            let observers = try ObserversModule().selections(context.configuration.section("observers")).count
+            let observers = try context.settings(of: ObserversModule.self).count
             if globals.json {
                 Output.json(.object(["published": .string(name), "observers": .int(Int64(observers))]))
             } else {

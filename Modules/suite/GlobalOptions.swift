@@ -1,5 +1,4 @@
 import ArgumentParser
-import Documents
 import Foundation
 import Logging
 import SuiteCore
@@ -31,21 +30,18 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The bearer token for --remote (or SUITE_TOKEN).", valueName: "token"))
     var token: String?
 
-    /// The configuration with `--remote` and `--token` in its `sync` section.
-    func applying(to configuration: SuiteConfiguration) -> SuiteConfiguration {
-        guard remote != nil || token != nil else { return configuration }
-        var configuration = configuration
-        var section = configuration.section("sync")
-        var object = section.value.objectValue ?? [:]
-        if let remote { object["remote"] = .string(remote) }
+    /// What the flags set: `--config`, `--data-dir`, `--log-level`, and `--remote` and `--token` as keys of the
+    /// `sync` section.
+    var overrides: ConfigurationLoader.Overrides {
+        var sync: [String: JSONValue] = [:]
+        if let remote { sync["remote"] = .string(remote) }
         if let token {
-            object["token"] = .string(token)
-            object["token-file"] = nil
+            sync["token"] = .string(token)
+            sync["token-file"] = .null
         }
-        section.value = .object(object)
-        section.source = .flag("--remote")
-        configuration.sections["sync"] = section
-        return configuration
+        return ConfigurationLoader.Overrides(
+            configFile: config, dataDirectory: dataDir, logLevel: logLevel,
+            sectionKeys: sync.isEmpty ? [:] : ["sync": sync], sectionFlag: remote != nil ? "--remote" : "--token")
     }
 
     func validate() throws {
@@ -67,12 +63,6 @@ protocol SuiteSubcommand: AsyncParsableCommand, Sendable {
     func run(_ context: SuiteContext) async throws
 }
 
-/// A command group that belongs to a module: the module's description is registered with the host through it.
-protocol ModuleCommand {
-    /// The module this command group drives.
-    static var module: any SuiteModule { get }
-}
-
 extension SuiteSubcommand {
     var runsServices: Bool { true }
     var cancelsOnShutdown: Bool { true }
@@ -81,13 +71,10 @@ extension SuiteSubcommand {
         do {
             let modules = SuiteCommand.modules
             let loader = ConfigurationLoader(modules: modules)
-            let configuration = globals.applying(
-                to: try loader.load(
-                    .init(configFile: globals.config, dataDirectory: globals.dataDir, logLevel: globals.logLevel)))
-            try SyncModule().validate(configuration.section("sync"))
+            let (configuration, settings) = try loader.loadSettings(globals.overrides)
             let logger = HostLogging.bootstrap(level: configuration.logLevel)
             let context = SuiteContext(
-                configuration: configuration, modules: modules, logger: logger,
+                configuration: configuration, modules: modules, settings: settings, logger: logger,
                 environmentPluginPath: loader.environmentPluginPath)
             if runsServices { try context.plugins.requireAllLoaded() }
             // The context runs the modules' services (observers get every bus event the command causes), then shuts
@@ -96,12 +83,9 @@ extension SuiteSubcommand {
             try await context.run(withServices: runsServices, cancelOnShutdown: cancelsOnShutdown) {
                 try await command.run(context)
             }
-        } catch let error as DocumentsError {
-            let text = DocsErrorText.cli(error)
-            Output.error(text.message, hint: text.hint, json: globals.json)
-            throw ExitCode.failure
         } catch let error as any SuiteDescribedError {
-            Output.error(error.message, hint: error.hint, json: globals.json)
+            let text = CommandLineWording.cli(error)
+            Output.error(text.message, hint: text.hint, json: globals.json)
             throw ExitCode.failure
         } catch let error as ExitCode {
             throw error

@@ -6,8 +6,7 @@ import SuiteHost
 import SuiteServer
 
 /// `suite serve`: the Documents API over HTTP on the embedded default (or the configured engine).
-struct ServeCommand: SuiteSubcommand, ModuleCommand {
-    static var module: any SuiteModule { ServerModule() }
+struct ServeCommand: SuiteSubcommand {
 
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -61,8 +60,7 @@ struct ServeCommand: SuiteSubcommand, ModuleCommand {
     }
 
     func run(_ context: SuiteContext) async throws {
-        var settings = try ServerModule().settings(
-            context.configuration.section("server"), configurationFile: context.configuration.file)
+        var settings = try context.settings(of: ServerModule.self)
         if let rules {
             do {
                 settings.rules = try ServerModule.rules(file: rules, relativeTo: nil)

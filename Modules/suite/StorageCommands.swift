@@ -5,8 +5,7 @@ import SuiteCore
 import SuiteHost
 
 /// `suite storage …`: LINE's storage index on any directory of app data.
-struct StorageCommand: AsyncParsableCommand, ModuleCommand {
-    static var module: any SuiteModule { StorageModule() }
+struct StorageCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "storage",
@@ -46,7 +45,7 @@ struct StorageCommand: AsyncParsableCommand, ModuleCommand {
             if let root {
                 roots = [StorageModule.Root(path: root, service: service, layout: layouts, sniff: sniff)]
             } else {
-                roots = try StorageModule().settings(context.configuration.section("storage")).roots
+                roots = try context.settings(of: StorageModule.self).roots
                 guard !roots.isEmpty else {
                     throw SuiteError(
                         .invalidArgument, "no directory to scan",

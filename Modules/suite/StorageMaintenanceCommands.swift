@@ -166,7 +166,7 @@ extension StorageCommand {
         var runsServices: Bool { false }
 
         func run(_ context: SuiteContext) async throws {
-            let configured = try StorageModule().settings(context.configuration.section("storage")).appSize
+            let configured = try context.settings(of: StorageModule.self).appSize
             guard let bundle = bundle ?? configured["bundle"]?.stringValue,
                 let data = data ?? configured["data"]?.stringValue
             else {

@@ -64,8 +64,6 @@ struct SuiteCommand: AsyncParsableCommand {
         }
     }
 
-    /// The registered modules: each command group that drives a module names it (``ModuleCommand``).
-    static var modules: [any SuiteModule] {
-        configuration.subcommands.compactMap { ($0 as? any ModuleCommand.Type)?.module }
-    }
+    /// The registered modules (``SuiteHost/SuiteModules``).
+    static var modules: [any SuiteModule] { SuiteModules.all }
 }

@@ -5,8 +5,7 @@ import SuiteHost
 import Sync
 
 /// `suite sync …`: the local store as a replica of `suite serve`.
-struct SyncCommand: AsyncParsableCommand, ModuleCommand {
-    static var module: any SuiteModule { SyncModule() }
+struct SyncCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "sync",

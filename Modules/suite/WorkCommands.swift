@@ -5,8 +5,7 @@ import SuiteHost
 import WorkTracking
 
 /// `suite work …`: work days — prepare → working ⇄ break → ended — with weeks, months and reports.
-struct WorkCommand: AsyncParsableCommand, ModuleCommand {
-    static var module: any SuiteModule { WorkModule() }
+struct WorkCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "work",
@@ -30,7 +29,7 @@ struct WorkCommand: AsyncParsableCommand, ModuleCommand {
 
         func resolve(_ context: SuiteContext) throws -> String {
             if let user { return user }
-            return try WorkModule().settings(context.configuration.section("work")).user
+            return try context.settings(of: WorkModule.self).user
         }
     }
 

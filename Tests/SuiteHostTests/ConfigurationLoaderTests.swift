@@ -15,11 +15,11 @@ struct ConfigurationLoaderTests {
     static let modules: [any SuiteModule] = [DocumentsModule(), ObserversModule(), GreetingModule()]
 
     func documentsEngine(_ configuration: SuiteConfiguration) throws -> String {
-        try DocumentsModule().settings(configuration.section("documents")).selection.engine
+        try DocumentsModule().settings(configuration.section("documents"), in: configuration).engine.name
     }
 
     func observers(_ configuration: SuiteConfiguration) throws -> [EngineSelection] {
-        try ObserversModule().selections(configuration.section("observers"))
+        try ObserversModule().settings(configuration.section("observers"), in: configuration)
     }
 
     @Test("with nothing configured, data lives in $XDG_DATA_HOME/suite and every source is the default")
@@ -182,8 +182,8 @@ struct ConfigurationLoaderTests {
         let configuration = try loader(directory).load(.init(configFile: "conf/suite.yaml"))
         let base = folder.path
         #expect(configuration.dataDirectory == base + "/data")
-        let documents = try DocumentsModule().settings(configuration.section("documents"))
-        #expect(documents.selection.options["path"] == .string(base + "/db/docs.sqlite"))
+        let documents = try DocumentsModule().settings(configuration.section("documents"), in: configuration)
+        #expect(documents.engine.options["path"] == .string(base + "/db/docs.sqlite"))
         let observer = try #require(try observers(configuration).first)
         #expect(observer.options["path"] == .string(base + "/events.jsonl"))
         #expect(observer.options["name"] == "keep")
@@ -210,15 +210,16 @@ struct GreetingModule: SuiteModule {
     var name: String { "Greeting" }
     var configurationKey: String { "greeting" }
 
-    func validate(_ section: ConfigurationSection) throws {
+    func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> String {
         let object = try section.object()
         try section.checkKeys(object, known: ["text", "output-file"])
         if let text = object["text"], text.stringValue == nil {
             throw section.error("greeting.text", "must be a string")
         }
+        return object["text"]?.stringValue ?? "hello"
     }
 
-    func status(in context: SuiteContext) async -> ModuleStatus {
-        ModuleStatus(location: context.configuration.section("greeting").value["text"]?.stringValue ?? "hello")
+    func status(_ text: String, in context: SuiteContext) async -> ModuleStatus {
+        ModuleStatus(location: text)
     }
 }

@@ -16,7 +16,8 @@ struct DocumentsQueryThrottlingConfigurationTests {
             modules: [DocumentsModule()],
             environment: ["HOME": directory.path, "XDG_CONFIG_HOME": directory.appendingPathComponent("xdg").path],
             currentDirectory: directory.path)
-        return try DocumentsModule().settings(try loader.load().section("documents"))
+        let configuration = try loader.load()
+        return try DocumentsModule().settings(configuration.section("documents"), in: configuration)
     }
 
     @Test func theKeysSetTheStoreOptions() throws {

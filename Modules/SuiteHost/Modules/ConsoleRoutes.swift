@@ -88,7 +88,7 @@ extension SuiteContext {
         try request.requireAdmin()
         let count = try request.integer("days", default: 30, in: 1...366)
         let events = try requireAnalyticsEvents()
-        let settings = try AnalyticsModule().settings(configuration.section("analytics"))
+        let settings = try settings(of: AnalyticsModule.self)
         let today = Int(clock.now.timeIntervalSince1970 / 86_400)
         let days = (today - count + 1...today).map { Self.day(Date(timeIntervalSince1970: Double($0) * 86_400)) }
         let since = Date(timeIntervalSince1970: Double(today - count + 1) * 86_400)

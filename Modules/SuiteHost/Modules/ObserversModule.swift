@@ -11,26 +11,21 @@ import SuitePluginKit
 ///   - {engine: eventlog, options: {path: events.jsonl}}   # path: relative to this file's folder
 /// ```
 public struct ObserversModule: SuiteModule {
+    /// The observer engines: all come from plugins.
+    var engines = EngineRegistry<any ObserverEngine>(
+        module: "observer", descriptions: [],
+        plugins: PluginEngines(kind: EngineKind.observer) { handle in PluginObserverEngine(handle: handle) })
+
     /// Creates the description.
     public init() {}
 
     public var name: String { "Observers" }
     public var configurationKey: String { "observers" }
-    public var pluginKind: String? { EngineKind.observer }
-
-    /// The observer engines: all come from plugins.
-    var engines: EngineRegistry<any ObserverEngine> {
-        EngineRegistry(
-            module: "observer", pluginKind: EngineKind.observer,
-            adapt: { handle in PluginObserverEngine(handle: handle) }, factories: [])
-    }
-
-    public func validate(_ section: ConfigurationSection) throws {
-        _ = try selections(section)
-    }
 
     /// The configured observers, in order.
-    public func selections(_ section: ConfigurationSection) throws -> [EngineSelection] {
+    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws
+        -> [EngineSelection]
+    {
         if !section.isPresent { return [] }
         guard let items = section.value.arrayValue else {
             throw section.error(
@@ -47,12 +42,11 @@ public struct ObserversModule: SuiteModule {
                 throw section.error(
                     "\(key).engine", "is missing", hint: "e.g. {engine: eventlog, options: {path: events.jsonl}}")
             }
-            return try engines.selection(from: object, at: key, in: section)
+            return try engines.configure(object, at: key, in: section).selection
         }
     }
 
-    public func status(in context: SuiteContext) async -> ModuleStatus {
-        let selections = (try? selections(context.configuration.section(configurationKey))) ?? []
+    public func status(_ selections: [EngineSelection], in context: SuiteContext) async -> ModuleStatus {
         let missing = selections.filter { context.plugins.provider(kind: EngineKind.observer, name: $0.engine) == nil }
         return ModuleStatus(
             engine: selections.isEmpty ? "-" : selections.map(\.engine).joined(separator: ", "),
@@ -61,8 +55,7 @@ public struct ObserversModule: SuiteModule {
             isHealthy: missing.isEmpty)
     }
 
-    public func services(in context: SuiteContext) throws -> [any Service] {
-        let selections = try selections(context.configuration.section(configurationKey))
+    public func services(_ selections: [EngineSelection], in context: SuiteContext) throws -> [any Service] {
         guard !selections.isEmpty else { return [] }
         return [try context.attachObservers(selections)]
     }

@@ -39,7 +39,10 @@ public struct ServerModule: SuiteModule {
         public var firestore: FirestoreServer.Configuration?
     }
 
-    public func validate(_ section: ConfigurationSection) throws { _ = try settings(section, configurationFile: nil) }
+    /// Decodes and checks the `server` section; a `rules-file` is read (relative to the configuration file's folder).
+    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
+        try settings(section, configurationFile: configuration.file)
+    }
 
     /// Decodes and checks the `server` section; a `rules-file` is read (relative to `configurationFile`'s folder).
     public func settings(_ section: ConfigurationSection, configurationFile: String?) throws -> Settings {
@@ -250,14 +253,8 @@ public struct ServerModule: SuiteModule {
         return try RulesTestCases(json: json)
     }
 
-    public func status(in context: SuiteContext) async -> ModuleStatus {
-        guard
-            let settings = try? settings(
-                context.configuration.section(configurationKey), configurationFile: context.configuration.file)
-        else {
-            return ModuleStatus(engine: "?", health: "invalid configuration", isHealthy: false)
-        }
-        return ModuleStatus(
+    public func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
+        ModuleStatus(
             engine: "documents", location: context.dataFile(nil, default: "server.sqlite"),
             details: [
                 .init("listens on", "\(settings.configuration.host):\(settings.configuration.port) (suite serve)"),

@@ -28,23 +28,36 @@ public struct SyncModule: SuiteModule {
     public struct Settings: Sendable {
         /// The server; nil when this store is not a replica.
         public var remote: String?
-        /// The bearer token.
-        public var token: String?
+        /// The bearer token given in the section or `SUITE_TOKEN`.
+        var givenToken: String?
+        /// The token file, absolute, when the token comes from one.
+        var tokenFile: String?
         /// Seconds between background syncs.
         public var interval: Double
+
+        /// The bearer token: given, or read from `token-file` now.
+        /// - Throws: when there is a remote and no token, or the file cannot be read.
+        public func token(section: ConfigurationSection) throws -> String? {
+            if let givenToken { return givenToken }
+            guard let tokenFile else {
+                guard remote != nil else { return nil }
+                throw section.error(
+                    "sync", "a remote needs a token",
+                    hint: "give --token, SUITE_TOKEN or sync.token-file (the server's `suite users add UID` prints one)")
+            }
+            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+                throw section.error("sync.token-file", "cannot read \(tokenFile)", hint: "check the path")
+            }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
     }
 
-    public func validate(_ section: ConfigurationSection) throws {
-        _ = try settings(section, configurationFile: nil, readingToken: false)
-    }
-
-    /// Decodes and checks the section; the token comes from `token`, `token-file` or `SUITE_TOKEN`.
-    public func settings(_ section: ConfigurationSection, configurationFile: String?, readingToken: Bool = true) throws
-        -> Settings
-    {
+    /// Decodes and checks the section; the token comes from `token`, `SUITE_TOKEN` or `token-file` (read when the
+    /// replica opens, so `suite status` works without it).
+    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
         let object = try section.object()
         try section.checkKeys(object, known: ["remote", "token", "token-file", "interval"])
-        var settings = Settings(remote: nil, token: nil, interval: 30)
+        var settings = Settings(remote: nil, givenToken: nil, tokenFile: nil, interval: 30)
         let environment = ProcessInfo.processInfo.environment
         if let value = object["remote"] ?? environment["SUITE_REMOTE"].map(JSONValue.string) {
             guard let text = value.stringValue, let url = URL(string: text),
@@ -62,30 +75,14 @@ public struct SyncModule: SuiteModule {
             settings.interval = seconds
         }
         if let token = object["token"]?.stringValue ?? environment["SUITE_TOKEN"] {
-            settings.token = token
-        } else if let file = object["token-file"]?.stringValue, readingToken {
-            let path = ConfigurationLoader.path(file, relativeToConfiguration: configurationFile)
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw section.error("sync.token-file", "cannot read \(path)", hint: "check the path")
-            }
-            settings.token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        if settings.remote != nil, settings.token == nil, readingToken {
-            throw section.error(
-                "sync", "a remote needs a token",
-                hint: "give --token, SUITE_TOKEN or sync.token-file (the server's `suite users add UID` prints one)")
+            settings.givenToken = token
+        } else if let file = object["token-file"]?.stringValue {
+            settings.tokenFile = ConfigurationLoader.path(file, relativeToConfiguration: configuration.file)
         }
         return settings
     }
 
-    public func status(in context: SuiteContext) async -> ModuleStatus {
-        guard
-            let settings = try? settings(
-                context.configuration.section(configurationKey), configurationFile: context.configuration.file,
-                readingToken: false)
-        else {
-            return ModuleStatus(engine: "?", health: "invalid configuration", isHealthy: false)
-        }
+    public func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
         guard let remote = settings.remote else {
             return ModuleStatus(engine: "-", location: "-", health: "ok (no remote: the store is not a replica)")
         }
@@ -93,9 +90,7 @@ public struct SyncModule: SuiteModule {
     }
 
     /// While a long command runs, syncs every `interval` seconds (backing off, with jitter, while offline).
-    public func services(in context: SuiteContext) throws -> [any Service] {
-        let settings = try settings(
-            context.configuration.section(configurationKey), configurationFile: context.configuration.file)
+    public func services(_ settings: Settings, in context: SuiteContext) throws -> [any Service] {
         guard settings.remote != nil else { return [] }
         return [SyncService(context: context, interval: settings.interval)]
     }
@@ -138,10 +133,10 @@ extension SuiteContext {
     /// Makes `store` a replica when a remote is configured: pulls (offline: goes on, with a warning) and returns what
     /// to do at close — push what is pending, then detach.
     func attachReplica(_ store: DocumentStore) async throws -> (@Sendable () async -> Void)? {
-        let module = SyncModule()
-        let settings = try module.settings(
-            configuration.section(module.configurationKey), configurationFile: configuration.file)
-        guard let remote = settings.remote, let token = settings.token else { return nil }
+        let settings = try settings(of: SyncModule.self)
+        guard let remote = settings.remote,
+            let token = try settings.token(section: configuration.section(SyncModule().configurationKey))
+        else { return nil }
         // A refused connection is offline now, not after the connect timeout's retries.
         let transport = try HTTPSyncTransport(
             baseURL: remote, token: token,

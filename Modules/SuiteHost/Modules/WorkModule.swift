@@ -39,10 +39,8 @@ public struct WorkModule: SuiteModule {
         }
     }
 
-    public func validate(_ section: ConfigurationSection) throws { _ = try settings(section) }
-
     /// Decodes and checks the `work` section.
-    public func settings(_ section: ConfigurationSection) throws -> Settings {
+    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
         let object = try section.object()
         try section.checkKeys(object, known: ["user", "time-zone", "first-weekday", "planned-hours"])
         var user = ProcessInfo.processInfo.environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "me"
@@ -88,11 +86,8 @@ public struct WorkModule: SuiteModule {
         return Settings(user: user, timeZone: zone, firstWeekday: firstWeekday, plannedHours: hours)
     }
 
-    public func status(in context: SuiteContext) async -> ModuleStatus {
-        guard let settings = try? settings(context.configuration.section(configurationKey)) else {
-            return ModuleStatus(engine: "?", health: "invalid configuration", isHealthy: false)
-        }
-        return ModuleStatus(
+    public func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
+        ModuleStatus(
             engine: "documents", location: "workInfo/{uid}/workHistory",
             details: [
                 .init("user", settings.user), .init("time zone", settings.timeZone ?? TimeZone.current.identifier),
@@ -106,7 +101,7 @@ extension SuiteContext {
     public func workTracker() async throws -> WorkTracker {
         let store = try await documentStore()
         return try await resources.open("work") { [self] in
-            let settings = try WorkModule().settings(configuration.section("work"))
+            let settings = try settings(of: WorkModule.self)
             return (WorkTracker(store: store, defaults: try settings.defaults, source: "cli"), {})
         }
     }

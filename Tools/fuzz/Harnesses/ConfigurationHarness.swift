@@ -24,13 +24,7 @@ enum ConfigurationHarness {
         }
         let loader = ConfigurationLoader(
             modules: modules, environment: ["HOME": directory], currentDirectory: directory)
-        guard let configuration = try? loader.load(.init(configFile: file)) else { return }
-        _ = try? DocumentsModule().settings(configuration.section("documents"))
-        _ = try? CacheModule().settings(configuration.section("cache"))
-        _ = try? StorageModule().settings(configuration.section("storage"))
-        _ = try? AnalyticsModule().settings(configuration.section("analytics"))
-        _ = try? WorkModule().settings(configuration.section("work"))
-        _ = try? ServerModule().settings(configuration.section("server"), configurationFile: file)
-        _ = try? SyncModule().settings(configuration.section("sync"), configurationFile: file, readingToken: false)
+        // Loading decodes every module's section (engines' options included), as each command does.
+        _ = try? loader.loadSettings(.init(configFile: file))
     }
 }

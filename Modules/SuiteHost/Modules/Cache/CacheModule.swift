@@ -23,42 +23,29 @@ import SuitePluginKit
 ///   shared: false                   # true for a cache serving several users (a server)
 /// ```
 public struct CacheModule: SuiteModule {
-    /// Creates the description.
-    public init() {}
+    /// The module's stores: `sqlite` (default), `memory`, then `cache` engines from plugins.
+    public var engines: EngineRegistry<any CacheStore>
+
+    /// The module with its built-in stores.
+    public init() {
+        engines = EngineRegistry(
+            module: "cache", descriptions: [SQLiteCacheStoreDescription(), InMemoryCacheStoreDescription()],
+            plugins: PluginEngines(kind: EngineKind.cache) { handle in PluginCacheStore(handle: handle) })
+    }
+
+    /// The module with `engines` (a test's or an app's own store added to the built-in ones).
+    public init(engines: EngineRegistry<any CacheStore>) {
+        self.engines = engines
+    }
 
     public var name: String { "Cache" }
     public var configurationKey: String { "cache" }
     public var builtInEngines: [String] { engines.names }
-    public var pluginKind: String? { "cache" }
-
-    /// The module's stores: `sqlite` (default), `memory`, then `cache` engines from plugins.
-    public var engines: EngineRegistry<any CacheStore> {
-        EngineRegistry(
-            module: configurationKey, pluginKind: "cache", adapt: { handle in PluginCacheStore(handle: handle) },
-            factories: [
-                .init(name: "sqlite", options: ["path", "byte-limit", "count-limit", "inline-limit", "write-behind"]) {
-                    options, context in
-                    try context.ensureDataDirectory()
-                    let limits = try Self.limits(options, at: "cache.options")
-                    return try SQLiteCacheStore(
-                        path: context.dataFile(options["path"], default: "cache.sqlite"),
-                        configuration: SQLiteCacheStore.Configuration(
-                            byteLimit: limits.bytes ?? 256 << 20, countLimit: limits.count,
-                            inlineLimit: limits.inline ?? 16 << 10,
-                            writeBehind: try Self.writeBehind(options, at: "cache.options")),
-                        logger: context.logger)
-                },
-                .init(name: "memory", options: ["byte-limit", "count-limit"]) { options, _ in
-                    let limits = try Self.limits(options, at: "cache.options")
-                    return try InMemoryCacheStore(byteLimit: limits.bytes ?? 64 << 20, countLimit: limits.count)
-                },
-            ])
-    }
 
     /// The section's settings.
     public struct Settings: Sendable {
-        /// The engine and its options.
-        public var selection: EngineSelection
+        /// The store, its options decoded.
+        public var engine: ConfiguredEngine<any CacheStore>
         /// The memory tier's byte limit (0: no memory tier).
         public var memoryBytes: Int
         /// The protected tier's database path option and key file option, as written.
@@ -71,24 +58,12 @@ public struct CacheModule: SuiteModule {
         public var isShared: Bool
     }
 
-    public func validate(_ section: ConfigurationSection) throws {
-        _ = try settings(section)
-    }
-
     /// Decodes and checks the `cache` section.
-    public func settings(_ section: ConfigurationSection) throws -> Settings {
+    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
         let object = try section.object()
         try section.checkKeys(
             object, known: ["engine", "options", "memory", "protected", "rules", "transient-query-items", "shared"])
-        let selection = try engines.selection(from: object, at: configurationKey, in: section)
-        if let options = selection.options.objectValue, engines.names.contains(selection.engine) {
-            do {
-                _ = try Self.limits(options, at: "cache.options")
-                _ = try Self.writeBehind(options, at: "cache.options")
-            } catch let error as LimitError {
-                throw section.error(error.key, error.message, hint: error.hint)
-            }
-        }
+        let engine = try engines.configure(object, at: configurationKey, in: section)
         var memoryBytes = 8 << 20
         if let memory = object["memory"] {
             guard let map = memory.objectValue else {
@@ -123,7 +98,7 @@ public struct CacheModule: SuiteModule {
             isShared = flag
         }
         return Settings(
-            selection: selection, memoryBytes: memoryBytes, protectedPath: protectedPath, keyFile: keyFile,
+            engine: engine, memoryBytes: memoryBytes, protectedPath: protectedPath, keyFile: keyFile,
             rules: rules, isShared: isShared)
     }
 
@@ -179,85 +154,12 @@ public struct CacheModule: SuiteModule {
         return rules
     }
 
-    public func status(in context: SuiteContext) async -> ModuleStatus {
-        guard let settings = try? settings(context.configuration.section(configurationKey)) else {
-            return ModuleStatus(engine: "?", health: "invalid configuration", isHealthy: false)
+    public func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
+        var status = await settings.engine.status(in: context)
+        if settings.memoryBytes > 0, !settings.engine.keepsDataInMemory {
+            status.details.insert(.init("memory tier", Self.formatBytes(settings.memoryBytes)), at: 0)
         }
-        let selection = settings.selection
-        switch selection.engine {
-        case "sqlite", "memory":
-            var status = ModuleStatus(
-                engine: selection.engine,
-                location: selection.engine == "memory"
-                    ? "in memory (nothing kept after the command)"
-                    : context.dataFile(selection.options["path"], default: "cache.sqlite"))
-            if settings.memoryBytes > 0, selection.engine != "memory" {
-                status.details.append(.init("memory tier", Self.formatBytes(settings.memoryBytes)))
-            }
-            if selection.engine == "sqlite" {
-                if FileManager.default.fileExists(atPath: status.location) {
-                    do {
-                        let statistics = try await context.dataCache().store.statistics()
-                        status.details.append(.init("entries", "\(statistics.entries)"))
-                        status.details.append(.init("bytes", Self.formatBytes(statistics.bytes)))
-                    } catch {
-                        status.health = "cannot open: \((error as? any SuiteDescribedError)?.message ?? "\(error)")"
-                        status.isHealthy = false
-                    }
-                } else {
-                    status.health = "ok (no data yet)"
-                }
-            }
-            return status
-        case let name:
-            let provider = context.plugins.provider(kind: "cache", name: name)
-            return ModuleStatus(
-                engine: name, location: provider.map { "plugin \($0.name) (\($0.path))" } ?? "no plugin provides it",
-                health: provider == nil ? "engine not found" : "ok", isHealthy: provider != nil)
-        }
-    }
-
-    // MARK: - Helpers
-
-    /// `byte-limit`, `count-limit` and `inline-limit` from `options`, checked.
-    static func limits(_ options: [String: JSONValue], at path: String) throws -> (
-        bytes: Int?, count: Int?, inline: Int?
-    ) {
-        func number(_ key: String, minimum: Int64) throws -> Int? {
-            guard let value = options[key] else { return nil }
-            guard let number = value.intValue, number >= minimum, number <= Int64(Int.max / 2) else {
-                throw LimitError(
-                    key: "\(path).\(key)", message: "must be a whole number ≥ \(minimum), not \(value.jsonString)",
-                    hint: key == "count-limit" ? "a number of entries" : "a number of bytes, e.g. 268435456 for 256 MiB"
-                )
-            }
-            return Int(number)
-        }
-        return (
-            try number("byte-limit", minimum: 1), try number("count-limit", minimum: 1),
-            try number("inline-limit", minimum: 0)
-        )
-    }
-
-    /// The `write-behind` option: seconds a store may stay staged before it is written (above 0, at most 60).
-    static func writeBehind(_ options: [String: JSONValue], at path: String) throws -> Duration? {
-        guard let value = options["write-behind"] else { return nil }
-        guard let seconds = value.numberValue, seconds > 0, seconds <= 60 else {
-            throw LimitError(
-                key: "\(path).write-behind",
-                message: "must be a number of seconds above 0 and at most 60, not \(value.jsonString)",
-                hint:
-                    "e.g. write-behind: 0.1 (stores are written together every 100 ms; leave it out to commit each store)"
-            )
-        }
-        return .milliseconds(Int64((seconds * 1_000).rounded(.up)))
-    }
-
-    /// A limit out of range, with the key it is at.
-    struct LimitError: SuiteDescribedError {
-        var key: String
-        var message: String
-        var hint: String?
+        return status
     }
 
     /// `bytes` for people: `512 B`, `1.5 MiB`.
@@ -269,11 +171,10 @@ extension SuiteContext {
     /// once per context; closed when the context shuts down, adding its lookup counts to the counter file.
     public func dataCache() async throws -> DataCache {
         try await resources.open("cache") { [self] in
-            let module = CacheModule()
-            let settings = try module.settings(configuration.section(module.configurationKey))
-            let engine = try await module.engines.make(settings.selection, in: self)
+            let settings = try settings(of: CacheModule.self)
+            let engine = try await settings.engine.make(in: self)
             let store: any CacheStore =
-                settings.memoryBytes > 0 && settings.selection.engine != "memory"
+                settings.memoryBytes > 0 && !settings.engine.keepsDataInMemory
                 ? TieredCacheStore(memory: try InMemoryCacheStore(byteLimit: settings.memoryBytes), back: engine)
                 : engine
             // The protected tier: its own SQLite file, sealed with the key file (created 0600 on first use).
@@ -287,7 +188,7 @@ extension SuiteContext {
                     path: dataFile(settings.keyFile.map(JSONValue.string), default: "cache.key")),
                 onError: DataCache.errorReporter(bus: bus))
             let cache = DataCache(
-                store: store, protectedStore: protected, clock: clock, bus: bus, tier: settings.selection.engine)
+                store: store, protectedStore: protected, clock: clock, bus: bus, tier: settings.engine.name)
             let counters = try cacheCounters()
             return (
                 cache,
@@ -295,6 +196,7 @@ extension SuiteContext {
                     // Closing first: a write-behind store evicts when it writes what it staged, and those count too.
                     var failure: (any Error)?
                     do { try await store.close() } catch { failure = error }
+                    do { try await settings.engine.close(engine) } catch { failure = failure ?? error }
                     try? counters.add(cache.counts)
                     try await protectedBase.close()
                     if let failure { throw failure }
@@ -306,8 +208,7 @@ extension SuiteContext {
     /// The HTTP client over ``dataCache()`` with the configured rules, on AsyncHTTPClient.
     public func cachedHTTPClient() async throws -> CachedHTTPClient {
         try await resources.open("cache.http") { [self] in
-            let module = CacheModule()
-            let settings = try module.settings(configuration.section(module.configurationKey))
+            let settings = try settings(of: CacheModule.self)
             let cache = try await dataCache()
             let transport = AsyncHTTPClientTransport()
             let client = CachedHTTPClient(

@@ -1,10 +1,10 @@
-import Documents
 import Foundation
+import SuiteCore
 
-/// The command line's wording of Documents errors: Documents speaks Swift in its hints (`setData(…, merge: true)`,
-/// `.order(by:)`, `limit(toLast:)`); at the command line the same advice names the flag. One table, applied where
-/// every subcommand prints its error (`SuiteSubcommand.run`), so no docs error path keeps a Swift hint.
-enum DocsErrorText {
+/// The command line's wording of errors: the libraries speak Swift in their hints (Documents' `setData(…, merge:
+/// true)`, `.order(by:)`, `limit(toLast:)`); at the command line the same advice names the flag. One table, applied
+/// where every subcommand prints its error (`SuiteSubcommand.run`), so no error path keeps a Swift hint.
+enum CommandLineWording {
     /// Swift phrases and what to say instead at the command line, replaced in order.
     static let replacements: [(swift: String, cli: String)] = [
         ("use setData (with merge: true) to create it", "use `suite docs set PATH '{…}' --merge` to create it"),
@@ -20,7 +20,7 @@ enum DocsErrorText {
     static let swiftIndexHint = "or from Swift: "
 
     /// `error`'s message and hint as the command line prints them.
-    static func cli(_ error: DocumentsError) -> (message: String, hint: String?) {
+    static func cli(_ error: any SuiteDescribedError) -> (message: String, hint: String?) {
         var hint = error.hint.map(translate)
         if let current = hint, current.hasPrefix(swiftIndexHint) {
             hint = "run the `suite docs index add …` command above once; the index is then kept up to date"

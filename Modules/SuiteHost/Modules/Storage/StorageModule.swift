@@ -17,26 +17,17 @@ public import SuiteCore
 ///   record-caches: true                 # the Cache module's stored and evicted entries, as the `caches` service
 /// ```
 public struct StorageModule: SuiteModule {
-    /// Creates the description.
-    public init() {}
+    /// The index engines: `sqlite`.
+    public var engines: EngineRegistry<SQLiteStorageIndex>
+
+    /// The module with its built-in index.
+    public init() {
+        engines = EngineRegistry(module: "storage", descriptions: [SQLiteStorageIndexDescription()])
+    }
 
     public var name: String { "Storage" }
     public var configurationKey: String { "storage" }
     public var builtInEngines: [String] { engines.names }
-
-    /// The index engines: `sqlite`.
-    public var engines: EngineRegistry<SQLiteStorageIndex> {
-        EngineRegistry(
-            module: configurationKey,
-            factories: [
-                .init(name: "sqlite", options: ["path"]) { options, context in
-                    try context.ensureDataDirectory()
-                    return try SQLiteStorageIndex(
-                        path: context.dataFile(options["path"], default: "storage.sqlite"),
-                        logger: context.logger)
-                }
-            ])
-    }
 
     /// One managed root and how its files map to services, groups and content.
     public struct Root: Sendable, Hashable {
@@ -60,8 +51,8 @@ public struct StorageModule: SuiteModule {
 
     /// The section's settings.
     public struct Settings: Sendable {
-        /// The index engine and its options.
-        public var selection: EngineSelection
+        /// The index engine, its options decoded.
+        public var engine: ConfiguredEngine<SQLiteStorageIndex>
         /// The managed roots.
         public var roots: [Root]
         /// The directories of `suite storage app-size` when not given on the command line.
@@ -71,22 +62,11 @@ public struct StorageModule: SuiteModule {
         public var recordCaches: Bool
     }
 
-    public func validate(_ section: ConfigurationSection) throws {
-        let settings = try settings(section)
-        for (index, root) in settings.roots.enumerated() {
-            for rule in root.layout {
-                do { _ = try LayoutRule(rule) } catch let error as StorageError {
-                    throw section.error("storage.roots[\(index)].layout", error.message, hint: error.hint)
-                }
-            }
-        }
-    }
-
     /// Decodes and checks the `storage` section.
-    public func settings(_ section: ConfigurationSection) throws -> Settings {
+    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
         let object = try section.object()
         try section.checkKeys(object, known: ["engine", "options", "roots", "app-size", "record-caches"])
-        let selection = try engines.selection(from: object, at: configurationKey, in: section)
+        let engine = try engines.configure(object, at: configurationKey, in: section)
         var roots: [Root] = []
         if let list = object["roots"] {
             let hint = "e.g. roots: [{path: /var/lib/app, service: chat, layout: [\"chats/{groupId}/**\"]}]"
@@ -113,6 +93,11 @@ public struct StorageModule: SuiteModule {
                 if let sniff = map["sniff"], sniff.boolValue == nil {
                     throw section.error("\(key).sniff", "must be true or false")
                 }
+                for rule in layout {
+                    do { _ = try LayoutRule(rule) } catch let error as StorageError {
+                        throw section.error("\(key).layout", error.message, hint: error.hint)
+                    }
+                }
                 roots.append(
                     Root(
                         path: path, service: map["service"]?.stringValue ?? "files", layout: layout,
@@ -134,41 +119,19 @@ public struct StorageModule: SuiteModule {
             }
             recordCaches = flag
         }
-        return Settings(selection: selection, roots: roots, appSize: appSize, recordCaches: recordCaches)
+        return Settings(engine: engine, roots: roots, appSize: appSize, recordCaches: recordCaches)
     }
 
-    public func status(in context: SuiteContext) async -> ModuleStatus {
-        guard let settings = try? settings(context.configuration.section(configurationKey)) else {
-            return ModuleStatus(engine: "?", health: "invalid configuration", isHealthy: false)
-        }
-        let path = context.dataFile(settings.selection.options["path"], default: "storage.sqlite")
-        var status = ModuleStatus(engine: settings.selection.engine, location: path)
-        guard FileManager.default.fileExists(atPath: path) else {
-            status.health = "ok (nothing indexed yet)"
-            return status
-        }
-        do {
-            let total = try await context.storageIndex().total()
-            status.details.append(.init("items", "\(total.items)"))
-            status.details.append(.init("allocated", DocumentsModule.formatBytes(total.allocatedBytes)))
-        } catch {
-            status.health = "cannot open: \((error as? any SuiteDescribedError)?.message ?? "\(error)")"
-            status.isHealthy = false
-        }
-        return status
+    public func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
+        await settings.engine.status(in: context)
     }
 }
 
 extension StorageModule {
     /// While a command runs, the Cache module's stored and evicted entries are recorded as items of the `caches`
     /// service (``StorageAccounting/StorageBusRecorder``), into an index of the recorder's own, closed after it drains.
-    public func services(in context: SuiteContext) throws -> [any Service] {
-        let settings = try settings(context.configuration.section(configurationKey))
-        guard settings.recordCaches, settings.selection.engine == "sqlite" else { return [] }
-        try context.ensureDataDirectory()
-        let index = try SQLiteStorageIndex(
-            path: context.dataFile(settings.selection.options["path"], default: "storage.sqlite"),
-            logger: context.logger)
+    public func services(_ settings: Settings, in context: SuiteContext) throws -> [any Service] {
+        guard settings.recordCaches, let index = try settings.engine.recorderIndex(in: context) else { return [] }
         let recorder = StorageBusRecorder(bus: context.bus, index: index)
         recorder.start()
         return [StorageRecorderService(recorder: recorder, index: index)]
@@ -191,10 +154,15 @@ extension SuiteContext {
     /// The storage index on the configured engine, opened once per context and closed when the context shuts down.
     public func storageIndex() async throws -> SQLiteStorageIndex {
         try await resources.open("storage") { [self] in
-            let module = StorageModule()
-            let settings = try module.settings(configuration.section(module.configurationKey))
-            let index = try await module.engines.make(settings.selection, in: self)
-            return (index, { try await index.close() })
+            let settings = try settings(of: StorageModule.self)
+            let index = try await settings.engine.make(in: self)
+            return (
+                index,
+                {
+                    try await index.close()
+                    try await settings.engine.close(index)
+                }
+            )
         }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 import Logging
 public import ServiceLifecycle
 public import SuiteCore
-import SuiteHTTPNIO
+import SuitePluginKit
 
 #if canImport(Glibc)
     import Glibc
@@ -31,49 +31,35 @@ import SuiteHTTPNIO
 ///   prices: {read: 0.06, write: 0.18, delete: 0.02}  # per 100,000 operations, for `suite analytics cost`
 /// ```
 public struct AnalyticsModule: SuiteModule {
-    /// Creates the description.
-    public init() {}
+    /// The engines: `sqlite` (default), `http`, `jsonl`, `console`, `noop`, then `analytics` engines from plugins
+    /// (e.g. `prometheus` from Plugins/AnalyticsPrometheus).
+    public var engines: EngineRegistry<any AnalyticsEngine>
+
+    /// The module with its built-in engines.
+    public init() {
+        engines = EngineRegistry(
+            module: "analytics",
+            descriptions: [
+                SQLiteAnalyticsEngineDescription(), HTTPAnalyticsEngineDescription(),
+                JSONLinesAnalyticsEngineDescription(), ConsoleAnalyticsEngineDescription(),
+                NoOpAnalyticsEngineDescription(),
+            ],
+            plugins: PluginEngines(kind: EngineKind.analytics) { handle in PluginAnalyticsEngine(handle: handle) })
+    }
+
+    /// The module with `engines` (a test's or an app's own engine added to the built-in ones).
+    public init(engines: EngineRegistry<any AnalyticsEngine>) {
+        self.engines = engines
+    }
 
     public var name: String { "Analytics" }
     public var configurationKey: String { "analytics" }
     public var builtInEngines: [String] { engines.names }
-    public var pluginKind: String? { "analytics" }
-
-    /// The engines: `sqlite` (default), `http`, `jsonl`, `console`, `noop`, then `analytics` engines from plugins
-    /// (e.g. `prometheus` from Plugins/AnalyticsPrometheus).
-    public var engines: EngineRegistry<any AnalyticsEngine> {
-        EngineRegistry(
-            module: configurationKey, pluginKind: "analytics",
-            adapt: { handle in PluginAnalyticsEngine(handle: handle) },
-            factories: [
-                .init(name: "sqlite", options: ["path"]) { options, context in
-                    try context.ensureDataDirectory()
-                    return try SQLiteAnalyticsEngine(
-                        path: context.dataFile(options["path"], default: "analytics.sqlite"))
-                },
-                .init(name: "http", options: ["url", "batch-size", "interval", "headers", "gzip", "timeout"]) {
-                    options, _ in
-                    let options = try Self.httpOptions(options)
-                    // AsyncHTTPClient retries a refused connection until the connect timeout: bound it by the request's.
-                    return try HTTPAnalyticsEngine(
-                        options: options,
-                        transport: AsyncHTTPClientTransport(
-                            timeout: options.timeout, connectTimeout: min(options.timeout, .seconds(5))))
-                },
-                .init(name: "jsonl", options: ["path"]) { options, context in
-                    try context.ensureDataDirectory()
-                    return JSONLinesAnalyticsEngine(
-                        path: context.dataFile(options["path"], default: "analytics.jsonl"))
-                },
-                .init(name: "console", options: []) { _, _ in ConsoleAnalyticsEngine() },
-                .init(name: "noop", options: []) { _, _ in NoOpAnalyticsEngine() },
-            ])
-    }
 
     /// The section's settings.
     public struct Settings: Sendable {
-        /// The engines, in order.
-        public var engines: [EngineSelection]
+        /// The engines, in order, their options decoded.
+        public var engines: [ConfiguredEngine<any AnalyticsEngine>]
         /// The queue file, as written (relative to the data directory) or absolute.
         public var queuePath: String
         /// The manager's configuration (the privacy salt is read when the manager opens).
@@ -84,17 +70,13 @@ public struct AnalyticsModule: SuiteModule {
         public var prices: (read: Double, write: Double, delete: Double)
     }
 
-    public func validate(_ section: ConfigurationSection) throws {
-        _ = try settings(section)
-    }
-
     /// Decodes and checks the `analytics` section.
-    public func settings(_ section: ConfigurationSection) throws -> Settings {
+    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
         let object = try section.object()
         try section.checkKeys(
             object,
             known: ["engines", "queue-path", "context", "privacy", "sampling", "batch-size", "record", "prices"])
-        var selections: [EngineSelection] = []
+        var selections: [ConfiguredEngine<any AnalyticsEngine>] = []
         if let list = object["engines"] {
             let hint = "e.g. engines: [{engine: sqlite}, {engine: http, options: {url: …}}]"
             guard let items = list.arrayValue, !items.isEmpty else {
@@ -104,14 +86,10 @@ public struct AnalyticsModule: SuiteModule {
                 let key = "analytics.engines[\(index)]"
                 guard let map = item.objectValue else { throw section.error(key, "must be a map", hint: hint) }
                 try section.checkKeys(map, at: key, known: ["engine", "options"])
-                let selection = try engines.selection(from: map, at: key, in: section)
-                if selection.engine == "http", let problem = Self.httpProblem(selection.options.objectValue ?? [:]) {
-                    throw section.error("\(key).options", problem.message, hint: problem.hint)
-                }
-                selections.append(selection)
+                selections.append(try engines.configure(map, at: key, in: section))
             }
         } else {
-            selections = [EngineSelection(engine: "sqlite", options: .object([:]))]
+            selections = [try engines.configure([:], at: "analytics", in: section)]
         }
         var configuration = AnalyticsConfiguration()
         configuration.sessions.recordsEvents = false  // a `suite` command is not an app session: no session events
@@ -132,10 +110,8 @@ public struct AnalyticsModule: SuiteModule {
             }
             configuration.batchSize = Int(size)
         }
-        for selection in selections where selection.engine == "http" {
-            if let interval = selection.options["interval"]?.numberValue {
-                configuration.deliveryInterval = min(configuration.deliveryInterval, .milliseconds(interval * 1_000))
-            }
+        for interval in selections.compactMap(\.deliveryInterval) {
+            configuration.deliveryInterval = min(configuration.deliveryInterval, interval)
         }
         var record = AnalyticsBusRecorder.defaultPrefixes
         if let value = object["record"] {
@@ -168,53 +144,6 @@ public struct AnalyticsModule: SuiteModule {
             engines: selections,
             queuePath: object["queue-path"]?.stringValue ?? "analytics-queue.sqlite",
             configuration: configuration, record: record, prices: prices)
-    }
-
-    /// What is wrong with an http engine's options, if anything.
-    static func httpProblem(_ options: [String: JSONValue]) -> AnalyticsError? {
-        do {
-            _ = try httpOptions(options)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    static func httpOptions(_ options: [String: JSONValue]) throws(AnalyticsError) -> HTTPAnalyticsEngine.Options {
-        guard let url = options["url"]?.stringValue else {
-            throw AnalyticsError(
-                .invalidConfiguration, "the http engine needs a url",
-                hint: "add options: {url: \"https://collect.example.com/v1/batch\"}")
-        }
-        var result = HTTPAnalyticsEngine.Options(url: url)
-        if let value = options["batch-size"] {
-            guard let size = value.intValue, size >= 1, size <= 10_000 else {
-                throw AnalyticsError(.invalidConfiguration, "batch-size must be a whole number from 1 to 10000")
-            }
-            result.batchSize = Int(size)
-        }
-        for key in ["interval", "timeout"] {
-            if let value = options[key], !(value.numberValue.map { $0 > 0 && $0 <= 86_400 } ?? false) {
-                throw AnalyticsError(.invalidConfiguration, "\(key) must be a number of seconds above 0")
-            }
-        }
-        if let timeout = options["timeout"]?.numberValue { result.timeout = .milliseconds(timeout * 1_000) }
-        if let value = options["gzip"] {
-            guard let flag = value.boolValue else {
-                throw AnalyticsError(.invalidConfiguration, "gzip must be true or false")
-            }
-            result.gzip = flag
-        }
-        if let value = options["headers"] {
-            guard let map = value.objectValue, map.values.allSatisfy({ $0.stringValue != nil }) else {
-                throw AnalyticsError(
-                    .invalidConfiguration, "headers must be a map of header names to strings",
-                    hint: "e.g. headers: {Authorization: \"Bearer …\"}")
-            }
-            result.headers = map.compactMapValues(\.stringValue)
-        }
-        try HTTPAnalyticsEngine.validate(result)
-        return result
     }
 
     static func strings(_ value: JSONValue?, at key: String, _ section: ConfigurationSection) throws -> [String: String]
@@ -256,12 +185,9 @@ public struct AnalyticsModule: SuiteModule {
         return sampling
     }
 
-    public func status(in context: SuiteContext) async -> ModuleStatus {
-        guard let settings = try? settings(context.configuration.section(configurationKey)) else {
-            return ModuleStatus(engine: "?", health: "invalid configuration", isHealthy: false)
-        }
+    public func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
         let queuePath = context.dataFile(.string(settings.queuePath), default: "")
-        var status = ModuleStatus(engine: settings.engines.map(\.engine).joined(separator: " + "), location: queuePath)
+        var status = ModuleStatus(engine: settings.engines.map(\.name).joined(separator: " + "), location: queuePath)
         guard FileManager.default.fileExists(atPath: queuePath) else {
             status.health = "ok (no events yet)"
             return status
@@ -281,20 +207,21 @@ public struct AnalyticsModule: SuiteModule {
     }
 
     /// Records the configured bus events while a command runs (see ``AnalyticsRecorderService``).
-    public func services(in context: SuiteContext) throws -> [any Service] {
-        let settings = try settings(context.configuration.section(configurationKey))
+    public func services(_ settings: Settings, in context: SuiteContext) throws -> [any Service] {
         guard !settings.record.isEmpty else { return [] }
         let recorder = AnalyticsBusRecorder(
             bus: context.bus, limits: settings.configuration.limits, prefixes: settings.record)
         return [AnalyticsRecorderService(context: context, recorder: recorder)]
     }
 
-    /// A manager on the configured engines and queue (the caller shuts it down), and the engines to shut down after.
-    func makeManager(in context: SuiteContext) async throws -> (AnalyticsManager, [HTTPAnalyticsEngine]) {
-        let settings = try settings(context.configuration.section(configurationKey))
+    /// A manager on the configured engines and queue (the caller shuts it down), and how to close the engines after.
+    static func makeManager(in context: SuiteContext) async throws -> (
+        AnalyticsManager, close: @Sendable () async throws -> Void
+    ) {
+        let settings = try context.settings(of: AnalyticsModule.self)
         try context.ensureDataDirectory()
         var engines: [any AnalyticsEngine] = []
-        for selection in settings.engines { engines.append(try await self.engines.make(selection, in: context)) }
+        for configured in settings.engines { engines.append(try await configured.make(in: context)) }
         var configuration = settings.configuration
         if !configuration.privacy.rules.isEmpty {
             configuration.privacy.salt = try Self.salt(in: context)
@@ -303,7 +230,13 @@ public struct AnalyticsModule: SuiteModule {
         let manager = try AnalyticsManager(
             engine: engines.count == 1 ? engines[0] : MultiplexAnalyticsEngine(engines), queue: queue,
             configuration: configuration, clock: context.clock, logger: context.logger)
-        return (manager, engines.compactMap { $0 as? HTTPAnalyticsEngine })
+        let made = Array(zip(settings.engines, engines))
+        return (
+            manager,
+            {
+                for (configured, engine) in made { try await configured.close(engine) }
+            }
+        )
     }
 
     /// The privacy salt: `analytics.salt` in the data directory, 32 random bytes created 0600 on first use.
@@ -334,14 +267,14 @@ public struct AnalyticsRecorderService: Service {
     let recorder: AnalyticsBusRecorder
 
     public func run() async throws {
-        var opened: (AnalyticsManager, [HTTPAnalyticsEngine])?
+        var opened: (AnalyticsManager, close: @Sendable () async throws -> Void)?
         var failed = false
         // A failure (an engine that cannot be made) is logged once and costs the recorded events, never the command.
         func move() async {
             let events = recorder.drain()
             guard !events.isEmpty, !failed else { return }
             do {
-                if opened == nil { opened = try await AnalyticsModule().makeManager(in: context) }
+                if opened == nil { opened = try await AnalyticsModule.makeManager(in: context) }
                 for event in events { opened?.0.log(event) }
                 try await opened?.0.persist()
             } catch {
@@ -358,9 +291,9 @@ public struct AnalyticsRecorderService: Service {
         }
         recorder.cancel()
         await move()
-        if let (manager, engines) = opened {
+        if let (manager, close) = opened {
             try await manager.shutdown()
-            for engine in engines { try await engine.shutdown() }
+            try await close()
         }
     }
 }
@@ -370,12 +303,12 @@ extension SuiteContext {
     /// delivery attempted) when the context closes.
     public func analytics() async throws -> AnalyticsManager {
         try await resources.open("analytics") { [self] in
-            let (manager, engines) = try await AnalyticsModule().makeManager(in: self)
+            let (manager, close) = try await AnalyticsModule.makeManager(in: self)
             return (
                 manager,
                 {
                     try await manager.shutdown()
-                    for engine in engines { try await engine.shutdown() }
+                    try await close()
                 }
             )
         }
@@ -383,17 +316,16 @@ extension SuiteContext {
 
     /// The persisted queue alone, for reading its status: no manager, so nothing is leased or delivered.
     public func analyticsQueue() throws -> AnalyticsQueue {
-        let settings = try AnalyticsModule().settings(configuration.section("analytics"))
+        let settings = try settings(of: AnalyticsModule.self)
         try ensureDataDirectory()
         return try AnalyticsQueue(path: dataFile(.string(settings.queuePath), default: ""))
     }
 
     /// The configured `sqlite` analytics engine (for reports), or nil when none is configured.
     public func analyticsEvents() throws -> SQLiteAnalyticsEngine? {
-        let settings = try AnalyticsModule().settings(configuration.section("analytics"))
-        guard let selection = settings.engines.first(where: { $0.engine == "sqlite" }) else { return nil }
-        try ensureDataDirectory()
-        return try SQLiteAnalyticsEngine(
-            path: dataFile(selection.options["path"], default: "analytics.sqlite"))
+        for configured in try settings(of: AnalyticsModule.self).engines {
+            if let engine = try configured.reportingEngine(in: self) { return engine }
+        }
+        return nil
     }
 }

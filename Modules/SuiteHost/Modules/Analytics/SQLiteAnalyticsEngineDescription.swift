@@ -1,0 +1,37 @@
+public import Analytics
+public import SuiteCore
+
+/// The Analytics module's `sqlite` engine (the default): ``Analytics/SQLiteAnalyticsEngine``, the events in a file
+/// that `suite analytics` reports read (option `path`, default `analytics.sqlite` in the data directory).
+public struct SQLiteAnalyticsEngineDescription: EngineDescription {
+    /// The decoded options: the `path` option as written.
+    public struct Options: Sendable {
+        /// The `path` option as written (resolved against the data directory when the engine is made).
+        public var path: JSONValue?
+    }
+
+    /// Creates the description.
+    public init() {}
+
+    public var name: String { "sqlite" }
+    public var optionKeys: [String] { ["path"] }
+
+    public func options(_ options: EngineOptions) throws -> Options { Options(path: options["path"]) }
+
+    public func make(_ options: Options, in context: SuiteContext) async throws -> any AnalyticsEngine {
+        try open(options, in: context)
+    }
+
+    func open(_ options: Options, in context: SuiteContext) throws -> SQLiteAnalyticsEngine {
+        try context.ensureDataDirectory()
+        return try SQLiteAnalyticsEngine(path: context.dataFile(options.path, default: "analytics.sqlite"))
+    }
+}
+
+extension ConfiguredEngine where Engine == any AnalyticsEngine {
+    /// The events file for reports (`suite analytics …`, the console's usage page), when this is the SQLite engine.
+    func reportingEngine(in context: SuiteContext) throws -> SQLiteAnalyticsEngine? {
+        guard let options = options(as: SQLiteAnalyticsEngineDescription.Options.self) else { return nil }
+        return try SQLiteAnalyticsEngineDescription().open(options, in: context)
+    }
+}

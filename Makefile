@@ -36,8 +36,8 @@ help: ## List the targets
 deps: ## Install the system packages Suite needs (apt), if missing
 	@bash Tools/install-deps.sh
 
-build: deps ## Build every module, the suite command and the plugins (debug)
-	$(SWIFT) build
+build: deps ## Build every module, the suite command and the plugins (debug); an import of an undeclared dependency fails
+	@bash Tools/import-lint.sh $(SWIFT) build
 
 plugins: deps ## Build the runtime plugins (.so) that suite loads
 	@for p in $(PLUGIN_PRODUCTS); do $(SWIFT) build --product $$p || exit 1; done
@@ -91,6 +91,7 @@ lint: ## Fail on formatting errors (swift format, .swift-format) and on Linux-on
 	$(SWIFT) format lint --strict --recursive $(FORMAT_PATHS)
 	python3 Tools/portability-lint/portability-lint.py --self-test
 	python3 Tools/portability-lint/portability-lint.py $(PORTABLE_MODULES)
+	bash Tools/import-lint.sh
 
 docs: ## Build each library module's DocC documentation; a broken ``Symbol`` link or any DocC warning fails
 	$(SWIFT) package generate-documentation --warnings-as-errors $(foreach t,$(DOC_TARGETS),--target $(t))

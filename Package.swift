@@ -46,7 +46,6 @@ let package = Package(
         .library(name: "SuiteServer", targets: ["SuiteServer"]),
         .library(name: "FirestoreProtocol", targets: ["FirestoreProtocol"]),
         .library(name: "Sync", targets: ["Sync"]),
-        .library(name: "SuiteHost", targets: ["SuiteHost"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
         .executable(name: "documents-crash-writer", targets: ["CrashWriter"]),
@@ -178,7 +177,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "suite",
-            dependencies: ["SuiteHost", "FirestoreProtocol", argumentParser, logging, serviceLifecycle],
+            dependencies: ["SuiteHost", argumentParser, logging],
             path: "Modules/suite"
         ),
 

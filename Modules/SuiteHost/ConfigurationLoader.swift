@@ -1,5 +1,5 @@
-public import Foundation
-public import SuiteCore
+import Foundation
+package import SuiteCore
 import SuitePluginKit
 import Yams
 
@@ -14,18 +14,18 @@ import Yams
 /// One rule for paths: a relative path in the file — `data-dir`, `plugin-path`, a plugin path, and every path
 /// option of every engine (``ConfigurationSection/isPathOption(_:)``: `path`, `file`, `dir`, `*-path`, …) —
 /// resolves against the file's folder; one from the environment or a flag against the current directory.
-public struct ConfigurationLoader: Sendable {
+package struct ConfigurationLoader: Sendable {
     /// Values given on the command line; they win over the file and the environment.
-    public struct Overrides: Sendable, Hashable {
-        public var configFile: String?
-        public var dataDirectory: String?
-        public var logLevel: String?
+    package struct Overrides: Sendable, Hashable {
+        package var configFile: String?
+        package var dataDirectory: String?
+        package var logLevel: String?
         /// Keys of module sections set by flags (`--remote` sets `sync.remote`): by section, key → value, where
         /// `null` removes the key. Applied before the sections are decoded.
-        public var sectionKeys: [String: [String: JSONValue]]
+        package var sectionKeys: [String: [String: JSONValue]]
         /// The flag named as the source of ``sectionKeys``.
-        public var sectionFlag: String
-        public init(
+        package var sectionFlag: String
+        package init(
             configFile: String? = nil, dataDirectory: String? = nil, logLevel: String? = nil,
             sectionKeys: [String: [String: JSONValue]] = [:], sectionFlag: String = "flag"
         ) {
@@ -38,17 +38,17 @@ public struct ConfigurationLoader: Sendable {
     }
 
     /// Valid values of `log-level`.
-    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+    package static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
     /// The modules whose sections the configuration may hold.
-    public var modules: [any SuiteModule]
+    package var modules: [any SuiteModule]
     /// The environment to read (`ProcessInfo`'s by default).
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// The directory relative paths are resolved against.
-    public var currentDirectory: String
+    package var currentDirectory: String
 
     /// A loader for `modules`, reading `environment` and resolving relative paths against `currentDirectory`.
-    public init(
+    package init(
         modules: [any SuiteModule],
         environment: [String: String] = ProcessInfo.processInfo.environment,
         currentDirectory: String = FileManager.default.currentDirectoryPath
@@ -59,10 +59,10 @@ public struct ConfigurationLoader: Sendable {
     }
 
     /// Every key a configuration file may hold: the host's, then each module's section.
-    public var knownKeys: [String] { SuiteConfiguration.hostKeys + modules.map(\.configurationKey) }
+    package var knownKeys: [String] { SuiteConfiguration.hostKeys + modules.map(\.configurationKey) }
 
     /// The default data directory: `$XDG_DATA_HOME/suite`, i.e. `~/.local/share/suite`.
-    public var defaultDataDirectory: String {
+    package var defaultDataDirectory: String {
         if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/suite" }
         return home + "/.local/share/suite"
     }
@@ -72,7 +72,7 @@ public struct ConfigurationLoader: Sendable {
     }
 
     /// Which configuration file applies, or `nil` for none. A file named explicitly must exist.
-    public func configurationFile(_ overrides: Overrides) throws -> String? {
+    package func configurationFile(_ overrides: Overrides) throws -> String? {
         if let explicit = overrides.configFile ?? environment["SUITE_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
             let path = absolute(explicit, relativeTo: currentDirectory)
             guard FileManager.default.fileExists(atPath: path) else {
@@ -92,13 +92,13 @@ public struct ConfigurationLoader: Sendable {
 
     /// Loads the configuration: defaults, then the file, then the environment, then `overrides`; then every module
     /// checks its section.
-    public func load(_ overrides: Overrides = Overrides()) throws -> SuiteConfiguration {
+    package func load(_ overrides: Overrides = Overrides()) throws -> SuiteConfiguration {
         try loadSettings(overrides).configuration
     }
 
     /// Loads the configuration as ``load(_:)`` does, and returns every module's section decoded (for the
     /// ``SuiteContext``, so that no section is decoded twice).
-    public func loadSettings(_ overrides: Overrides = Overrides()) throws -> (
+    package func loadSettings(_ overrides: Overrides = Overrides()) throws -> (
         configuration: SuiteConfiguration, settings: ModuleSettings
     ) {
         var configuration = SuiteConfiguration(dataDirectory: defaultDataDirectory)
@@ -338,7 +338,7 @@ public struct ConfigurationLoader: Sendable {
     }
 
     /// Directories listed in `SUITE_PLUGIN_PATH` (colon-separated), searched after the configuration's `plugin-path`.
-    public var environmentPluginPath: [String] {
+    package var environmentPluginPath: [String] {
         (environment["SUITE_PLUGIN_PATH"] ?? "").split(separator: ":").map {
             absolute(String($0), relativeTo: currentDirectory)
         }
@@ -371,7 +371,7 @@ public struct ConfigurationLoader: Sendable {
 
     /// A path a module's section names outside `options` (`rules-file`, `token-file`): absolute, or relative to the
     /// configuration file's folder (the current directory without one), like every other path in the file.
-    public static func path(_ file: String, relativeToConfiguration configurationFile: String?) -> String {
+    package static func path(_ file: String, relativeToConfiguration configurationFile: String?) -> String {
         let directory =
             configurationFile.map { ($0 as NSString).deletingLastPathComponent }
             ?? FileManager.default.currentDirectoryPath

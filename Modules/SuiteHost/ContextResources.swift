@@ -2,7 +2,7 @@ import Logging
 
 /// The engines and stores a ``SuiteContext`` opened: each opened once, on first use, and closed at shutdown in the
 /// reverse order of opening.
-public actor ContextResources {
+package actor ContextResources {
     private var opened: [String: any Sendable] = [:]
     private var opening: [String: Task<any Sendable, any Error>] = [:]
     private var closers: [(name: String, close: @Sendable () async throws -> Void)] = []
@@ -15,7 +15,7 @@ public actor ContextResources {
 
     /// The resource named `name`, opened by `open` the first time (which returns it and how to close it).
     /// Concurrent callers share one opening; a failed opening is retried by the next caller.
-    public func open<T: Sendable>(
+    package func open<T: Sendable>(
         _ name: String, _ open: @escaping @Sendable () async throws -> (T, @Sendable () async throws -> Void)
     ) async throws -> T {
         if let value = opened[name] as? T { return value }
@@ -40,10 +40,10 @@ public actor ContextResources {
     }
 
     /// The names of the resources open now, in opening order.
-    public var openNames: [String] { closers.map(\.name) }
+    package var openNames: [String] { closers.map(\.name) }
 
     /// Closes every resource, newest first; all are closed even when one fails, then the first failure is thrown.
-    public func closeAll() async throws {
+    package func closeAll() async throws {
         let toClose = closers.reversed()
         closers.removeAll()
         opened.removeAll()

@@ -1,14 +1,14 @@
-public import Documents
+package import Documents
 import Foundation
 import SuiteCore
 
 /// Parsing and rendering behind `suite docs` that belongs to the command line: transform flags, cursors, tables.
 /// (Where-expressions, batch files and result JSON live in Documents' `StoreJSON.swift`, the JSON edge of the store.)
-public enum DocumentsCommandSupport {
+package enum DocumentsCommandSupport {
     // MARK: - Values
 
     /// Parses JSON text into document data (a JSON object, tagged values allowed).
-    public static func data(fromJSON text: String, what: String) throws -> DocumentData {
+    package static func data(fromJSON text: String, what: String) throws -> DocumentData {
         let json: JSONValue
         do {
             json = try JSONValue(parsing: text)
@@ -28,7 +28,7 @@ public enum DocumentsCommandSupport {
     }
 
     /// Parses a JSON value; a bare word that is not JSON (`active`) is taken as a string.
-    public static func value(fromJSON text: String, what: String) throws -> DocumentValue {
+    package static func value(fromJSON text: String, what: String) throws -> DocumentValue {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let parsed: JSONValue?
         do {
@@ -56,7 +56,7 @@ public enum DocumentsCommandSupport {
 
     /// Parses `FIELD`, `FIELD:asc` or `FIELD:desc` (any case); any other suffix is an error, so a misspelled direction
     /// never becomes part of the field name. A name containing `:` is quoted: `` `a:b`:desc ``.
-    public static func order(parsing text: String) throws -> (FieldPath, descending: Bool) {
+    package static func order(parsing text: String) throws -> (FieldPath, descending: Bool) {
         var name = text
         var descending = false
         if !text.hasSuffix("`"), let colon = text.lastIndex(of: ":") {
@@ -77,7 +77,7 @@ public enum DocumentsCommandSupport {
     // MARK: - Transforms
 
     /// Parses `field=<json>` (for `--increment`, `--array-union`, `--array-remove`).
-    public static func assignment(_ text: String, flag: String) throws -> (String, DocumentValue) {
+    package static func assignment(_ text: String, flag: String) throws -> (String, DocumentValue) {
         guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
             throw SuiteError(
                 .invalidArgument, "\(flag) expects FIELD=VALUE, got '\(text)'", hint: "e.g. \(flag) points=10")
@@ -88,7 +88,7 @@ public enum DocumentsCommandSupport {
     }
 
     /// Builds an increment transform; the amount must be a number.
-    public static func increment(_ text: String) throws -> (String, FieldValue) {
+    package static func increment(_ text: String) throws -> (String, FieldValue) {
         let (field, value) = try assignment(text, flag: "--increment")
         switch value {
         case .int(let i): return (field, .increment(i))
@@ -101,7 +101,7 @@ public enum DocumentsCommandSupport {
     }
 
     /// Builds an array-union or array-remove transform; the value must be a JSON array.
-    public static func arrayTransform(_ text: String, union: Bool) throws -> (String, FieldValue) {
+    package static func arrayTransform(_ text: String, union: Bool) throws -> (String, FieldValue) {
         let flag = union ? "--array-union" : "--array-remove"
         let (field, value) = try assignment(text, flag: flag)
         guard case .array(let elements) = value else {
@@ -114,7 +114,7 @@ public enum DocumentsCommandSupport {
     // MARK: - Rendering
 
     /// A document for people: path, version, update time, then its data as indented JSON.
-    public static func render(_ snapshot: DocumentSnapshot) -> String {
+    package static func render(_ snapshot: DocumentSnapshot) -> String {
         guard let data = snapshot.data else { return "\(snapshot.path) does not exist" }
         var lines = [
             "path     \(snapshot.path)",
@@ -128,7 +128,7 @@ public enum DocumentsCommandSupport {
     /// Documents as a table: one row each, one column per top-level field (the first eight, by frequency).
     /// The first column is the id, or with `showingPaths` (a collection-group query, whose rows come from several
     /// parents) the full path.
-    public static func table(_ snapshots: [DocumentSnapshot], showingPaths: Bool = false) -> String {
+    package static func table(_ snapshots: [DocumentSnapshot], showingPaths: Bool = false) -> String {
         var frequency: [String: Int] = [:]
         for snapshot in snapshots {
             for key in snapshot.data?.keys ?? [:].keys { frequency[key, default: 0] += 1 }
@@ -149,7 +149,7 @@ public enum DocumentsCommandSupport {
     }
 
     /// A query plan for people.
-    public static func render(_ plan: QueryPlan) -> String {
+    package static func render(_ plan: QueryPlan) -> String {
         var lines = [
             "target      \(plan.target)\(plan.collectionGroup ? " (collection group)" : "")",
             "strategy    \(plan.strategy)",
@@ -171,7 +171,7 @@ public enum DocumentsCommandSupport {
     }
 
     /// The cost report for people: totals, per collection with a bar chart of reads, per kind.
-    public static func render(_ report: CostReport) -> String {
+    package static func render(_ report: CostReport) -> String {
         if report.isEmpty { return "no billed operations yet" }
         var lines = [
             "total    \(report.total.reads) reads, \(report.total.writes) writes, \(report.total.deletes) deletes", "",
@@ -206,7 +206,7 @@ public enum DocumentsCommandSupport {
     }
 
     /// The query-control line of `suite docs stats`: what coalescing saved and what the rate limit delayed or refused.
-    public static func render(_ queries: QueryThrottleCounts) -> String {
+    package static func render(_ queries: QueryThrottleCounts) -> String {
         let waited = Double(queries.throttledWaitMicroseconds) / 1_000_000
         return "queries  \(queries.coalesced) coalesced (\(queries.readsSaved) reads saved), "
             + "\(queries.throttled) throttled (waited \(String(format: "%.3f", waited)) s in all), "
@@ -214,13 +214,13 @@ public enum DocumentsCommandSupport {
     }
 
     /// The change-log lines of `suite docs stats`: its records, and the horizon before which changes were pruned.
-    public static func render(_ status: ChangeLogStatus) -> String {
+    package static func render(_ status: ChangeLogStatus) -> String {
         "change log: \(status.records) records up to sequence \(status.lastSequence), horizon \(status.horizon)"
             + (status.horizon > 0 ? " (changes up to it pruned)" : " (nothing pruned)")
     }
 
     /// The index lines of `suite docs stats`: `pending index operations: N`, then the runs.
-    public static func render(_ status: IndexMaintenanceStatus) -> String {
+    package static func render(_ status: IndexMaintenanceStatus) -> String {
         var lines = [
             "pending index operations: \(status.pendingOperations)",
             "index runs: \(status.runs) (\(status.runEntries) entries)",

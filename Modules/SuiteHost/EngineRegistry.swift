@@ -1,5 +1,5 @@
-public import SuiteCore
-public import SuitePluginKit
+package import SuiteCore
+package import SuitePluginKit
 
 /// One engine a module can run on, described in a file of its own: its configuration name, its options (checked and
 /// decoded once, when the configuration loads), how to make it, what `suite status` says of it and how to close it.
@@ -19,7 +19,7 @@ public import SuitePluginKit
 ///     }
 /// }
 /// ```
-public protocol EngineDescription<Engine>: Sendable {
+package protocol EngineDescription<Engine>: Sendable {
     /// The module's engine protocol, e.g. `any CacheStore`.
     associatedtype Engine: Sendable
     /// The engine's options, decoded.
@@ -41,11 +41,11 @@ public protocol EngineDescription<Engine>: Sendable {
 }
 
 extension EngineDescription {
-    public var keepsDataInMemory: Bool { false }
-    public func status(_ options: Options, in context: SuiteContext) async -> ModuleStatus {
+    package var keepsDataInMemory: Bool { false }
+    package func status(_ options: Options, in context: SuiteContext) async -> ModuleStatus {
         ModuleStatus(engine: name, location: keepsDataInMemory ? "in memory (nothing kept after the command)" : "-")
     }
-    public func close(_ engine: Engine) async throws {}
+    package func close(_ engine: Engine) async throws {}
 
     /// Checks `values` (at key path `path` of `section`) and decodes them into a configured engine.
     func configure(_ values: [String: JSONValue], at path: String, in section: ConfigurationSection) throws
@@ -62,24 +62,24 @@ extension EngineDescription {
 }
 
 /// An engine's options as configured, with errors that name the key where it was written.
-public struct EngineOptions: Sendable {
+package struct EngineOptions: Sendable {
     /// The options, path options already absolute.
-    public var values: [String: JSONValue]
+    package var values: [String: JSONValue]
     /// Their key path in the configuration (`documents.options`).
-    public var path: String
+    package var path: String
     /// The section they were read from.
-    public var section: ConfigurationSection
+    package var section: ConfigurationSection
 
     /// The value of `key`, if given.
-    public subscript(key: String) -> JSONValue? { values[key] }
+    package subscript(key: String) -> JSONValue? { values[key] }
 
     /// An `invalidConfiguration` error about option `key`: `key 'cache.options.byte-limit' in FILE (line 3) …`.
-    public func error(_ key: String, _ problem: String, hint: String? = nil) -> SuiteError {
+    package func error(_ key: String, _ problem: String, hint: String? = nil) -> SuiteError {
         section.error("\(path).\(key)", problem, hint: hint)
     }
 
     /// Option `key` as a whole number in `range`, or nil when absent.
-    public func integer(_ key: String, in range: ClosedRange<Int64>, hint: String? = nil) throws -> Int? {
+    package func integer(_ key: String, in range: ClosedRange<Int64>, hint: String? = nil) throws -> Int? {
         guard let value = values[key] else { return nil }
         guard let number = value.intValue, range.contains(number) else {
             throw error(
@@ -90,7 +90,7 @@ public struct EngineOptions: Sendable {
     }
 
     /// Re-throws a ``SuiteDescribedError`` from checking option `key` as an error naming where it was written.
-    public func checking<T>(_ key: String, _ body: () throws -> T) throws -> T {
+    package func checking<T>(_ key: String, _ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as any SuiteDescribedError {
             throw self.error(key, error.message, hint: error.hint)
         }
@@ -99,13 +99,13 @@ public struct EngineOptions: Sendable {
 
 /// A module's engine as configured: decoded once, when the configuration loads, and made on first use. Built-in and
 /// plugin engines alike.
-public struct ConfiguredEngine<Engine: Sendable>: Sendable {
+package struct ConfiguredEngine<Engine: Sendable>: Sendable {
     /// The engine's configuration name.
-    public let name: String
+    package let name: String
     /// Its options as written (path options absolute).
-    public let options: [String: JSONValue]
+    package let options: [String: JSONValue]
     /// Whether it keeps its data in this process only.
-    public let keepsDataInMemory: Bool
+    package let keepsDataInMemory: Bool
     /// The options as the engine's description decoded them; read by that description's own file only.
     let decoded: any Sendable
     let makeEngine: @Sendable (SuiteContext) async throws -> Engine
@@ -128,30 +128,30 @@ public struct ConfiguredEngine<Engine: Sendable>: Sendable {
     }
 
     /// The selection as written: name and options.
-    public var selection: EngineSelection { EngineSelection(engine: name, options: .object(options)) }
+    package var selection: EngineSelection { EngineSelection(engine: name, options: .object(options)) }
 
     /// Makes the engine.
-    public func make(in context: SuiteContext) async throws -> Engine { try await makeEngine(context) }
+    package func make(in context: SuiteContext) async throws -> Engine { try await makeEngine(context) }
 
     /// The module's line in `suite status` on this engine.
-    public func status(in context: SuiteContext) async -> ModuleStatus { await describe(context) }
+    package func status(in context: SuiteContext) async -> ModuleStatus { await describe(context) }
 
     /// Releases what making the engine opened beyond what the module closes itself.
-    public func close(_ engine: Engine) async throws { try await closeEngine(engine) }
+    package func close(_ engine: Engine) async throws { try await closeEngine(engine) }
 
     /// The decoded options, when the engine's description decodes to `type`.
-    public func options<T>(as type: T.Type) -> T? { decoded as? T }
+    package func options<T>(as type: T.Type) -> T? { decoded as? T }
 }
 
 /// The engines a plugin can provide to a module: its plugin engine kind and the adapter to the module's protocol.
-public struct PluginEngines<Engine: Sendable>: Sendable {
+package struct PluginEngines<Engine: Sendable>: Sendable {
     /// The plugin engine kind (``SuitePluginKit/EngineKind``).
-    public var kind: String
+    package var kind: String
     /// Wraps a plugin engine in the module's engine protocol.
-    public var adapt: @Sendable (PluginEngineHandle) throws -> Engine
+    package var adapt: @Sendable (PluginEngineHandle) throws -> Engine
 
     /// Plugin engines of `kind`, adapted by `adapt`.
-    public init(kind: String, adapt: @escaping @Sendable (PluginEngineHandle) throws -> Engine) {
+    package init(kind: String, adapt: @escaping @Sendable (PluginEngineHandle) throws -> Engine) {
         self.kind = kind
         self.adapt = adapt
     }
@@ -197,16 +197,16 @@ public struct PluginEngines<Engine: Sendable>: Sendable {
 /// let engine = try engines.configure(object, at: "cache", in: section)   // when the configuration loads
 /// let store = try await engine.make(in: context)                        // on first use
 /// ```
-public struct EngineRegistry<Engine: Sendable>: Sendable {
+package struct EngineRegistry<Engine: Sendable>: Sendable {
     /// The module's configuration key, for messages.
-    public var module: String
+    package var module: String
     /// The built-in engines; the first is the default.
-    public var descriptions: [any EngineDescription<Engine>]
+    package var descriptions: [any EngineDescription<Engine>]
     /// The engines plugins can provide, if any.
-    public var plugins: PluginEngines<Engine>?
+    package var plugins: PluginEngines<Engine>?
 
     /// A registry for `module`.
-    public init(
+    package init(
         module: String, descriptions: [any EngineDescription<Engine>], plugins: PluginEngines<Engine>? = nil
     ) {
         self.module = module
@@ -215,10 +215,10 @@ public struct EngineRegistry<Engine: Sendable>: Sendable {
     }
 
     /// The built-in engine names, default first.
-    public var names: [String] { descriptions.map(\.name) }
+    package var names: [String] { descriptions.map(\.name) }
 
     /// The registry with `description` added after the built-in engines (a test's or an app's own engine).
-    public func adding(_ description: any EngineDescription<Engine>) -> Self {
+    package func adding(_ description: any EngineDescription<Engine>) -> Self {
         var copy = self
         copy.descriptions.append(description)
         return copy
@@ -227,7 +227,7 @@ public struct EngineRegistry<Engine: Sendable>: Sendable {
     /// Reads `{engine, options}` from `object` (at key path `path` of `section`), defaulting the engine to the first
     /// built-in, and checks and decodes a built-in engine's options. An engine that is not built in is left to the
     /// plugins (checked when it is made, once plugins are loaded), unless the module takes no plugin engines.
-    public func configure(_ object: [String: JSONValue], at path: String, in section: ConfigurationSection) throws
+    package func configure(_ object: [String: JSONValue], at path: String, in section: ConfigurationSection) throws
         -> ConfiguredEngine<Engine>
     {
         let name: String

@@ -1,26 +1,26 @@
 import Foundation
-public import SuiteCore
-public import SuitePluginKit
+package import SuiteCore
+package import SuitePluginKit
 
 /// The outcome of loading one configured plugin.
-public struct PluginLoadResult: Sendable {
+package struct PluginLoadResult: Sendable {
     /// The reference as configured (a name or a path).
-    public var reference: String
+    package var reference: String
     /// The loaded plugin, when loading worked.
-    public var plugin: LoadedPlugin?
+    package var plugin: LoadedPlugin?
     /// Why it failed, otherwise.
-    public var error: PluginError?
+    package var error: PluginError?
 }
 
 /// The plugins a `suite` process loaded, and the engines they provide.
-public struct PluginHost: Sendable {
+package struct PluginHost: Sendable {
     /// Every configured plugin, loaded or not, in configuration order.
-    public let results: [PluginLoadResult]
+    package let results: [PluginLoadResult]
     /// Where plugin names were looked up, in order.
-    public let searchDirectories: [String]
+    package let searchDirectories: [String]
 
     /// Loads every plugin named in `configuration`, recording failures instead of stopping at the first.
-    public init(configuration: SuiteConfiguration, environmentPluginPath: [String], executableDirectory: String?) {
+    package init(configuration: SuiteConfiguration, environmentPluginPath: [String], executableDirectory: String?) {
         // Beside the executable (a build folder), then ../lib/suite (an installed `make install PREFIX=…`).
         let installed = executableDirectory.map {
             [$0, (($0 as NSString).deletingLastPathComponent as NSString).appendingPathComponent("lib/suite")]
@@ -42,28 +42,28 @@ public struct PluginHost: Sendable {
     }
 
     /// The plugins that loaded.
-    public var loaded: [LoadedPlugin] { results.compactMap(\.plugin) }
+    package var loaded: [LoadedPlugin] { results.compactMap(\.plugin) }
 
     /// The load failures.
-    public var failures: [PluginError] { results.compactMap(\.error) }
+    package var failures: [PluginError] { results.compactMap(\.error) }
 
     /// Throws the first load failure, if any.
-    public func requireAllLoaded() throws {
+    package func requireAllLoaded() throws {
         if let failure = failures.first { throw failure }
     }
 
     /// The loaded plugin providing engine `name` of `kind`, if any.
-    public func provider(kind: String, name: String) -> LoadedPlugin? {
+    package func provider(kind: String, name: String) -> LoadedPlugin? {
         loaded.first { $0.engines.contains(PluginEngineInfo(kind: kind, name: name)) }
     }
 
     /// The names of the engines of `kind` that loaded plugins provide.
-    public func engines(of kind: String) -> [String] {
+    package func engines(of kind: String) -> [String] {
         loaded.flatMap(\.engines).filter { $0.kind == kind }.map(\.name)
     }
 
     /// The directory holding the running executable, searched last for plugin names.
-    public static var executableDirectory: String? {
+    package static var executableDirectory: String? {
         guard let path = Bundle.main.executablePath ?? CommandLine.arguments.first else { return nil }
         let resolved = (path as NSString).resolvingSymlinksInPath
         return (resolved as NSString).deletingLastPathComponent

@@ -1,26 +1,26 @@
-public import SuiteCore
-public import SuitePluginKit
+package import SuiteCore
+package import SuitePluginKit
 
 /// What `suite status` reports: every registered module with its engine, data file or server and health, then the
 /// bus and the plugins.
-public struct StatusReport: Sendable {
+package struct StatusReport: Sendable {
     /// One module's line.
-    public struct Module: Sendable {
+    package struct Module: Sendable {
         /// The module's name.
-        public var name: String
+        package var name: String
         /// Its status.
-        public var status: ModuleStatus
+        package var status: ModuleStatus
     }
-    public var version: String
-    public var dataDirectory: String
-    public var configurationFile: String?
-    public var modules: [Module]
-    public var plugins: [PluginLoadResult]
+    package var version: String
+    package var dataDirectory: String
+    package var configurationFile: String?
+    package var modules: [Module]
+    package var plugins: [PluginLoadResult]
     /// Events dropped by this process's bus (full stream buffers).
-    public var busDrops: Int
+    package var busDrops: Int
 
     /// Gathers the status of `context`, asking every module.
-    public init(context: SuiteContext) async {
+    package init(context: SuiteContext) async {
         let configuration = context.configuration
         version = SuiteContext.version
         dataDirectory = configuration.dataDirectory
@@ -35,12 +35,12 @@ public struct StatusReport: Sendable {
     }
 
     /// Whether every configured plugin loaded and every module is usable.
-    public var isHealthy: Bool {
+    package var isHealthy: Bool {
         plugins.allSatisfy { $0.error == nil } && modules.allSatisfy(\.status.isHealthy)
     }
 
     /// The report as JSON for scripts.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             "version": .string(version),
             "dataDirectory": .string(dataDirectory),
@@ -64,7 +64,7 @@ public struct StatusReport: Sendable {
     }
 
     /// The report as text for people.
-    public func render() -> String {
+    package func render() -> String {
         var lines = [
             "Suite \(version)",
             "data directory  \(dataDirectory)",
@@ -93,9 +93,9 @@ public struct StatusReport: Sendable {
 }
 
 /// Rendering of plugin lists and descriptors.
-public enum PluginReport {
+package enum PluginReport {
     /// A table of load results: plugin, version, engines or the error.
-    public static func table(_ results: [PluginLoadResult]) -> TextTable {
+    package static func table(_ results: [PluginLoadResult]) -> TextTable {
         var table = TextTable(["PLUGIN", "VERSION", "ENGINES", "FILE / ERROR"])
         for result in results {
             if let plugin = result.plugin {
@@ -110,7 +110,7 @@ public enum PluginReport {
     }
 
     /// One load result as JSON.
-    public static func json(for result: PluginLoadResult) -> JSONValue {
+    package static func json(for result: PluginLoadResult) -> JSONValue {
         var object: [String: JSONValue] = ["reference": .string(result.reference)]
         if let plugin = result.plugin {
             object["plugin"] = json(for: plugin)
@@ -125,7 +125,7 @@ public enum PluginReport {
     }
 
     /// A loaded plugin's descriptor as JSON.
-    public static func json(for plugin: LoadedPlugin) -> JSONValue {
+    package static func json(for plugin: LoadedPlugin) -> JSONValue {
         .object([
             "name": .string(plugin.name),
             "version": .string(plugin.version),
@@ -136,7 +136,7 @@ public enum PluginReport {
     }
 
     /// A loaded plugin's descriptor for people.
-    public static func render(_ plugin: LoadedPlugin) -> String {
+    package static func render(_ plugin: LoadedPlugin) -> String {
         var lines = [
             "plugin       \(plugin.name) \(plugin.version)",
             "file         \(plugin.path)",
@@ -151,9 +151,9 @@ public enum PluginReport {
 }
 
 /// Rendering of `suite config show`.
-public enum ConfigurationReport {
+package enum ConfigurationReport {
     /// Each key's value and where it came from, as JSON.
-    public static func json(_ configuration: SuiteConfiguration) -> JSONValue {
+    package static func json(_ configuration: SuiteConfiguration) -> JSONValue {
         let values = values(configuration)
         return .object([
             "file": configuration.file.map(JSONValue.string) ?? .null,
@@ -171,7 +171,7 @@ public enum ConfigurationReport {
     }
 
     /// A table of keys, values and sources for people.
-    public static func render(_ configuration: SuiteConfiguration) -> String {
+    package static func render(_ configuration: SuiteConfiguration) -> String {
         var table = TextTable(["KEY", "VALUE", "SOURCE"])
         for (key, value) in values(configuration) {
             table.append([key, value.jsonString, configuration.sources[key]?.description ?? "default"])

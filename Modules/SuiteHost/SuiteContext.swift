@@ -1,8 +1,8 @@
 import Foundation
-public import Logging
+package import Logging
 import ServiceLifecycle
-public import SuiteCore
-public import SuitePluginKit
+package import SuiteCore
+package import SuitePluginKit
 import Synchronization
 import UnixSignals
 
@@ -13,31 +13,31 @@ import UnixSignals
 /// (swift-service-lifecycle) and, when the command ends — or on SIGINT or SIGTERM — shuts them down gracefully and
 /// closes every engine it opened, newest first. Nothing here is global: tests build as many contexts as they like,
 /// each with its own bus and data directory.
-public final class SuiteContext: Sendable {
+package final class SuiteContext: Sendable {
     /// The version of Suite.
-    public static let version = "0.2.0"
+    package static let version = "0.2.0"
 
     /// The resolved configuration.
-    public let configuration: SuiteConfiguration
+    package let configuration: SuiteConfiguration
     /// The modules registered with the host, in order.
-    public let modules: [any SuiteModule]
+    package let modules: [any SuiteModule]
     /// The logger handed to every module.
-    public let logger: Logger
+    package let logger: Logger
     /// The process's event bus.
-    public let bus: EventBus
+    package let bus: EventBus
     /// The wall clock handed to every module.
-    public let clock: any WallClock
+    package let clock: any WallClock
     /// The plugins that were configured, loaded or not.
-    public let plugins: PluginHost
+    package let plugins: PluginHost
     /// The engines and stores this context opened, closed at shutdown.
-    public let resources: ContextResources
+    package let resources: ContextResources
     /// The replica the Documents store became, when `sync.remote` is set.
-    public let replica = ReplicaSlot()
+    package let replica = ReplicaSlot()
     /// Each module's section, decoded once (by the loader, or on first use), by configuration key.
     private let decoded: Mutex<[String: any Sendable]>
 
     /// Builds a context from an already loaded configuration; `settings` are the sections the loader decoded.
-    public init(
+    package init(
         configuration: SuiteConfiguration, modules: [any SuiteModule], settings: ModuleSettings = ModuleSettings(),
         logger: Logger, clock: any WallClock = SystemWallClock(), environmentPluginPath: [String] = [],
         executableDirectory: String? = PluginHost.executableDirectory
@@ -55,12 +55,12 @@ public final class SuiteContext: Sendable {
     }
 
     /// The registered module of type `type`, or a new one (every default) when none is registered.
-    public func module<M: SuiteModule>(_ type: M.Type) -> M {
+    package func module<M: SuiteModule>(_ type: M.Type) -> M {
         modules.lazy.compactMap { $0 as? M }.first ?? M()
     }
 
     /// `module`'s section, decoded once: by the loader, or here on first use.
-    public func settings<M: SuiteModule>(_ module: M) throws -> M.Settings {
+    package func settings<M: SuiteModule>(_ module: M) throws -> M.Settings {
         let key = module.configurationKey
         if let value = decoded.withLock({ $0[key] }) as? M.Settings { return value }
         let value = try module.settings(configuration.section(key), in: configuration)
@@ -69,17 +69,17 @@ public final class SuiteContext: Sendable {
     }
 
     /// The settings of the registered module of type `type`.
-    public func settings<M: SuiteModule>(of type: M.Type) throws -> M.Settings { try settings(module(type)) }
+    package func settings<M: SuiteModule>(of type: M.Type) throws -> M.Settings { try settings(module(type)) }
 
     /// A file option as configured: an absolute path as is, a relative one (or `file` when the option is absent) in
     /// the data directory.
-    public func dataFile(_ option: JSONValue?, default file: String) -> String {
+    package func dataFile(_ option: JSONValue?, default file: String) -> String {
         let name = option?.stringValue ?? file
         return name.hasPrefix("/") ? name : configuration.dataDirectory + "/" + name
     }
 
     /// Makes the data directory if it does not exist yet.
-    public func ensureDataDirectory() throws {
+    package func ensureDataDirectory() throws {
         do {
             try FileManager.default.createDirectory(
                 atPath: configuration.dataDirectory, withIntermediateDirectories: true)
@@ -93,7 +93,7 @@ public final class SuiteContext: Sendable {
     /// Creates engine `selection` of `kind` in `plugin`, with the configured options, the `plugin-timeout` deadline
     /// on every call, and the host services: its log lines go to the context's logger (tagged with the plugin and
     /// engine) and its events are published on the bus with source `plugin.<engine>`.
-    public func makePluginEngine(_ plugin: LoadedPlugin, kind: String, selection: EngineSelection) throws
+    package func makePluginEngine(_ plugin: LoadedPlugin, kind: String, selection: EngineSelection) throws
         -> PluginEngineHandle
     {
         var engineLogger = logger
@@ -120,7 +120,7 @@ public final class SuiteContext: Sendable {
     ///
     /// A command that shuts down by itself on the group's graceful shutdown (`serve`: in-flight requests finish
     /// first) passes `cancelOnShutdown: false`; it is then not cancelled, and the engines close after it returns.
-    public func run(
+    package func run(
         withServices: Bool = true, cancelOnShutdown: Bool = true, _ body: @escaping @Sendable () async throws -> Void
     ) async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []

@@ -1,5 +1,5 @@
-public import ServiceLifecycle
-public import SuiteCore
+package import ServiceLifecycle
+package import SuiteCore
 
 /// How one module describes itself to the host, once: its configuration section (decoded once into its typed
 /// ``Settings``), its engines, its status and its background services.
@@ -23,7 +23,7 @@ public import SuiteCore
 ///     }
 /// }
 /// ```
-public protocol SuiteModule: Sendable {
+package protocol SuiteModule: Sendable {
     /// The section, decoded.
     associatedtype Settings: Sendable
     /// The module on every default (registered modules may carry more, e.g. an engine a test adds).
@@ -47,8 +47,8 @@ public protocol SuiteModule: Sendable {
 }
 
 extension SuiteModule {
-    public var builtInEngines: [String] { [] }
-    public func services(_ settings: Settings, in context: SuiteContext) throws -> [any Service] { [] }
+    package var builtInEngines: [String] { [] }
+    package func services(_ settings: Settings, in context: SuiteContext) throws -> [any Service] { [] }
 
     /// The section of `configuration` decoded, type-erased (for the loader, which holds every module's).
     func decode(_ configuration: SuiteConfiguration) throws -> any Sendable {
@@ -70,43 +70,43 @@ extension SuiteModule {
 }
 
 /// Every module's section decoded by ``ConfigurationLoader``, by configuration key, handed to the ``SuiteContext``.
-public struct ModuleSettings: Sendable {
+package struct ModuleSettings: Sendable {
     var values: [String: any Sendable]
 
     /// No section decoded yet (the context decodes each on first use).
-    public init() { values = [:] }
+    package init() { values = [:] }
 
     init(values: [String: any Sendable]) { self.values = values }
 }
 
 /// One module's line in `suite status`.
-public struct ModuleStatus: Sendable, Hashable {
+package struct ModuleStatus: Sendable, Hashable {
     /// The engine in use (`-` when the module has none).
-    public var engine: String
+    package var engine: String
     /// Its data file, directory or server.
-    public var location: String
+    package var location: String
     /// `ok`, or what needs attention (pending work, the last error).
-    public var health: String
+    package var health: String
     /// Whether the module is usable as configured.
-    public var isHealthy: Bool
+    package var isHealthy: Bool
     /// Further facts, in order (`pending index operations`: `12`).
-    public var details: [Detail]
+    package var details: [Detail]
 
     /// A named fact about a module.
-    public struct Detail: Sendable, Hashable {
+    package struct Detail: Sendable, Hashable {
         /// What the value is.
-        public var label: String
+        package var label: String
         /// The value.
-        public var value: String
+        package var value: String
         /// Creates a detail.
-        public init(_ label: String, _ value: String) {
+        package init(_ label: String, _ value: String) {
             self.label = label
             self.value = value
         }
     }
 
     /// Creates a status.
-    public init(
+    package init(
         engine: String = "-", location: String = "-", health: String = "ok", isHealthy: Bool = true,
         details: [Detail] = []
     ) {

@@ -1,8 +1,8 @@
 /// The modules `suite` registers, in the order `suite status` lists them. Adding a module adds its files and one line
 /// here (and its target in Package.swift); a module needs no command of its own to be registered.
-public enum SuiteModules {
+package enum SuiteModules {
     /// Every module, each on its defaults.
-    public static var all: [any SuiteModule] {
+    package static var all: [any SuiteModule] {
         [
             DocumentsModule(),
             CacheModule(),

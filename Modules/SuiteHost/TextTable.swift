@@ -5,28 +5,28 @@
 /// table.append(["a.txt", "12 KB"])
 /// print(table.render())
 /// ```
-public struct TextTable: Sendable {
+package struct TextTable: Sendable {
     /// Column alignment.
-    public enum Alignment: Sendable { case left, right }
+    package enum Alignment: Sendable { case left, right }
 
     /// The header cells.
-    public var header: [String]
+    package var header: [String]
     /// The body rows.
-    public var rows: [[String]] = []
+    package var rows: [[String]] = []
     /// Per-column alignment; missing entries are left-aligned.
-    public var alignments: [Alignment]
+    package var alignments: [Alignment]
 
     /// A table with `header` cells.
-    public init(_ header: [String], alignments: [Alignment] = []) {
+    package init(_ header: [String], alignments: [Alignment] = []) {
         self.header = header
         self.alignments = alignments
     }
 
     /// Adds a row.
-    public mutating func append(_ row: [String]) { rows.append(row) }
+    package mutating func append(_ row: [String]) { rows.append(row) }
 
     /// The table as text, one line per row, without a trailing newline.
-    public func render() -> String {
+    package func render() -> String {
         let all = [header] + rows
         let columns = all.map(\.count).max() ?? 0
         var widths = [Int](repeating: 0, count: columns)

@@ -1,7 +1,5 @@
-import Analytics
 import ArgumentParser
 import Foundation
-import SuiteCore
 import SuiteHost
 
 /// `suite analytics …`: log events, deliver the queue, and read what the SQLite engine stored.

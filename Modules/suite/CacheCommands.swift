@@ -1,7 +1,5 @@
 import ArgumentParser
-import Cache
 import Foundation
-import SuiteCore
 import SuiteHost
 
 /// `suite cache …`: the HTTP and data cache from the command line.

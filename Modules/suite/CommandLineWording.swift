@@ -1,5 +1,5 @@
 import Foundation
-import SuiteCore
+import SuiteHost
 
 /// The command line's wording of errors: the libraries speak Swift in their hints (Documents' `setData(…, merge:
 /// true)`, `.order(by:)`, `limit(toLast:)`); at the command line the same advice names the flag. One table, applied

@@ -1,9 +1,6 @@
 import ArgumentParser
-import Documents
 import Foundation
-import SuiteCore
 import SuiteHost
-import Sync
 
 extension DocsCommand {
     struct Import: SuiteSubcommand {

@@ -1,7 +1,5 @@
 import ArgumentParser
-import Documents
 import Foundation
-import SuiteCore
 import SuiteHost
 
 extension DocsCommand {

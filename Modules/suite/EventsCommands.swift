@@ -1,7 +1,5 @@
 import ArgumentParser
-import SuiteCore
 import SuiteHost
-import SuitePluginKit
 
 /// `suite events …`: the event bus from the command line.
 struct EventsCommand: AsyncParsableCommand {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Logging
-import SuiteCore
 import SuiteHost
 
 /// Options every subcommand accepts, before or after its name.

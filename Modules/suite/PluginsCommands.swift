@@ -1,7 +1,5 @@
 import ArgumentParser
-import SuiteCore
 import SuiteHost
-import SuitePluginKit
 
 /// `suite plugins …`: what is configured and loaded, and what one plugin file provides.
 struct PluginsCommand: AsyncParsableCommand {

@@ -1,7 +1,5 @@
 import ArgumentParser
-import SuiteCore
 import SuiteHost
-import SuiteServer
 
 /// `suite rules …`: Firestore's rules language, offline.
 struct RulesCommand: AsyncParsableCommand {

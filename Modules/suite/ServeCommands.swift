@@ -1,9 +1,6 @@
 import ArgumentParser
-import FirestoreProtocol
 import Foundation
-import SuiteCore
 import SuiteHost
-import SuiteServer
 
 /// `suite serve`: the Documents API over HTTP on the embedded default (or the configured engine).
 struct ServeCommand: SuiteSubcommand {

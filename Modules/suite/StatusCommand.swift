@@ -1,7 +1,5 @@
 import ArgumentParser
-import SuiteCore
 import SuiteHost
-import SuitePluginKit
 
 /// `suite status`: each module, the data directory and the loaded plugins.
 struct StatusCommand: SuiteSubcommand {

@@ -1,7 +1,5 @@
 import ArgumentParser
 import Foundation
-import StorageAccounting
-import SuiteCore
 import SuiteHost
 
 /// `suite storage …`: LINE's storage index on any directory of app data.

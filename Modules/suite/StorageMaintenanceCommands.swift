@@ -1,7 +1,5 @@
 import ArgumentParser
 import Foundation
-import StorageAccounting
-import SuiteCore
 import SuiteHost
 
 extension StorageCommand {

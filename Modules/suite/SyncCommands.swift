@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import SuiteCore
 import SuiteHost
-import Sync
 
 /// `suite sync …`: the local store as a replica of `suite serve`.
 struct SyncCommand: AsyncParsableCommand {

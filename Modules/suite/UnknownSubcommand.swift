@@ -1,5 +1,5 @@
 import ArgumentParser
-import SuiteCore
+import SuiteHost
 
 /// A misspelled command (`suite dcos get`, `suite docs gte`): ArgumentParser only reports "unexpected arguments"; this
 /// names the word, the command it is not a subcommand of, and the closest subcommand, as `git` does.

@@ -1,7 +1,5 @@
 import Foundation
-import SuiteCore
 import SuiteHost
-import WorkTracking
 
 extension WorkCommand {
     /// A report as a table with a bar per day and a totals line, or as JSON.

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import SuiteCore
 import SuiteHost
-import WorkTracking
 
 /// `suite work …`: work days — prepare → working ⇄ break → ended — with weeks, months and reports.
 struct WorkCommand: AsyncParsableCommand {

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import SuiteCore
 import SuiteHost
-import WorkTracking
 
 extension WorkCommand {
     struct Edit: SuiteSubcommand {

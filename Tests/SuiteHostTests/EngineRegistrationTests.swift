@@ -61,7 +61,8 @@ struct EngineRegistrationTests {
         try yaml.write(to: directory.appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
         var env = ["HOME": directory.path, "XDG_CONFIG_HOME": directory.appendingPathComponent("xdg").path]
         env.merge(environment) { _, new in new }
-        let loader = ConfigurationLoader(modules: Self.modules(ledger), environment: env, currentDirectory: directory.path)
+        let loader = ConfigurationLoader(
+            modules: Self.modules(ledger), environment: env, currentDirectory: directory.path)
         return try loader.loadSettings(.init(dataDirectory: directory.appendingPathComponent("data").path))
     }
 

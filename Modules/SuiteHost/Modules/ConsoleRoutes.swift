@@ -2,14 +2,14 @@ import Analytics
 import Foundation
 import StorageAccounting
 import SuiteCore
-public import SuiteServer
+package import SuiteServer
 import WorkTracking
 
 /// The routes `suite serve` adds for the console's usage, storage, analytics, work and system pages (docs/api.md,
 /// "The console's routes"). Each answers from the module the context opens, as the matching `suite` command does.
 extension SuiteContext {
     /// Every console route of the host's modules.
-    public func consoleRoutes() -> [ServerRoute] {
+    package func consoleRoutes() -> [ServerRoute] {
         [
             ServerRoute(.get, "/v1/usage") { [self] request in try await mapped { try await usage(request) } },
             ServerRoute(.get, "/v1/storage") { [self] request in

@@ -1,6 +1,6 @@
-public import Logging
-public import ServiceLifecycle
-public import SuiteCore
+package import Logging
+import ServiceLifecycle
+package import SuiteCore
 import SuitePluginKit
 import Synchronization
 
@@ -12,7 +12,7 @@ import Synchronization
 /// dropped and counted in ``droppedCount``. ``shutdown()`` delivers what is queued, then flushes every engine.
 ///
 /// As a swift-service-lifecycle `Service`, the hub runs until the group shuts down gracefully, then shuts down.
-public final class ObserverHub: Service, Sendable {
+package final class ObserverHub: Service, Sendable {
     /// One attached observer.
     struct Attachment: Sendable {
         let name: String
@@ -26,7 +26,7 @@ public final class ObserverHub: Service, Sendable {
     private let shutDown = Atomic<Bool>(false)
 
     /// Attaches `engines` (name, engine) to `bus`; each gets a queue of `capacity` events.
-    public init(
+    package init(
         bus: EventBus, engines: [(name: String, engine: any ObserverEngine)], capacity: Int = 65_536, logger: Logger
     ) {
         var attachments: [Attachment] = []
@@ -70,20 +70,20 @@ public final class ObserverHub: Service, Sendable {
     }
 
     /// Runs until the service group shuts down (or is cancelled), then delivers what is queued and flushes.
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         try await shutdown()
     }
 
     /// How many observers are attached.
-    public var count: Int { attachments.count }
+    package var count: Int { attachments.count }
 
     /// Events dropped because an observer's queue was full (or the event could not be encoded).
-    public var droppedCount: Int { attachments.reduce(0) { $0 + $1.queue.dropped } }
+    package var droppedCount: Int { attachments.reduce(0) { $0 + $1.queue.dropped } }
 
     /// Stops taking events, delivers everything queued, then flushes every engine.
     /// Throws a ``SuiteError`` listing every observer failure, after all observers were given the chance to finish.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         guard !shutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         subscription?.cancel()
         var errors: [String] = []

@@ -1,5 +1,5 @@
-public import ServiceLifecycle
-public import SuiteCore
+package import ServiceLifecycle
+package import SuiteCore
 import SuitePluginKit
 
 /// Observers as the host sees them: the `observers` section (a list of `{engine, options}`), engines of the
@@ -10,20 +10,20 @@ import SuitePluginKit
 /// observers:
 ///   - {engine: eventlog, options: {path: events.jsonl}}   # path: relative to this file's folder
 /// ```
-public struct ObserversModule: SuiteModule {
+package struct ObserversModule: SuiteModule {
     /// The observer engines: all come from plugins.
     var engines = EngineRegistry<any ObserverEngine>(
         module: "observer", descriptions: [],
         plugins: PluginEngines(kind: EngineKind.observer) { handle in PluginObserverEngine(handle: handle) })
 
     /// Creates the description.
-    public init() {}
+    package init() {}
 
-    public var name: String { "Observers" }
-    public var configurationKey: String { "observers" }
+    package var name: String { "Observers" }
+    package var configurationKey: String { "observers" }
 
     /// The configured observers, in order.
-    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws
+    package func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws
         -> [EngineSelection]
     {
         if !section.isPresent { return [] }
@@ -46,7 +46,7 @@ public struct ObserversModule: SuiteModule {
         }
     }
 
-    public func status(_ selections: [EngineSelection], in context: SuiteContext) async -> ModuleStatus {
+    package func status(_ selections: [EngineSelection], in context: SuiteContext) async -> ModuleStatus {
         let missing = selections.filter { context.plugins.provider(kind: EngineKind.observer, name: $0.engine) == nil }
         return ModuleStatus(
             engine: selections.isEmpty ? "-" : selections.map(\.engine).joined(separator: ", "),
@@ -55,7 +55,7 @@ public struct ObserversModule: SuiteModule {
             isHealthy: missing.isEmpty)
     }
 
-    public func services(_ selections: [EngineSelection], in context: SuiteContext) throws -> [any Service] {
+    package func services(_ selections: [EngineSelection], in context: SuiteContext) throws -> [any Service] {
         guard !selections.isEmpty else { return [] }
         return [try context.attachObservers(selections)]
     }
@@ -66,7 +66,7 @@ extension SuiteContext {
     ///
     /// Throws ``PluginError`` if a plugin failed to load, if no loaded plugin provides a configured engine, or if a
     /// plugin refuses to create one (its own message included).
-    public func attachObservers(_ selections: [EngineSelection]) throws -> ObserverHub {
+    package func attachObservers(_ selections: [EngineSelection]) throws -> ObserverHub {
         try plugins.requireAllLoaded()
         var engines: [(name: String, engine: any ObserverEngine)] = []
         for selection in selections {

@@ -1,8 +1,8 @@
-public import Documents
-public import FirestoreProtocol
+package import Documents
+package import FirestoreProtocol
 import Foundation
-public import SuiteCore
-public import SuiteServer
+package import SuiteCore
+package import SuiteServer
 import Yams
 
 /// `suite serve` as the host sees it: the `server` section.
@@ -22,30 +22,30 @@ import Yams
 ///     per-day: {reads: 50000, writes: 20000, deletes: 20000}  # is unlimited; windows are UTC minutes and days
 ///     admins: exempt                    # or limited
 /// ```
-public struct ServerModule: SuiteModule {
+package struct ServerModule: SuiteModule {
     /// Creates the description.
-    public init() {}
+    package init() {}
 
-    public var name: String { "Server" }
-    public var configurationKey: String { "server" }
+    package var name: String { "Server" }
+    package var configurationKey: String { "server" }
 
     /// The section's settings.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// Address and port.
-        public var configuration: SuiteServer.Configuration
+        package var configuration: SuiteServer.Configuration
         /// The access rules.
-        public var rules: ServerRules
+        package var rules: ServerRules
         /// Firestore's protocol, when it is served.
-        public var firestore: FirestoreServer.Configuration?
+        package var firestore: FirestoreServer.Configuration?
     }
 
     /// Decodes and checks the `server` section; a `rules-file` is read (relative to the configuration file's folder).
-    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
+    package func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
         try settings(section, configurationFile: configuration.file)
     }
 
     /// Decodes and checks the `server` section; a `rules-file` is read (relative to `configurationFile`'s folder).
-    public func settings(_ section: ConfigurationSection, configurationFile: String?) throws -> Settings {
+    package func settings(_ section: ConfigurationSection, configurationFile: String?) throws -> Settings {
         let object = try section.object()
         try section.checkKeys(
             object, known: ["host", "port", "max-body-bytes", "rules", "rules-file", "firestore", "quotas"])
@@ -220,7 +220,7 @@ public struct ServerModule: SuiteModule {
 
     /// Rules from a file: Firestore's rules language for a `.rules` file (or one that starts with `rules_version` or
     /// `service`); otherwise YAML or JSON, a list of `{match, read, write}` or `{rules: [...]}`.
-    public static func rules(file: String, relativeTo configurationFile: String?) throws -> ServerRules {
+    package static func rules(file: String, relativeTo configurationFile: String?) throws -> ServerRules {
         let path = ConfigurationLoader.path(file, relativeToConfiguration: configurationFile)
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw ServerError(.notFound, "cannot read the rules file \(path)", hint: "check the path")
@@ -253,7 +253,7 @@ public struct ServerModule: SuiteModule {
         return try RulesTestCases(json: json)
     }
 
-    public func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
+    package func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
         ModuleStatus(
             engine: "documents", location: context.dataFile(nil, default: "server.sqlite"),
             details: [
@@ -271,7 +271,7 @@ public struct ServerModule: SuiteModule {
 extension SuiteContext {
     /// Opens the store of a Firestore database other than `(default)`: a SQLite file of its own under the data
     /// directory (`firestore/ID.sqlite`), created when `create` is true.
-    public func firestoreDatabase(_ id: String, create: Bool) async throws -> DocumentStore? {
+    package func firestoreDatabase(_ id: String, create: Bool) async throws -> DocumentStore? {
         let path = dataFile(nil, default: "firestore/\(id).sqlite")
         guard create || FileManager.default.fileExists(atPath: path) else { return nil }
         try ensureDataDirectory()
@@ -282,7 +282,7 @@ extension SuiteContext {
     }
 
     /// The server's accounts, opened once per context and closed when it shuts down.
-    public func serverAccounts() async throws -> ServerAccounts {
+    package func serverAccounts() async throws -> ServerAccounts {
         try await resources.open("server-accounts") { [self] in
             try ensureDataDirectory()
             let accounts = try ServerAccounts(path: dataFile(nil, default: "server.sqlite"))

@@ -1,10 +1,10 @@
 import Documents
 import Foundation
 import Logging
-public import ServiceLifecycle
-public import SuiteCore
+package import ServiceLifecycle
+package import SuiteCore
 import SuiteHTTPNIO
-public import Sync
+package import Sync
 import Synchronization
 
 /// Sync as the host sees it: the `sync` section. With a remote, the Documents store every command opens is an
@@ -17,33 +17,34 @@ import Synchronization
 ///   token-file: token.txt        # relative to this file; or --token / SUITE_TOKEN
 ///   interval: 30                 # seconds between syncs while a long command runs (docs watch, sync watch)
 /// ```
-public struct SyncModule: SuiteModule {
+package struct SyncModule: SuiteModule {
     /// Creates the description.
-    public init() {}
+    package init() {}
 
-    public var name: String { "Sync" }
-    public var configurationKey: String { "sync" }
+    package var name: String { "Sync" }
+    package var configurationKey: String { "sync" }
 
     /// The section's settings.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// The server; nil when this store is not a replica.
-        public var remote: String?
+        package var remote: String?
         /// The bearer token given in the section or `SUITE_TOKEN`.
         var givenToken: String?
         /// The token file, absolute, when the token comes from one.
         var tokenFile: String?
         /// Seconds between background syncs.
-        public var interval: Double
+        package var interval: Double
 
         /// The bearer token: given, or read from `token-file` now.
         /// - Throws: when there is a remote and no token, or the file cannot be read.
-        public func token(section: ConfigurationSection) throws -> String? {
+        package func token(section: ConfigurationSection) throws -> String? {
             if let givenToken { return givenToken }
             guard let tokenFile else {
                 guard remote != nil else { return nil }
                 throw section.error(
                     "sync", "a remote needs a token",
-                    hint: "give --token, SUITE_TOKEN or sync.token-file (the server's `suite users add UID` prints one)")
+                    hint: "give --token, SUITE_TOKEN or sync.token-file (the server's `suite users add UID` prints one)"
+                )
             }
             guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
                 throw section.error("sync.token-file", "cannot read \(tokenFile)", hint: "check the path")
@@ -54,7 +55,7 @@ public struct SyncModule: SuiteModule {
 
     /// Decodes and checks the section; the token comes from `token`, `SUITE_TOKEN` or `token-file` (read when the
     /// replica opens, so `suite status` works without it).
-    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
+    package func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
         let object = try section.object()
         try section.checkKeys(object, known: ["remote", "token", "token-file", "interval"])
         var settings = Settings(remote: nil, givenToken: nil, tokenFile: nil, interval: 30)
@@ -82,7 +83,7 @@ public struct SyncModule: SuiteModule {
         return settings
     }
 
-    public func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
+    package func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
         guard let remote = settings.remote else {
             return ModuleStatus(engine: "-", location: "-", health: "ok (no remote: the store is not a replica)")
         }
@@ -90,7 +91,7 @@ public struct SyncModule: SuiteModule {
     }
 
     /// While a long command runs, syncs every `interval` seconds (backing off, with jitter, while offline).
-    public func services(_ settings: Settings, in context: SuiteContext) throws -> [any Service] {
+    package func services(_ settings: Settings, in context: SuiteContext) throws -> [any Service] {
         guard settings.remote != nil else { return [] }
         return [SyncService(context: context, interval: settings.interval)]
     }
@@ -122,10 +123,10 @@ struct SyncService: Service {
 }
 
 /// The replica a context's Documents store became, once it is open.
-public final class ReplicaSlot: Sendable {
+package final class ReplicaSlot: Sendable {
     private let stored = Mutex<SyncClient?>(nil)
     /// The client, when the store is a replica and open.
-    public var client: SyncClient? { stored.withLock { $0 } }
+    package var client: SyncClient? { stored.withLock { $0 } }
     func set(_ client: SyncClient?) { stored.withLock { $0 = client } }
 }
 
@@ -166,7 +167,7 @@ extension SuiteContext {
     }
 
     /// The replica of the configured remote (opening the Documents store), or nil when there is no remote.
-    public func syncClient() async throws -> SyncClient? {
+    package func syncClient() async throws -> SyncClient? {
         _ = try await documentStore()
         return replica.client
     }

@@ -1,6 +1,6 @@
 import Foundation
-public import SuiteCore
-public import WorkTracking
+package import SuiteCore
+package import WorkTracking
 
 /// The Work tracking module as the host sees it: the `work` section (the default user and their default settings).
 /// Days are documents of the Documents module, so its engine is the Documents engine.
@@ -12,17 +12,17 @@ public import WorkTracking
 ///   first-weekday: monday
 ///   planned-hours: {monday: 8, tuesday: 8, wednesday: 8, thursday: 8, friday: 6}
 /// ```
-public struct WorkModule: SuiteModule {
+package struct WorkModule: SuiteModule {
     /// Creates the description.
-    public init() {}
+    package init() {}
 
-    public var name: String { "Work" }
-    public var configurationKey: String { "work" }
+    package var name: String { "Work" }
+    package var configurationKey: String { "work" }
 
     /// The section's settings.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// The user of commands without `--user`.
-        public var user: String
+        package var user: String
         /// The configured zone; nil for the machine's.
         var timeZone: String?
         var firstWeekday: Int
@@ -30,7 +30,7 @@ public struct WorkModule: SuiteModule {
 
         /// Settings of users who have none stored. The machine's zone is looked up only here: loading ICU's zone data
         /// costs every command a millisecond, and most never need it.
-        public var defaults: WorkSettings {
+        package var defaults: WorkSettings {
             get throws {
                 try WorkSettings(
                     timeZone: timeZone ?? TimeZone.current.identifier, firstWeekday: firstWeekday,
@@ -40,7 +40,7 @@ public struct WorkModule: SuiteModule {
     }
 
     /// Decodes and checks the `work` section.
-    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
+    package func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
         let object = try section.object()
         try section.checkKeys(object, known: ["user", "time-zone", "first-weekday", "planned-hours"])
         var user = ProcessInfo.processInfo.environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "me"
@@ -86,7 +86,7 @@ public struct WorkModule: SuiteModule {
         return Settings(user: user, timeZone: zone, firstWeekday: firstWeekday, plannedHours: hours)
     }
 
-    public func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
+    package func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
         ModuleStatus(
             engine: "documents", location: "workInfo/{uid}/workHistory",
             details: [
@@ -98,7 +98,7 @@ public struct WorkModule: SuiteModule {
 
 extension SuiteContext {
     /// The work tracker on the configured Documents store, made once per context; its history records `cli`.
-    public func workTracker() async throws -> WorkTracker {
+    package func workTracker() async throws -> WorkTracker {
         let store = try await documentStore()
         return try await resources.open("work") { [self] in
             let settings = try settings(of: WorkModule.self)

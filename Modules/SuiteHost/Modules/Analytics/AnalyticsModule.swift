@@ -1,9 +1,9 @@
-public import Analytics
+package import Analytics
 import AnalyticsPluginSupport
 import Foundation
 import Logging
-public import ServiceLifecycle
-public import SuiteCore
+package import ServiceLifecycle
+package import SuiteCore
 import SuitePluginKit
 
 #if canImport(Glibc)
@@ -30,13 +30,13 @@ import SuitePluginKit
 ///   record: [documents.cost, cache., sync., work.]   # bus events recorded; [] records none
 ///   prices: {read: 0.06, write: 0.18, delete: 0.02}  # per 100,000 operations, for `suite analytics cost`
 /// ```
-public struct AnalyticsModule: SuiteModule {
+package struct AnalyticsModule: SuiteModule {
     /// The engines: `sqlite` (default), `http`, `jsonl`, `console`, `noop`, then `analytics` engines from plugins
     /// (e.g. `prometheus` from Plugins/AnalyticsPrometheus).
-    public var engines: EngineRegistry<any AnalyticsEngine>
+    package var engines: EngineRegistry<any AnalyticsEngine>
 
     /// The module with its built-in engines.
-    public init() {
+    package init() {
         engines = EngineRegistry(
             module: "analytics",
             descriptions: [
@@ -48,30 +48,30 @@ public struct AnalyticsModule: SuiteModule {
     }
 
     /// The module with `engines` (a test's or an app's own engine added to the built-in ones).
-    public init(engines: EngineRegistry<any AnalyticsEngine>) {
+    package init(engines: EngineRegistry<any AnalyticsEngine>) {
         self.engines = engines
     }
 
-    public var name: String { "Analytics" }
-    public var configurationKey: String { "analytics" }
-    public var builtInEngines: [String] { engines.names }
+    package var name: String { "Analytics" }
+    package var configurationKey: String { "analytics" }
+    package var builtInEngines: [String] { engines.names }
 
     /// The section's settings.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// The engines, in order, their options decoded.
-        public var engines: [ConfiguredEngine<any AnalyticsEngine>]
+        package var engines: [ConfiguredEngine<any AnalyticsEngine>]
         /// The queue file, as written (relative to the data directory) or absolute.
-        public var queuePath: String
+        package var queuePath: String
         /// The manager's configuration (the privacy salt is read when the manager opens).
-        public var configuration: AnalyticsConfiguration
+        package var configuration: AnalyticsConfiguration
         /// The bus event names (or prefixes ending in `.`) recorded.
-        public var record: [String]
+        package var record: [String]
         /// Prices per 100,000 document reads, writes and deletes.
-        public var prices: (read: Double, write: Double, delete: Double)
+        package var prices: (read: Double, write: Double, delete: Double)
     }
 
     /// Decodes and checks the `analytics` section.
-    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
+    package func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
         let object = try section.object()
         try section.checkKeys(
             object,
@@ -185,7 +185,7 @@ public struct AnalyticsModule: SuiteModule {
         return sampling
     }
 
-    public func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
+    package func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
         let queuePath = context.dataFile(.string(settings.queuePath), default: "")
         var status = ModuleStatus(engine: settings.engines.map(\.name).joined(separator: " + "), location: queuePath)
         guard FileManager.default.fileExists(atPath: queuePath) else {
@@ -207,7 +207,7 @@ public struct AnalyticsModule: SuiteModule {
     }
 
     /// Records the configured bus events while a command runs (see ``AnalyticsRecorderService``).
-    public func services(_ settings: Settings, in context: SuiteContext) throws -> [any Service] {
+    package func services(_ settings: Settings, in context: SuiteContext) throws -> [any Service] {
         guard !settings.record.isEmpty else { return [] }
         let recorder = AnalyticsBusRecorder(
             bus: context.bus, limits: settings.configuration.limits, prefixes: settings.record)
@@ -262,11 +262,11 @@ public struct AnalyticsModule: SuiteModule {
 
 /// Moves what the bus recorder buffered into a manager of its own, each second and at shutdown, then shuts that
 /// manager down (so the events are in the queue before the command exits).
-public struct AnalyticsRecorderService: Service {
+package struct AnalyticsRecorderService: Service {
     let context: SuiteContext
     let recorder: AnalyticsBusRecorder
 
-    public func run() async throws {
+    package func run() async throws {
         var opened: (AnalyticsManager, close: @Sendable () async throws -> Void)?
         var failed = false
         // A failure (an engine that cannot be made) is logged once and costs the recorded events, never the command.
@@ -301,7 +301,7 @@ public struct AnalyticsRecorderService: Service {
 extension SuiteContext {
     /// The analytics manager on the configured engines and queue, opened once per context; shut down (flushed, a
     /// delivery attempted) when the context closes.
-    public func analytics() async throws -> AnalyticsManager {
+    package func analytics() async throws -> AnalyticsManager {
         try await resources.open("analytics") { [self] in
             let (manager, close) = try await AnalyticsModule.makeManager(in: self)
             return (
@@ -315,14 +315,14 @@ extension SuiteContext {
     }
 
     /// The persisted queue alone, for reading its status: no manager, so nothing is leased or delivered.
-    public func analyticsQueue() throws -> AnalyticsQueue {
+    package func analyticsQueue() throws -> AnalyticsQueue {
         let settings = try settings(of: AnalyticsModule.self)
         try ensureDataDirectory()
         return try AnalyticsQueue(path: dataFile(.string(settings.queuePath), default: ""))
     }
 
     /// The configured `sqlite` analytics engine (for reports), or nil when none is configured.
-    public func analyticsEvents() throws -> SQLiteAnalyticsEngine? {
+    package func analyticsEvents() throws -> SQLiteAnalyticsEngine? {
         for configured in try settings(of: AnalyticsModule.self).engines {
             if let engine = try configured.reportingEngine(in: self) { return engine }
         }

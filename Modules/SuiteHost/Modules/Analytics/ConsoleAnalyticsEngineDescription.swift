@@ -1,16 +1,16 @@
-public import Analytics
+package import Analytics
 
 /// The Analytics module's `console` engine: ``Analytics/ConsoleAnalyticsEngine``, each event printed (no options).
-public struct ConsoleAnalyticsEngineDescription: EngineDescription {
+package struct ConsoleAnalyticsEngineDescription: EngineDescription {
     /// Creates the description.
-    public init() {}
+    package init() {}
 
-    public var name: String { "console" }
-    public var optionKeys: [String] { [] }
+    package var name: String { "console" }
+    package var optionKeys: [String] { [] }
 
-    public func options(_ options: EngineOptions) throws {}
+    package func options(_ options: EngineOptions) throws {}
 
-    public func make(_ options: Void, in context: SuiteContext) async throws -> any AnalyticsEngine {
+    package func make(_ options: Void, in context: SuiteContext) async throws -> any AnalyticsEngine {
         ConsoleAnalyticsEngine()
     }
 }

@@ -1,5 +1,5 @@
-public import Analytics
-public import SuiteCore
+package import Analytics
+import SuiteCore
 import SuiteHTTPNIO
 
 /// The Analytics module's `http` engine: ``Analytics/HTTPAnalyticsEngine``, batches posted to a collector on
@@ -13,22 +13,22 @@ import SuiteHTTPNIO
 /// ```
 ///
 /// `interval` (seconds) also shortens the manager's delivery interval when it is below it.
-public struct HTTPAnalyticsEngineDescription: EngineDescription {
+package struct HTTPAnalyticsEngineDescription: EngineDescription {
     /// The decoded options.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The engine's options.
-        public var engine: HTTPAnalyticsEngine.Options
+        package var engine: HTTPAnalyticsEngine.Options
         /// How often the manager delivers, when given.
-        public var interval: Duration?
+        package var interval: Duration?
     }
 
     /// Creates the description.
-    public init() {}
+    package init() {}
 
-    public var name: String { "http" }
-    public var optionKeys: [String] { ["url", "batch-size", "interval", "headers", "gzip", "timeout"] }
+    package var name: String { "http" }
+    package var optionKeys: [String] { ["url", "batch-size", "interval", "headers", "gzip", "timeout"] }
 
-    public func options(_ options: EngineOptions) throws -> Options {
+    package func options(_ options: EngineOptions) throws -> Options {
         do throws(AnalyticsError) {
             return try decode(options.values)
         } catch {
@@ -73,7 +73,7 @@ public struct HTTPAnalyticsEngineDescription: EngineDescription {
         return Options(engine: result, interval: options["interval"]?.numberValue.map { .milliseconds($0 * 1_000) })
     }
 
-    public func make(_ options: Options, in context: SuiteContext) async throws -> any AnalyticsEngine {
+    package func make(_ options: Options, in context: SuiteContext) async throws -> any AnalyticsEngine {
         // AsyncHTTPClient retries a refused connection until the connect timeout: bound it by the request's.
         try HTTPAnalyticsEngine(
             options: options.engine,
@@ -81,12 +81,12 @@ public struct HTTPAnalyticsEngineDescription: EngineDescription {
                 timeout: options.engine.timeout, connectTimeout: min(options.engine.timeout, .seconds(5))))
     }
 
-    public func status(_ options: Options, in context: SuiteContext) async -> ModuleStatus {
+    package func status(_ options: Options, in context: SuiteContext) async -> ModuleStatus {
         ModuleStatus(engine: name, location: options.engine.url)
     }
 
     /// Shuts the engine's HTTP client down.
-    public func close(_ engine: any AnalyticsEngine) async throws {
+    package func close(_ engine: any AnalyticsEngine) async throws {
         try await (engine as? HTTPAnalyticsEngine)?.shutdown()
     }
 }

@@ -1,24 +1,24 @@
-public import Analytics
-public import SuiteCore
+package import Analytics
+package import SuiteCore
 
 /// The Analytics module's `jsonl` engine: ``Analytics/JSONLinesAnalyticsEngine``, one JSON object per event appended to
 /// a file (option `path`, default `analytics.jsonl` in the data directory).
-public struct JSONLinesAnalyticsEngineDescription: EngineDescription {
+package struct JSONLinesAnalyticsEngineDescription: EngineDescription {
     /// Creates the description.
-    public init() {}
+    package init() {}
 
-    public var name: String { "jsonl" }
-    public var optionKeys: [String] { ["path"] }
+    package var name: String { "jsonl" }
+    package var optionKeys: [String] { ["path"] }
 
     /// The `path` option as written.
-    public func options(_ options: EngineOptions) throws -> JSONValue? { options["path"] }
+    package func options(_ options: EngineOptions) throws -> JSONValue? { options["path"] }
 
-    public func make(_ path: JSONValue?, in context: SuiteContext) async throws -> any AnalyticsEngine {
+    package func make(_ path: JSONValue?, in context: SuiteContext) async throws -> any AnalyticsEngine {
         try context.ensureDataDirectory()
         return JSONLinesAnalyticsEngine(path: context.dataFile(path, default: "analytics.jsonl"))
     }
 
-    public func status(_ path: JSONValue?, in context: SuiteContext) async -> ModuleStatus {
+    package func status(_ path: JSONValue?, in context: SuiteContext) async -> ModuleStatus {
         ModuleStatus(engine: name, location: context.dataFile(path, default: "analytics.jsonl"))
     }
 }

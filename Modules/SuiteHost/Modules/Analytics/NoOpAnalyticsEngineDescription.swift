@@ -1,17 +1,17 @@
-public import Analytics
+package import Analytics
 
 /// The Analytics module's `noop` engine: ``Analytics/NoOpAnalyticsEngine``, every event accepted and dropped (no
 /// options).
-public struct NoOpAnalyticsEngineDescription: EngineDescription {
+package struct NoOpAnalyticsEngineDescription: EngineDescription {
     /// Creates the description.
-    public init() {}
+    package init() {}
 
-    public var name: String { "noop" }
-    public var optionKeys: [String] { [] }
+    package var name: String { "noop" }
+    package var optionKeys: [String] { [] }
 
-    public func options(_ options: EngineOptions) throws {}
+    package func options(_ options: EngineOptions) throws {}
 
-    public func make(_ options: Void, in context: SuiteContext) async throws -> any AnalyticsEngine {
+    package func make(_ options: Void, in context: SuiteContext) async throws -> any AnalyticsEngine {
         NoOpAnalyticsEngine()
     }
 }

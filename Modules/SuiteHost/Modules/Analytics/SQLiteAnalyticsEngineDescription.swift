@@ -1,24 +1,24 @@
-public import Analytics
-public import SuiteCore
+package import Analytics
+package import SuiteCore
 
 /// The Analytics module's `sqlite` engine (the default): ``Analytics/SQLiteAnalyticsEngine``, the events in a file
 /// that `suite analytics` reports read (option `path`, default `analytics.sqlite` in the data directory).
-public struct SQLiteAnalyticsEngineDescription: EngineDescription {
+package struct SQLiteAnalyticsEngineDescription: EngineDescription {
     /// The decoded options: the `path` option as written.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The `path` option as written (resolved against the data directory when the engine is made).
-        public var path: JSONValue?
+        package var path: JSONValue?
     }
 
     /// Creates the description.
-    public init() {}
+    package init() {}
 
-    public var name: String { "sqlite" }
-    public var optionKeys: [String] { ["path"] }
+    package var name: String { "sqlite" }
+    package var optionKeys: [String] { ["path"] }
 
-    public func options(_ options: EngineOptions) throws -> Options { Options(path: options["path"]) }
+    package func options(_ options: EngineOptions) throws -> Options { Options(path: options["path"]) }
 
-    public func make(_ options: Options, in context: SuiteContext) async throws -> any AnalyticsEngine {
+    package func make(_ options: Options, in context: SuiteContext) async throws -> any AnalyticsEngine {
         try open(options, in: context)
     }
 

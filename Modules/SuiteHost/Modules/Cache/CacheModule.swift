@@ -1,7 +1,7 @@
-public import Cache
+package import Cache
 import CachePluginSupport
 import Foundation
-public import SuiteCore
+package import SuiteCore
 import SuiteHTTPNIO
 import SuitePluginKit
 
@@ -22,44 +22,44 @@ import SuitePluginKit
 ///   transient-query-items: [token, sig]
 ///   shared: false                   # true for a cache serving several users (a server)
 /// ```
-public struct CacheModule: SuiteModule {
+package struct CacheModule: SuiteModule {
     /// The module's stores: `sqlite` (default), `memory`, then `cache` engines from plugins.
-    public var engines: EngineRegistry<any CacheStore>
+    package var engines: EngineRegistry<any CacheStore>
 
     /// The module with its built-in stores.
-    public init() {
+    package init() {
         engines = EngineRegistry(
             module: "cache", descriptions: [SQLiteCacheStoreDescription(), InMemoryCacheStoreDescription()],
             plugins: PluginEngines(kind: EngineKind.cache) { handle in PluginCacheStore(handle: handle) })
     }
 
     /// The module with `engines` (a test's or an app's own store added to the built-in ones).
-    public init(engines: EngineRegistry<any CacheStore>) {
+    package init(engines: EngineRegistry<any CacheStore>) {
         self.engines = engines
     }
 
-    public var name: String { "Cache" }
-    public var configurationKey: String { "cache" }
-    public var builtInEngines: [String] { engines.names }
+    package var name: String { "Cache" }
+    package var configurationKey: String { "cache" }
+    package var builtInEngines: [String] { engines.names }
 
     /// The section's settings.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// The store, its options decoded.
-        public var engine: ConfiguredEngine<any CacheStore>
+        package var engine: ConfiguredEngine<any CacheStore>
         /// The memory tier's byte limit (0: no memory tier).
-        public var memoryBytes: Int
+        package var memoryBytes: Int
         /// The protected tier's database path option and key file option, as written.
-        public var protectedPath: String?
+        package var protectedPath: String?
         /// The protected tier's key file option, as written.
-        public var keyFile: String?
+        package var keyFile: String?
         /// Rules and transient query items.
-        public var rules: CacheRules
+        package var rules: CacheRules
         /// Whether the cache serves several users.
-        public var isShared: Bool
+        package var isShared: Bool
     }
 
     /// Decodes and checks the `cache` section.
-    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
+    package func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
         let object = try section.object()
         try section.checkKeys(
             object, known: ["engine", "options", "memory", "protected", "rules", "transient-query-items", "shared"])
@@ -154,7 +154,7 @@ public struct CacheModule: SuiteModule {
         return rules
     }
 
-    public func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
+    package func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
         var status = await settings.engine.status(in: context)
         if settings.memoryBytes > 0, !settings.engine.keepsDataInMemory {
             status.details.insert(.init("memory tier", Self.formatBytes(settings.memoryBytes)), at: 0)
@@ -163,13 +163,13 @@ public struct CacheModule: SuiteModule {
     }
 
     /// `bytes` for people: `512 B`, `1.5 MiB`.
-    public static func formatBytes(_ bytes: Int) -> String { DocumentsModule.formatBytes(Int64(bytes)) }
+    package static func formatBytes(_ bytes: Int) -> String { DocumentsModule.formatBytes(Int64(bytes)) }
 }
 
 extension SuiteContext {
     /// The cache on the configured store (with the memory tier in front and the protected tier for secrets), opened
     /// once per context; closed when the context shuts down, adding its lookup counts to the counter file.
-    public func dataCache() async throws -> DataCache {
+    package func dataCache() async throws -> DataCache {
         try await resources.open("cache") { [self] in
             let settings = try settings(of: CacheModule.self)
             let engine = try await settings.engine.make(in: self)
@@ -206,7 +206,7 @@ extension SuiteContext {
     }
 
     /// The HTTP client over ``dataCache()`` with the configured rules, on AsyncHTTPClient.
-    public func cachedHTTPClient() async throws -> CachedHTTPClient {
+    package func cachedHTTPClient() async throws -> CachedHTTPClient {
         try await resources.open("cache.http") { [self] in
             let settings = try settings(of: CacheModule.self)
             let cache = try await dataCache()
@@ -218,7 +218,7 @@ extension SuiteContext {
     }
 
     /// The file of lookup counts across processes (`cache-counts.sqlite` in the data directory).
-    public func cacheCounters() throws -> CacheCounterFile {
+    package func cacheCounters() throws -> CacheCounterFile {
         try ensureDataDirectory()
         return try CacheCounterFile(path: configuration.dataDirectory + "/cache-counts.sqlite")
     }

@@ -1,6 +1,6 @@
-public import Cache
+package import Cache
 import Foundation
-public import SuiteCore
+package import SuiteCore
 
 /// The Cache module's `sqlite` store (the default): ``Cache/SQLiteCacheStore``, large values as files beside it.
 ///
@@ -10,22 +10,22 @@ public import SuiteCore
 ///   options: {path: cache.sqlite, byte-limit: 268435456, count-limit: 100000, inline-limit: 16384}
 ///   # write-behind: 0.1 stages stores and writes them together every 100 ms (a crash loses those)
 /// ```
-public struct SQLiteCacheStoreDescription: EngineDescription {
+package struct SQLiteCacheStoreDescription: EngineDescription {
     /// The decoded options.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The `path` option as written (resolved against the data directory when the store is made).
-        public var path: JSONValue?
+        package var path: JSONValue?
         /// The store's limits and write-behind.
-        public var configuration: SQLiteCacheStore.Configuration
+        package var configuration: SQLiteCacheStore.Configuration
     }
 
     /// Creates the description.
-    public init() {}
+    package init() {}
 
-    public var name: String { "sqlite" }
-    public var optionKeys: [String] { ["path", "byte-limit", "count-limit", "inline-limit", "write-behind"] }
+    package var name: String { "sqlite" }
+    package var optionKeys: [String] { ["path", "byte-limit", "count-limit", "inline-limit", "write-behind"] }
 
-    public func options(_ options: EngineOptions) throws -> Options {
+    package func options(_ options: EngineOptions) throws -> Options {
         let limits = try CacheLimitOptions(options)
         var writeBehind: Duration?
         if let value = options["write-behind"] {
@@ -45,7 +45,7 @@ public struct SQLiteCacheStoreDescription: EngineDescription {
                 writeBehind: writeBehind))
     }
 
-    public func make(_ options: Options, in context: SuiteContext) async throws -> any CacheStore {
+    package func make(_ options: Options, in context: SuiteContext) async throws -> any CacheStore {
         try context.ensureDataDirectory()
         return try SQLiteCacheStore(
             path: context.dataFile(options.path, default: "cache.sqlite"), configuration: options.configuration,
@@ -53,7 +53,7 @@ public struct SQLiteCacheStoreDescription: EngineDescription {
     }
 
     /// The file, and its entries and bytes when it exists.
-    public func status(_ options: Options, in context: SuiteContext) async -> ModuleStatus {
+    package func status(_ options: Options, in context: SuiteContext) async -> ModuleStatus {
         var status = ModuleStatus(engine: name, location: context.dataFile(options.path, default: "cache.sqlite"))
         guard FileManager.default.fileExists(atPath: status.location) else {
             status.health = "ok (no data yet)"

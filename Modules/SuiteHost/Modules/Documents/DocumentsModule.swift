@@ -1,7 +1,7 @@
-public import Documents
+package import Documents
 import DocumentsPluginSupport
 import Foundation
-public import SuiteCore
+package import SuiteCore
 import SuitePluginKit
 
 /// The Documents module as the host sees it: the `documents` section, the `sqlite` and `memory` engines, the
@@ -21,12 +21,12 @@ import SuitePluginKit
 ///
 /// Each engine's options are described in its own file (``SQLiteDocumentEngineDescription``,
 /// ``InMemoryDocumentEngineDescription``); `max-document-size` (bytes, default 1 MiB) applies to every engine.
-public struct DocumentsModule: SuiteModule {
+package struct DocumentsModule: SuiteModule {
     /// The module's engines: `sqlite` (default), `memory`, then `documents` engines from plugins.
-    public var engines: EngineRegistry<any DocumentEngine>
+    package var engines: EngineRegistry<any DocumentEngine>
 
     /// The module with its built-in engines.
-    public init() {
+    package init() {
         engines = EngineRegistry(
             module: "documents",
             descriptions: [SQLiteDocumentEngineDescription(), InMemoryDocumentEngineDescription()],
@@ -34,30 +34,30 @@ public struct DocumentsModule: SuiteModule {
     }
 
     /// The module with `engines` (a test's or an app's own engine added to the built-in ones).
-    public init(engines: EngineRegistry<any DocumentEngine>) {
+    package init(engines: EngineRegistry<any DocumentEngine>) {
         self.engines = engines
     }
 
-    public var name: String { "Documents" }
-    public var configurationKey: String { "documents" }
-    public var builtInEngines: [String] { engines.names }
+    package var name: String { "Documents" }
+    package var configurationKey: String { "documents" }
+    package var builtInEngines: [String] { engines.names }
 
     /// The section's settings.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// The engine, its options decoded.
-        public var engine: ConfiguredEngine<any DocumentEngine>
+        package var engine: ConfiguredEngine<any DocumentEngine>
         /// Composite indexes to declare (and backfill) when the store opens.
-        public var indexes: [IndexDefinition]
+        package var indexes: [IndexDefinition]
         /// The largest document accepted, in bytes (option `max-document-size` of any engine).
-        public var maximumDocumentSize: Int?
+        package var maximumDocumentSize: Int?
         /// Whether identical one-shot reads share one execution (`query-coalescing`).
-        public var queryCoalescing = QueryCoalescing.disabled
+        package var queryCoalescing = QueryCoalescing.disabled
         /// The query-rate limit (`query-rate`), if any.
-        public var queryRateLimit: QueryRateLimit?
+        package var queryRateLimit: QueryRateLimit?
     }
 
     /// Decodes and checks the `documents` section.
-    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
+    package func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
         let object = try section.object()
         try section.checkKeys(object, known: ["engine", "options", "indexes"] + Self.queryThrottlingKeys)
         let engine = try engines.configure(object, at: configurationKey, in: section)
@@ -108,7 +108,7 @@ public struct DocumentsModule: SuiteModule {
         }
     }
 
-    public func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
+    package func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
         await settings.engine.status(in: context)
     }
 
@@ -128,7 +128,7 @@ extension SuiteContext {
     /// The Documents store on the configured engine, opened once per context and closed when the context shuts
     /// down. Commits and costs are published on the bus (source `documents`); composite indexes listed under
     /// `documents.indexes` are declared (and backfilled) if missing.
-    public func documentStore() async throws -> DocumentStore {
+    package func documentStore() async throws -> DocumentStore {
         try await resources.open("documents") { [self] in
             let settings = try settings(of: DocumentsModule.self)
             let engine = try await settings.engine.make(in: self)

@@ -1,6 +1,6 @@
-public import Documents
+package import Documents
 import Foundation
-public import SuiteCore
+package import SuiteCore
 
 /// The Documents module's `sqlite` engine (the default): ``Documents/SQLiteDocumentEngine`` in one file.
 ///
@@ -16,26 +16,26 @@ public import SuiteCore
 /// synced, 5–10× slower for single-document writes), `max-document-size` (the module's), `change-log-days` (days the
 /// change log keeps its records, default 7) and `change-log-minimum` (records kept however old, default 100,000; see
 /// ``Documents/ChangeLogRetention``).
-public struct SQLiteDocumentEngineDescription: EngineDescription {
+package struct SQLiteDocumentEngineDescription: EngineDescription {
     /// The decoded options.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The `path` option as written (resolved against the data directory when the engine is made).
-        public var path: JSONValue?
+        package var path: JSONValue?
         /// How each commit reaches the disk.
-        public var durability: SQLiteDocumentEngine.Durability
+        package var durability: SQLiteDocumentEngine.Durability
         /// How long the change log keeps its records.
-        public var retention: ChangeLogRetention
+        package var retention: ChangeLogRetention
     }
 
     /// Creates the description.
-    public init() {}
+    package init() {}
 
-    public var name: String { "sqlite" }
-    public var optionKeys: [String] {
+    package var name: String { "sqlite" }
+    package var optionKeys: [String] {
         ["path", "durability", "max-document-size", "change-log-days", "change-log-minimum"]
     }
 
-    public func options(_ options: EngineOptions) throws -> Options {
+    package func options(_ options: EngineOptions) throws -> Options {
         var durability = SQLiteDocumentEngine.Durability.normal
         if let value = options["durability"] {
             guard let name = value.stringValue, let parsed = SQLiteDocumentEngine.Durability(rawValue: name) else {
@@ -65,7 +65,7 @@ public struct SQLiteDocumentEngineDescription: EngineDescription {
         return Options(path: options["path"], durability: durability, retention: retention)
     }
 
-    public func make(_ options: Options, in context: SuiteContext) async throws -> any DocumentEngine {
+    package func make(_ options: Options, in context: SuiteContext) async throws -> any DocumentEngine {
         try context.ensureDataDirectory()
         return try SQLiteDocumentEngine(
             path: context.dataFile(options.path, default: "documents.sqlite"), durability: options.durability,
@@ -73,7 +73,7 @@ public struct SQLiteDocumentEngineDescription: EngineDescription {
     }
 
     /// The file, its size and the index's maintenance state (opening the store when the file exists).
-    public func status(_ options: Options, in context: SuiteContext) async -> ModuleStatus {
+    package func status(_ options: Options, in context: SuiteContext) async -> ModuleStatus {
         let path = context.dataFile(options.path, default: "documents.sqlite")
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
             return ModuleStatus(

@@ -1,25 +1,25 @@
 import Foundation
-public import StorageAccounting
-public import SuiteCore
+package import StorageAccounting
+package import SuiteCore
 
 /// The Storage module's `sqlite` index: ``StorageAccounting/SQLiteStorageIndex`` in one file (option `path`, default
 /// `storage.sqlite` in the data directory).
-public struct SQLiteStorageIndexDescription: EngineDescription {
+package struct SQLiteStorageIndexDescription: EngineDescription {
     /// The decoded options: the `path` option as written.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The `path` option as written (resolved against the data directory when the index is made).
-        public var path: JSONValue?
+        package var path: JSONValue?
     }
 
     /// Creates the description.
-    public init() {}
+    package init() {}
 
-    public var name: String { "sqlite" }
-    public var optionKeys: [String] { ["path"] }
+    package var name: String { "sqlite" }
+    package var optionKeys: [String] { ["path"] }
 
-    public func options(_ options: EngineOptions) throws -> Options { Options(path: options["path"]) }
+    package func options(_ options: EngineOptions) throws -> Options { Options(path: options["path"]) }
 
-    public func make(_ options: Options, in context: SuiteContext) async throws -> SQLiteStorageIndex {
+    package func make(_ options: Options, in context: SuiteContext) async throws -> SQLiteStorageIndex {
         try open(options, in: context)
     }
 
@@ -30,7 +30,7 @@ public struct SQLiteStorageIndexDescription: EngineDescription {
     }
 
     /// The file, and the items and bytes indexed when it exists.
-    public func status(_ options: Options, in context: SuiteContext) async -> ModuleStatus {
+    package func status(_ options: Options, in context: SuiteContext) async -> ModuleStatus {
         let path = context.dataFile(options.path, default: "storage.sqlite")
         var status = ModuleStatus(engine: name, location: path)
         guard FileManager.default.fileExists(atPath: path) else {

@@ -1,7 +1,7 @@
 import Foundation
-public import ServiceLifecycle
-public import StorageAccounting
-public import SuiteCore
+package import ServiceLifecycle
+package import StorageAccounting
+package import SuiteCore
 
 /// The Storage accounting module as the host sees it: the `storage` section, its index, the managed roots and how
 /// each is laid out.
@@ -16,32 +16,32 @@ public import SuiteCore
 ///   app-size: {bundle: /opt/app, data: /var/lib/app, caches: /var/lib/app/caches, groups: [/srv/shared]}
 ///   record-caches: true                 # the Cache module's stored and evicted entries, as the `caches` service
 /// ```
-public struct StorageModule: SuiteModule {
+package struct StorageModule: SuiteModule {
     /// The index engines: `sqlite`.
-    public var engines: EngineRegistry<SQLiteStorageIndex>
+    package var engines: EngineRegistry<SQLiteStorageIndex>
 
     /// The module with its built-in index.
-    public init() {
+    package init() {
         engines = EngineRegistry(module: "storage", descriptions: [SQLiteStorageIndexDescription()])
     }
 
-    public var name: String { "Storage" }
-    public var configurationKey: String { "storage" }
-    public var builtInEngines: [String] { engines.names }
+    package var name: String { "Storage" }
+    package var configurationKey: String { "storage" }
+    package var builtInEngines: [String] { engines.names }
 
     /// One managed root and how its files map to services, groups and content.
-    public struct Root: Sendable, Hashable {
+    package struct Root: Sendable, Hashable {
         /// The directory, absolute.
-        public var path: String
+        package var path: String
         /// The service its unmatched files belong to.
-        public var service: String
+        package var service: String
         /// Layout rules, first match wins.
-        public var layout: [String]
+        package var layout: [String]
         /// Whether content types come from the files' first bytes when the extension says nothing.
-        public var sniff: Bool
+        package var sniff: Bool
 
         /// Creates a root.
-        public init(path: String, service: String = "files", layout: [String] = [], sniff: Bool = false) {
+        package init(path: String, service: String = "files", layout: [String] = [], sniff: Bool = false) {
             self.path = path
             self.service = service
             self.layout = layout
@@ -50,20 +50,20 @@ public struct StorageModule: SuiteModule {
     }
 
     /// The section's settings.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// The index engine, its options decoded.
-        public var engine: ConfiguredEngine<SQLiteStorageIndex>
+        package var engine: ConfiguredEngine<SQLiteStorageIndex>
         /// The managed roots.
-        public var roots: [Root]
+        package var roots: [Root]
         /// The directories of `suite storage app-size` when not given on the command line.
-        public var appSize: [String: JSONValue]
+        package var appSize: [String: JSONValue]
         /// Whether the Cache module's events keep the items of the `caches` service (`cache.store` records one;
         /// `cache.evict`, `cache.remove` and `cache.clear` remove them).
-        public var recordCaches: Bool
+        package var recordCaches: Bool
     }
 
     /// Decodes and checks the `storage` section.
-    public func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
+    package func settings(_ section: ConfigurationSection, in configuration: SuiteConfiguration) throws -> Settings {
         let object = try section.object()
         try section.checkKeys(object, known: ["engine", "options", "roots", "app-size", "record-caches"])
         let engine = try engines.configure(object, at: configurationKey, in: section)
@@ -122,7 +122,7 @@ public struct StorageModule: SuiteModule {
         return Settings(engine: engine, roots: roots, appSize: appSize, recordCaches: recordCaches)
     }
 
-    public func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
+    package func status(_ settings: Settings, in context: SuiteContext) async -> ModuleStatus {
         await settings.engine.status(in: context)
     }
 }
@@ -130,7 +130,7 @@ public struct StorageModule: SuiteModule {
 extension StorageModule {
     /// While a command runs, the Cache module's stored and evicted entries are recorded as items of the `caches`
     /// service (``StorageAccounting/StorageBusRecorder``), into an index of the recorder's own, closed after it drains.
-    public func services(_ settings: Settings, in context: SuiteContext) throws -> [any Service] {
+    package func services(_ settings: Settings, in context: SuiteContext) throws -> [any Service] {
         guard settings.recordCaches, let index = try settings.engine.recorderIndex(in: context) else { return [] }
         let recorder = StorageBusRecorder(bus: context.bus, index: index)
         recorder.start()
@@ -152,7 +152,7 @@ struct StorageRecorderService: Service {
 
 extension SuiteContext {
     /// The storage index on the configured engine, opened once per context and closed when the context shuts down.
-    public func storageIndex() async throws -> SQLiteStorageIndex {
+    package func storageIndex() async throws -> SQLiteStorageIndex {
         try await resources.open("storage") { [self] in
             let settings = try settings(of: StorageModule.self)
             let index = try await settings.engine.make(in: self)

@@ -18,7 +18,7 @@ final class HostServicesBridge: @unchecked Sendable {
         table.initialize(
             to: suite_host_services(
                 struct_size: UInt32(MemoryLayout<suite_host_services>.size), context: nil, log: hostLog,
-                publish: hostPublish))
+                publish: hostPublish, log_level: services.logLevel.abiValue))
         table.pointee.context = Unmanaged.passUnretained(self).toOpaque()
     }
 

@@ -1,3 +1,4 @@
+import Logging
 public import SuiteCore
 import SuitePluginABI
 
@@ -215,7 +216,8 @@ extension PluginHostServices {
         let host = HostServicesTable(table: table)
         let size = Int(table.pointee.struct_size)
         let hasLog = size >= MemoryLayout<suite_host_services>.offset(of: \.publish) ?? Int.max
-        let hasPublish = size >= MemoryLayout<suite_host_services>.size
+        let hasPublish = size >= MemoryLayout<suite_host_services>.offset(of: \.log_level) ?? Int.max
+        let hasLevel = size >= MemoryLayout<suite_host_services>.size
         self.init(
             log: { level, message in
                 guard hasLog, let log = host.table.pointee.log else { return }
@@ -225,7 +227,7 @@ extension PluginHostServices {
                 guard hasPublish, let publish = host.table.pointee.publish else { return }
                 let bytes = Array(payload.jsonString.utf8)
                 bytes.withUnsafeBufferPointer { publish(host.table.pointee.context, name, $0.baseAddress, $0.count) }
-            })
+            }, logLevel: hasLevel ? Logger.Level(abiValue: table.pointee.log_level) : .trace)
     }
 }
 

@@ -7,7 +7,8 @@ import Synchronization
 /// The CounterPlugin test plugin: one engine of the test-only `counter` kind, `counter/counter`, in about 30 lines.
 ///
 /// Option `start` (an integer, default 0) is the initial total; any other option is refused. Each `add` logs the new
-/// total at `info` and publishes `counter.changed` `{"total": t}` through the host's services.
+/// total at `info` (and the amount at `debug`, through a swift-log `Logger` on the host's handler) and publishes
+/// `counter.changed` `{"total": t}` through the host's services.
 let counterPlugin = PluginExport(
     name: "CounterPlugin", version: "1.0.0",
     engines: [
@@ -18,6 +19,11 @@ let counterPlugin = PluginExport(
                     code: "invalidOption", "unknown counter option '\(unknown[0])'", hint: "use 'start'")
             }
             let total = Mutex(Int(options["start"]?.intValue ?? 0))
+            let logger = {
+                var logger = Logger(label: "counter", factory: host.logHandler)
+                logger[metadataKey: "engine"] = "counter"
+                return logger
+            }()
             return PluginRequestHandler<CounterKind>()
                 .on(CounterKind.Add.self) { add in
                     guard add.amount >= 0 else {
@@ -28,6 +34,7 @@ let counterPlugin = PluginExport(
                         total += add.amount
                         return total
                     }
+                    logger.debug("adding \(add.amount)")
                     host.log(.info, "counter is at \(now)")
                     host.publish("counter.changed", ["total": .int(Int64(now))])
                     return .init(total: now)

@@ -104,7 +104,7 @@ static void probe_call(void *handle, const char *operation, const uint8_t *reque
         engine->host->log(engine->host->context, SUITE_LOG_WARNING, text);
         completion(context, SUITE_STATUS_OK, NULL, 0);
     } else if (strcmp(operation, "publish") == 0) {
-        if (!host_has(engine->host, sizeof(suite_host_services)) || engine->host->publish == NULL) {
+        if (!host_has(engine->host, offsetof(suite_host_services, log_level)) || engine->host->publish == NULL) {
             complete_text(context, completion, SUITE_STATUS_ERROR, "no host services");
             return;
         }

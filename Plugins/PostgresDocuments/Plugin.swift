@@ -16,9 +16,11 @@ import SuitePluginKit
 let postgresDocumentsPlugin = PluginExport(
     name: "PostgresDocuments", version: "1.0.0",
     engines: [
-        .documents("postgres") { options, _ in
+        .documents("postgres") { options, host in
+            // Its log follows the host's --log-level and lands in the host's log, named by plugin and engine.
             try PostgresDocumentEngine(
-                options: try PostgresOptions(options), logger: Logger(label: "suite.documents.postgres"))
+                options: try PostgresOptions(options),
+                logger: Logger(label: "suite.documents.postgres", factory: host.logHandler))
         }
     ])
 

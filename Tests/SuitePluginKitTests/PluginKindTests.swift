@@ -84,13 +84,27 @@ struct PluginKindTests {
     @Test("a Swift plugin's factory gets the host services: add logs and publishes through them")
     func swiftHostServices() async throws {
         let recorder = Recorder()
-        let engine = try counter(services: recorder.services)
+        let engine = try counter(services: recorder.services(logLevel: .info))
         _ = try await engine.send(CounterKind.Add(amount: 2))
         _ = try await engine.send(CounterKind.Add(amount: 3))
         #expect(recorder.logs.map(\.1) == ["counter is at 2", "counter is at 5"])
         #expect(recorder.logs.allSatisfy { $0.0 == .info })
         #expect(recorder.events.map(\.0) == ["counter.changed", "counter.changed"])
         #expect(recorder.events.map(\.1) == [["total": 2], ["total": 5]])
+    }
+
+    @Test("a plugin's swift-log Logger on the host's handler follows the host's level and carries its metadata")
+    func pluginLoggerFollowsTheHostsLevel() async throws {
+        let quiet = Recorder()
+        let atInfo = try counter(services: quiet.services(logLevel: .info))
+        _ = try await atInfo.send(CounterKind.Add(amount: 2))
+        #expect(quiet.logs.map(\.1) == ["counter is at 2"])
+
+        let verbose = Recorder()
+        let atDebug = try counter(services: verbose.services(logLevel: .debug))
+        _ = try await atDebug.send(CounterKind.Add(amount: 2))
+        #expect(verbose.logs.map(\.1) == ["adding 2 engine=counter", "counter is at 2"])
+        #expect(verbose.logs.map(\.0) == [.debug, .info])
     }
 
     @Test("the JSON on the wire is the Codable encoding of the request and the response")

@@ -14,10 +14,16 @@ final class Recorder: Sendable {
     }()
 
     /// Host services recording every log line and event.
-    var services: PluginHostServices {
+    var services: PluginHostServices { services(logLevel: .trace) }
+
+    /// Host services recording every log line at `logLevel` and above, and every event.
+    func services(logLevel: Logger.Level) -> PluginHostServices {
         PluginHostServices(
-            log: { level, message in self.state.withLock { $0.logs.append((level, message)) } },
-            publish: { name, payload in self.state.withLock { $0.events.append((name, payload)) } })
+            log: { level, message in
+                guard level >= logLevel else { return }
+                self.state.withLock { $0.logs.append((level, message)) }
+            },
+            publish: { name, payload in self.state.withLock { $0.events.append((name, payload)) } }, logLevel: logLevel)
     }
 
     /// A logger recording into ``handler``.

@@ -226,6 +226,12 @@ typedef struct suite_host_services {
      * (length 0 publishes an empty object). An invalid payload is dropped and logged by the host.
      */
     void (*publish)(void *context, const char *name, const uint8_t *payload_json, size_t length);
+    /**
+     * The lowest SUITE_LOG_* level the host records for this engine (its `--log-level`): a plugin may skip building
+     * messages below it. Appended after `publish`; a plugin reads it only when struct_size covers it, and otherwise
+     * logs at every level (the host filters).
+     */
+    int32_t log_level;
 } suite_host_services;
 
 /** What a plugin's entry symbol returns. */

@@ -187,7 +187,6 @@ struct SQLiteDocumentEngineTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let pid = process.processIdentifier
         let killAfter = 150 + Int.random(in: 0..<100)
 
         // Read the child's output on a plain thread (blocking reads), kill it after `killAfter` acknowledgements.
@@ -205,7 +204,7 @@ struct SQLiteDocumentEngineTests {
                         let acks = data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
                         if acks >= killAfter || Date().timeIntervalSince(started) > 30 {
                             usleep(UInt32.random(in: 0..<3000))
-                            kill(pid, SIGKILL)
+                            process.signal(SIGKILL)
                             killed = true
                         }
                     }

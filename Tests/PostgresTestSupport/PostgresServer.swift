@@ -206,7 +206,7 @@ public final class PostgresServer: @unchecked Sendable {
                 return self.process
             })
         else { return }
-        if process.isRunning { sendSignal(signal, to: process.processIdentifier) }
+        process.signal(signal)
         process.waitUntilExit()
     }
 
@@ -226,12 +226,4 @@ public final class PostgresServer: @unchecked Sendable {
         stopProcess(signal: SIGINT)
         try? FileManager.default.removeItem(at: directory)
     }
-}
-
-private func sendSignal(_ signal: Int32, to pid: pid_t) {
-    #if canImport(Glibc)
-        _ = Glibc.kill(pid, signal)
-    #elseif canImport(Darwin)
-        _ = Darwin.kill(pid, signal)
-    #endif
 }

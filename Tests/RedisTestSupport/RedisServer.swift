@@ -99,7 +99,7 @@ public final class RedisServer: @unchecked Sendable {
                 return self.process
             })
         else { return }
-        if process.isRunning { sendSignal(signal, to: process.processIdentifier) }
+        process.signal(signal)
         process.waitUntilExit()
     }
 
@@ -136,11 +136,6 @@ public final class RedisServer: @unchecked Sendable {
     }
 
     deinit {
-        if let process, process.isRunning { sendSignal(SIGKILL, to: process.processIdentifier) }
+        process?.signal(SIGKILL)
     }
-}
-
-/// `kill(2)`, named apart from ``RedisServer/kill()``.
-private func sendSignal(_ signal: Int32, to pid: pid_t) {
-    _ = kill(pid, signal)
 }

@@ -81,13 +81,13 @@ public final class AnalyticsReceiverProcess: Sendable {
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(10))
         }
-        kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         throw Failure(description: "analytics-receiver did not start listening within 10 s")
     }
 
     /// Kills the receiver (SIGKILL: children of the test runner ignore SIGTERM).
     public func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
         process.waitUntilExit()
     }
 

@@ -84,7 +84,7 @@ public final class NginxServer {
                 self.process = process
                 return
             }
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             process.waitUntilExit()
             lastError = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
         }
@@ -130,7 +130,7 @@ public final class NginxServer {
     /// Kills nginx (SIGKILL: a test server needs no graceful stop, and single-process nginx can linger on SIGTERM).
     public func stop() {
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             process.waitUntilExit()
         }
     }

@@ -88,9 +88,13 @@ public final class TestProcess: @unchecked Sendable {
             started = true
         }
         let reaper = Thread { [self, pid] in
-            var raw: Int32 = 0
-            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            // Wait for the end without reaping (the pid stays the child's, a zombie), then reap under the lock: a
+            // signal sent through `signal(_:)` can never reach another process that got the pid after the child.
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
             condition.withLock {
+                var raw: Int32 = 0
+                while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
                 status = raw
                 condition.broadcast()
             }
@@ -123,8 +127,17 @@ public final class TestProcess: @unchecked Sendable {
 
     /// Sends SIGTERM.
     public func terminate() {
-        let pid = condition.withLock { started && status == nil ? processIdentifier : 0 }
-        if pid > 0 { kill(pid, SIGTERM) }
+        signal(SIGTERM)
+    }
+
+    /// Sends `signal` to the child if it has not been reaped yet; returns whether it was sent. Never reaches another
+    /// process: the pid is the child's until it is reaped, and reaping waits for this lock.
+    @discardableResult
+    public func signal(_ signal: Int32) -> Bool {
+        condition.withLock {
+            guard started, status == nil, processIdentifier > 0 else { return false }
+            return kill(processIdentifier, signal) == 0
+        }
     }
 
     private static func withCStrings<T>(

@@ -56,12 +56,23 @@ public enum TestSupport {
                     let text =
                         (try? String(contentsOfFile: directory.appendingPathComponent(file).path, encoding: .utf8))
                         ?? ""
-                    if let server = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), server > 1 {
+                    if let server = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), server > 1,
+                        isLeftoverServer(server)
+                    {
                         kill(server, SIGKILL)
                     }
                 }
                 try? fileManager.removeItem(at: directory)
             }
+        }
+        // Only a process that is still one of the servers tests start: the pid in an old file may belong to anyone now.
+        func isLeftoverServer(_ pid: Int32) -> Bool {
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+                let first = data.split(separator: 0).first
+            else { return false }
+            let name = String(decoding: first, as: UTF8.self)
+            let tool = name.split(separator: "/").last.map(String.init) ?? name
+            return name.hasPrefix("nginx:") || ["nginx", "redis-server", "analytics-receiver"].contains(tool)
         }
         let root = base.appendingPathComponent("suite-tests-\(getpid())")
         try? fileManager.createDirectory(at: root, withIntermediateDirectories: true)
@@ -169,7 +180,7 @@ public final class RunningSuite: @unchecked Sendable {
 
     /// Sends `signal` (e.g. `SIGINT`) to the process.
     public func send(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        process.signal(signal)
     }
 
     /// Whether the process ended by exiting (rather than being killed by a signal); valid after ``wait(timeout:)``.

@@ -25,8 +25,8 @@ extension RealBinary {
         static let owner: Metadata = ["authorization": "Bearer owner"]
 
         /// Two servers with the Firestore protocol; their gRPC ports.
-        static func twoServers() throws -> ([RunningSuite], [Int]) {
-            let suite = try PostgresServeTests.runner()
+        static func twoServers() async throws -> ([RunningSuite], [Int]) {
+            let suite = try await PostgresServeTests.runner()
             var processes: [RunningSuite] = []
             var ports: [Int] = []
             for _ in 0..<2 {
@@ -91,7 +91,7 @@ extension RealBinary {
         }
 
         @Test func twoClientsIncrementingThroughTwoServersEndAtExactlyTwoHundred() async throws {
-            let (processes, ports) = try Self.twoServers()
+            let (processes, ports) = try await Self.twoServers()
             defer {
                 for process in processes { process.send(SIGTERM) }
                 for process in processes { _ = process.wait() }
@@ -118,7 +118,7 @@ extension RealBinary {
         }
 
         @Test func aListenerOnOneServerSeesACommitThroughTheOther() async throws {
-            let (processes, ports) = try Self.twoServers()
+            let (processes, ports) = try await Self.twoServers()
             defer {
                 for process in processes { process.send(SIGTERM) }
                 for process in processes { _ = process.wait() }

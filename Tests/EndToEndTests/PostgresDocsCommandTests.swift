@@ -17,8 +17,8 @@ extension RealBinary {
     struct PostgresDocsCommandTests {
         /// A directory whose suite.yaml selects the `postgres` engine in a new schema, with `extra` options; and the
         /// schema's name.
-        static func runner(_ extra: String = "") throws -> (SuiteRunner, String) {
-            let server = try PostgresServer.shared()
+        static func runner(_ extra: String = "") async throws -> (SuiteRunner, String) {
+            let server = try await PostgresServer.shared()
             let suite = SuiteRunner(directory: try TestSupport.makeTemporaryDirectory("suite-pg-docs"))
             let schema = "e2e_" + UUID().uuidString.prefix(8).lowercased()
             try """
@@ -37,8 +37,8 @@ extension RealBinary {
         }
 
         @Test("verify finds an index row deleted with SQL and exits 1; rebuild repairs it")
-        func indexVerifyAndRebuild() throws {
-            let (suite, schema) = try Self.runner()
+        func indexVerifyAndRebuild() async throws {
+            let (suite, schema) = try await Self.runner()
             for i in 0..<12 {
                 let set = try suite.run(["docs", "set", "users/u\(i)", #"{"city":"c\#(i % 3)","points":\#(i)}"#])
                 #expect(set.status == 0, "\(set.stderr)")
@@ -50,7 +50,7 @@ extension RealBinary {
             #expect(healthy["entries"] == 36)
             #expect(try json(suite, ["docs", "index", "verify", "users", "city:asc", "points:desc"])["entries"] == 12)
 
-            _ = try PostgresServer.shared().psql(
+            _ = try await PostgresServer.shared().psql(
                 """
                 DELETE FROM \(schema).entries WHERE ctid = (
                     SELECT ctid FROM \(schema).entries WHERE path = 'users/u4' AND index_name LIKE '%composite%')
@@ -79,7 +79,7 @@ extension RealBinary {
 
         @Test("the change log keeps change-log-minimum records; suite serve answers 410 below the horizon")
         func retentionAndGone() async throws {
-            let (suite, _) = try Self.runner(", change-log-days: 0, change-log-minimum: 2")
+            let (suite, _) = try await Self.runner(", change-log-days: 0, change-log-minimum: 2")
             let added = try json(suite, ["users", "add", "ana"])
             let token = added["token"]?.stringValue ?? ""
             // Each command commits, then prunes as it shuts down.

@@ -21,8 +21,8 @@ extension RealBinary {
     @Suite("two suite serve on one PostgreSQL (real binary, real plugin, real server)")
     struct PostgresServeTests {
         /// A directory whose suite.yaml selects the `postgres` engine in a schema of its own.
-        static func runner() throws -> SuiteRunner {
-            let server = try PostgresServer.shared()
+        static func runner() async throws -> SuiteRunner {
+            let server = try await PostgresServer.shared()
             let suite = SuiteRunner(directory: try TestSupport.makeTemporaryDirectory("suite-pg"))
             let schema = "e2e_" + UUID().uuidString.prefix(8).lowercased()
             try """
@@ -44,8 +44,8 @@ extension RealBinary {
         }
 
         /// A user `ana` and two servers on free ports (each port from its `--json` start line).
-        static func twoServers() throws -> (SuiteRunner, String, Servers) {
-            let suite = try runner()
+        static func twoServers() async throws -> (SuiteRunner, String, Servers) {
+            let suite = try await runner()
             let added = try suite.run(["users", "add", "ana", "--json"])
             let token = (try? JSONValue(parsing: added.stdout))?["token"]?.stringValue ?? ""
             #expect(added.status == 0 && !token.isEmpty, "\(added.stderr)")
@@ -75,7 +75,7 @@ extension RealBinary {
         }
 
         @Test func transactionalIncrementsThroughTwoServersAddUpAndReplicasConverge() async throws {
-            let (suite, token, servers) = try Self.twoServers()
+            let (suite, token, servers) = try await Self.twoServers()
             defer { servers.stop() }
             let (port1, port2) = (servers.ports[0], servers.ports[1])
             #expect(port1 > 0 && port2 > 0 && port1 != port2)
@@ -150,7 +150,7 @@ extension RealBinary {
         }
 
         @Test func theSyncFeedOfOneServerWakesOnACommitThroughTheOther() async throws {
-            let (_, token, servers) = try Self.twoServers()
+            let (_, token, servers) = try await Self.twoServers()
             defer { servers.stop() }
             let (port1, port2) = (servers.ports[0], servers.ports[1])
             let (_, feed) = try await Self.call(port2, "GET", "/v1/sync/changes?since=0", token: token)
@@ -171,8 +171,8 @@ extension RealBinary {
             #expect(elapsed < .seconds(18), "the long poll ended \(elapsed) after the write")
         }
 
-        @Test func aWrongURLFailsAtStartNamingTheServerButNotThePassword() throws {
-            let server = try PostgresServer.shared()
+        @Test func aWrongURLFailsAtStartNamingTheServerButNotThePassword() async throws {
+            let server = try await PostgresServer.shared()
             let suite = SuiteRunner(directory: try TestSupport.makeTemporaryDirectory("suite-pg-bad"))
             let badPassword = server.url.replacingOccurrences(of: PostgresServer.password, with: "wrong-secret")
             try """

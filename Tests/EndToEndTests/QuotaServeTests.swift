@@ -131,7 +131,7 @@ extension RealBinary {
         }
 
         @Test func twoServersOnOnePostgreSQLAdmitAtMostTheLimitBetweenThem() async throws {
-            let postgres = try PostgresServer.shared()
+            let postgres = try await PostgresServer.shared()
             let suite = SuiteRunner(directory: try TestSupport.makeTemporaryDirectory("suite-pg-quotas"))
             let schema = "quota_" + UUID().uuidString.prefix(8).lowercased()
             let limit = 40

@@ -17,19 +17,19 @@ struct PostgresChangeLogLayoutTests {
             ))
     }
 
-    private func rows(_ sql: String) throws -> String {
-        try PostgresServer.shared().psql(sql).trimmingCharacters(in: .whitespacesAndNewlines)
+    private func rows(_ sql: String) async throws -> String {
+        try await PostgresServer.shared().psql(sql).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test("a commit of several paths is one log row; its records read in order, split across pages")
     func oneRowPerCommit() async throws {
-        let options = try PostgresFixture.options()
+        let options = try await PostgresFixture.options()
         let schema = options["schema"]?.stringValue ?? ""
         let engine = try PostgresFixture.engine(options)
         _ = try await engine.commit([put("c/a", 1), put("c/b", 2), put("c/c", 3)], commitTime: 10)
         _ = try await engine.commit(
             [DocumentMutation(path: "c/b", kind: .delete), put("c/d", 4), put("c/a", 5)], commitTime: 20)
-        #expect(try rows("SELECT count(*), sum(records) FROM \(schema).changes") == "2|6")
+        #expect(try await rows("SELECT count(*), sum(records) FROM \(schema).changes") == "2|6")
         let all = try await engine.changes(after: 0, limit: 100)
         #expect(all.map(\.path) == ["c/a", "c/b", "c/c", "c/b", "c/d", "c/a"])
         #expect(all.map(\.sequence) == [1, 1, 1, 2, 2, 2])
@@ -45,7 +45,7 @@ struct PostgresChangeLogLayoutTests {
 
     @Test("pruning counts records, keeping whole commits: the commit holding the minimum-th latest record stays")
     func pruningCountsRecords() async throws {
-        let options = try PostgresFixture.options(extra: ["change-log-days": 0, "change-log-minimum": 4])
+        let options = try await PostgresFixture.options(extra: ["change-log-days": 0, "change-log-minimum": 4])
         let engine = try PostgresFixture.engine(options)
         for i in 1...5 {
             _ = try await engine.commit(
@@ -61,7 +61,7 @@ struct PostgresChangeLogLayoutTests {
 
     @Test("a schema of layout 2 moves to layout 3 at start: same records, the old commit function gone")
     func migratesLayout2() async throws {
-        let options = try PostgresFixture.options()
+        let options = try await PostgresFixture.options()
         let s = options["schema"]?.stringValue ?? ""
         let engine = try PostgresFixture.engine(options)
         _ = try await engine.commit([put("c/a", 1), put("c/b", 2)], commitTime: 10)
@@ -70,7 +70,7 @@ struct PostgresChangeLogLayoutTests {
         let before = try await engine.changes(after: 0, limit: 100)
         await engine.shutdown()
         // Back to layout 2 as an older plugin left it: a row per path, a delete without a time.
-        _ = try rows(
+        _ = try await rows(
             """
             BEGIN;
             ALTER TABLE \(s).changes RENAME TO changes_v3;
@@ -89,12 +89,12 @@ struct PostgresChangeLogLayoutTests {
             UPDATE \(s).state SET format = 2;
             COMMIT;
             """)
-        #expect(try rows("SELECT count(*) FROM \(s).changes") == "4")
+        #expect(try await rows("SELECT count(*) FROM \(s).changes") == "4")
         let migrated = try PostgresFixture.engine(options)
-        #expect(try rows("SELECT format FROM \(s).state") == "3")
-        #expect(try rows("SELECT count(*), sum(records) FROM \(s).changes") == "3|4")
+        #expect(try await rows("SELECT format FROM \(s).state") == "3")
+        #expect(try await rows("SELECT count(*), sum(records) FROM \(s).changes") == "3|4")
         #expect(
-            try rows(
+            try await rows(
                 "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
                     + "WHERE n.nspname = '\(s)' AND p.proname = 'commit_v2'") == "0")
         #expect(try await migrated.changes(after: 0, limit: 100) == before)

@@ -29,7 +29,7 @@ struct DocumentEngineFactory: Sendable, CustomTestStringConvertible {
     /// `documents/postgres` in a new schema of the shared cluster; reopening creates a second plugin engine on it.
     static func postgres(json: Bool) -> DocumentEngineFactory {
         DocumentEngineFactory(name: json ? "postgres json" : "postgres") {
-            let options = try PostgresFixture.options(json: json)
+            let options = try await PostgresFixture.options(json: json)
             return DocumentEngineUnderTest(
                 engine: try PostgresFixture.engine(options),
                 reopen: { try PostgresFixture.engine(options) })
@@ -44,8 +44,8 @@ enum PostgresFixture {
     }
 
     /// Options for a new, empty schema.
-    static func options(json: Bool = false, extra: [String: JSONValue] = [:]) throws -> JSONValue {
-        let server = try PostgresServer.shared()
+    static func options(json: Bool = false, extra: [String: JSONValue] = [:]) async throws -> JSONValue {
+        let server = try await PostgresServer.shared()
         var fields: [String: JSONValue] = [
             "url": .string(server.url),
             "schema": .string("t_\(UUID().uuidString.prefix(12).lowercased())")

@@ -4,6 +4,7 @@ import Foundation
 import PostgresTestSupport
 import SuiteCore
 import SuitePluginKit
+import SuiteTestSupport
 import Synchronization
 import Testing
 
@@ -30,7 +31,7 @@ struct PostgresEngineTests {
 
     @Test("a waiting engine wakes on another engine's commit at once, not at its timeout")
     func notifyWakesWaiters() async throws {
-        let options = try PostgresFixture.options()
+        let options = try await PostgresFixture.options()
         let waiting = try PostgresFixture.engine(options)
         let writing = try PostgresFixture.engine(options)
         let last = try await waiting.lastSequence()
@@ -50,14 +51,14 @@ struct PostgresEngineTests {
 
     @Test("a commit PostgreSQL fails as it ends (at the protocol's Sync) is an error, never an acknowledged write")
     func failureAsTheCommitEndsIsReported() async throws {
-        let options = try PostgresFixture.options()
+        let options = try await PostgresFixture.options()
         let engine = try PostgresFixture.engine(options)
         _ = try await engine.commit([put("users/u0", ["n": 0])], commitTime: 1)
         let schema = options["schema"]?.stringValue ?? ""
         // A deferred constraint trigger fails the statement's implicit transaction when it commits, after the
         // statement answered its row: what an immediate shutdown of PostgreSQL does to a commit in flight (the bank
         // test, Tools/faults/bank, lost an acknowledged transfer that way).
-        _ = try PostgresServer.shared().psql(
+        _ = try await PostgresServer.shared().psql(
             """
             CREATE FUNCTION \(schema).refuse() RETURNS trigger LANGUAGE plpgsql
                 AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
@@ -75,7 +76,7 @@ struct PostgresEngineTests {
 
     @Test("a listener of one store sees another store's commit promptly")
     func listenersFollowOtherEngines() async throws {
-        let options = try PostgresFixture.options()
+        let options = try await PostgresFixture.options()
         // A poll interval far longer than the test: only NOTIFY can deliver the change in time.
         var slow = DocumentStore.Options()
         slow.listenerPollInterval = .seconds(60)
@@ -93,7 +94,7 @@ struct PostgresEngineTests {
 
     @Test("updateMetadata is atomic across engines on one schema (compare-and-set through the ABI)")
     func metadataUpdatesAddUpAcrossEngines() async throws {
-        let options = try PostgresFixture.options()
+        let options = try await PostgresFixture.options()
         let engines = [try PostgresFixture.engine(options), try PostgresFixture.engine(options)]
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<40 {
@@ -113,12 +114,12 @@ struct PostgresEngineTests {
 
     @Test("the json option keeps each body as JSONB that SQL reads")
     func jsonCopyIsReadableFromSQL() async throws {
-        let options = try PostgresFixture.options(json: true)
+        let options = try await PostgresFixture.options(json: true)
         let schema = options["schema"]?.stringValue ?? ""
         let store = DocumentStore(engine: try PostgresFixture.engine(options))
         try await store.document("users/ana").setData(["name": "Ana", "points": 7, "tags": ["a", "b"]])
-        let server = try PostgresServer.shared()
-        let row = try server.psql(
+        let server = try await PostgresServer.shared()
+        let row = try await server.psql(
             "SELECT data->>'name', (data->>'points')::int, jsonb_array_length(data->'tags') FROM \(schema).documents")
         #expect(row.trimmingCharacters(in: .whitespacesAndNewlines) == "Ana|7|2")
         // The body stays the authority: the store reads it back exactly.
@@ -126,8 +127,8 @@ struct PostgresEngineTests {
     }
 
     @Test("bad options are refused at start with the option named")
-    func badOptions() throws {
-        let server = try PostgresServer.shared()
+    func badOptions() async throws {
+        let server = try await PostgresServer.shared()
         let cases: [(JSONValue, String)] = [
             (["url": "mysql://x"], "not a postgres:// URL"),
             (["url": .string(server.url), "pool-sise": 2], "did you mean 'pool-size'"),
@@ -156,7 +157,7 @@ struct PostgresEngineTests {
 
     @Test("a server that goes away fails reads with a clear error, and the engine recovers when it is back")
     func serverRestart() async throws {
-        let server = try PostgresServer.start()
+        let server = try await PostgresServer.start()
         defer { server.stop() }
         let options: JSONValue = [
             "url": .string(server.url), "schema": "restart", "pool-size": 2, "connect-timeout": 20,
@@ -174,7 +175,7 @@ struct PostgresEngineTests {
         }
         // Not postgres-nio's wait for its circuit breaker (a minute, then ever longer): the connect timeout, 20 s here.
         #expect(ContinuousClock.now - killed < .seconds(55), "a read waited \(ContinuousClock.now - killed)")
-        try server.restart()
+        try await server.restart()
         var recovered: StoredDocument?
         // The pool reconnects with a growing backoff; a few seconds here.
         for _ in 0..<300 where recovered == nil {
@@ -193,7 +194,7 @@ struct PostgresEngineTests {
     @Test(
         "reads and commits on connections the server keeps terminating each end with an answer or an error, never hang")
     func terminatedConnectionsNeverHang() async throws {
-        let server = try PostgresServer.start()
+        let server = try await PostgresServer.start()
         defer { server.stop() }
         let options: JSONValue = [
             "url": .string(server.url), "schema": "terminated", "pool-size": 4, "connect-timeout": 20,
@@ -237,14 +238,14 @@ struct PostgresEngineTests {
                 }
             }
         }
-        let rounds = terminator.stop()
+        let rounds = await terminator.stop()
         #expect(rounds > 0)
         #expect(answered > 0, "answered \(answered), refused \(refused)")
     }
 
     @Test("a server killed under a stream of commits keeps every acknowledged one and no partial one")
     func killUnderCommits() async throws {
-        let server = try PostgresServer.start()
+        let server = try await PostgresServer.start()
         defer { server.stop() }
         let options: JSONValue = [
             "url": .string(server.url), "schema": "crash", "pool-size": 4, "connect-timeout": 10,
@@ -282,7 +283,7 @@ struct PostgresEngineTests {
         server.kill()
         let acknowledged = await writer.value
         #expect(acknowledged.count > 10)
-        try server.restart()
+        try await server.restart()
         let reopened = try PostgresFixture.engine(options)
         let found = try await reopened.documents(at: acknowledged)
         #expect(found.allSatisfy { $0 != nil }, "an acknowledged commit is missing after the crash")
@@ -314,7 +315,7 @@ private final class BackendTerminator: Sendable {
     func start() {
         let thread = Thread { [self] in
             while !stopping.load(ordering: .relaxed) {
-                _ = try? server.psql(
+                _ = try? server.psqlBlocking(
                     """
                     SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                     WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
@@ -327,9 +328,9 @@ private final class BackendTerminator: Sendable {
     }
 
     /// Stops and returns how many times it terminated the backends.
-    func stop() -> Int {
+    func stop() async -> Int {
         stopping.store(true, ordering: .relaxed)
-        done.wait()
+        _ = try? await TestSupport.offThePool { [done] in done.wait() }
         return rounds.load(ordering: .relaxed)
     }
 }

@@ -12,7 +12,7 @@ import Testing
 struct PostgresIndexCheckTests {
     /// 30 documents, each with an entry in index `a` (key i % 5) and one in `b` (key i).
     private func populated() async throws -> (PluginDocumentEngine, String) {
-        let options = try PostgresFixture.options()
+        let options = try await PostgresFixture.options()
         let engine = try PostgresFixture.engine(options)
         let mutations = (0..<30).map { i in
             DocumentMutation(
@@ -41,7 +41,7 @@ struct PostgresIndexCheckTests {
         let progress = ProgressLog()
         _ = try await engine.rebuildIndexes(.all, progress: { done, total in progress.append(done, total) })
         #expect(progress.calls == [[60, 60]])
-        let empty = try PostgresFixture.engine(try PostgresFixture.options())
+        let empty = try PostgresFixture.engine(try await PostgresFixture.options())
         #expect(try await empty.verifyIndexes().isConsistent)
         #expect(try await empty.rebuildIndexes() == IndexRebuild(indexes: 0, entries: 0))
     }
@@ -51,8 +51,8 @@ struct PostgresIndexCheckTests {
         let (engine, schema) = try await populated()
         let hitsA = try await engine.scan(IndexScan(index: "a"))
         let hitsB = try await engine.scan(IndexScan(index: "b"))
-        let server = try PostgresServer.shared()
-        _ = try server.psql(
+        let server = try await PostgresServer.shared()
+        _ = try await server.psql(
             """
             DELETE FROM \(schema).entries WHERE index_name = 'a' AND path = 'c/d7';
             UPDATE \(schema).entries SET key = '\\x63' WHERE index_name = 'b' AND path = 'c/d3';

@@ -30,13 +30,13 @@ struct PostgresMaintenanceTests {
         }
     }
 
-    private func rows(_ sql: String) throws -> String {
-        try PostgresServer.shared().psql(sql).trimmingCharacters(in: .whitespacesAndNewlines)
+    private func rows(_ sql: String) async throws -> String {
+        try await PostgresServer.shared().psql(sql).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test("pruning keeps the latest records and the documents, and a read before the horizon must resync")
     func prunesToTheMinimum() async throws {
-        let options = try PostgresFixture.options(extra: ["change-log-days": 0, "change-log-minimum": 5])
+        let options = try await PostgresFixture.options(extra: ["change-log-days": 0, "change-log-minimum": 5])
         let schema = options["schema"]?.stringValue ?? ""
         let engine = try PostgresFixture.engine(options)
         // 40 commits (one a delete) at times 1…40 µs after the epoch: all older than any age.
@@ -55,7 +55,7 @@ struct PostgresMaintenanceTests {
         let reopened = try PostgresFixture.engine(options)
         let status = try #require(try await reopened.changeLogStatus())
         #expect(status == ChangeLogStatus(records: 5, horizon: 35, lastSequence: 40))
-        #expect(try rows("SELECT min(sequence), count(*) FROM \(schema).changes") == "36|5")
+        #expect(try await rows("SELECT min(sequence), count(*) FROM \(schema).changes") == "36|5")
         #expect(try await reopened.changes(after: 35, limit: 100) == Array(log.suffix(5)))
         #expect(try await reopened.changes(after: 38, limit: 100) == Array(log.suffix(2)))
         await expectResync(reopened, after: 34)
@@ -71,7 +71,7 @@ struct PostgresMaintenanceTests {
 
     @Test("pruning stops at the first commit younger than change-log-days, a delete included")
     func keepsYoungCommits() async throws {
-        let options = try PostgresFixture.options(extra: ["change-log-days": 1, "change-log-minimum": 1])
+        let options = try await PostgresFixture.options(extra: ["change-log-days": 1, "change-log-minimum": 1])
         let engine = try PostgresFixture.engine(options)
         let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
         for i in 1...30 {
@@ -90,7 +90,7 @@ struct PostgresMaintenanceTests {
     }
 
     @Test("bad retention options are refused with the option named")
-    func badRetentionOptions() throws {
+    func badRetentionOptions() async throws {
         for (extra, message) in [
             (["change-log-days": -1], "'change-log-days' must be a number of days from 0 to 36500"),
             (["change-log-days": "week"], "'change-log-days' must be a number of days"),
@@ -98,7 +98,7 @@ struct PostgresMaintenanceTests {
             (["change-log-minimum": 2.5], "'change-log-minimum' must be a whole number from 1"),
         ] as [([String: JSONValue], String)] {
             do {
-                _ = try PostgresFixture.engine(try PostgresFixture.options(extra: extra))
+                _ = try PostgresFixture.engine(try await PostgresFixture.options(extra: extra))
                 Issue.record("accepted \(extra)")
             } catch {
                 #expect("\(error)".contains(message), "\(error)")
@@ -108,7 +108,7 @@ struct PostgresMaintenanceTests {
 
     @Test("a follower never sees a gap while two engines commit and prune: whole pages or resyncRequired")
     func pruningDoesNotRaceWithCommitsOrReaders() async throws {
-        let options = try PostgresFixture.options(extra: ["change-log-days": 0, "change-log-minimum": 10])
+        let options = try await PostgresFixture.options(extra: ["change-log-days": 0, "change-log-minimum": 10])
         let writers = [try PostgresFixture.engine(options), try PostgresFixture.engine(options)]
         let reader = try PostgresFixture.engine(options)
         let finished = Flag()

@@ -39,7 +39,7 @@ struct FuzzStores {
             DocumentStore(engine: engine, clock: clock, options: options)
         }
         let sqlite = try SQLiteDocumentEngine(path: TestSupport.temporaryFile("query-fuzz.sqlite"))
-        let postgres = try PostgresFixture.engine(try PostgresFixture.options(extra: ["pool-size": 2]))
+        let postgres = try PostgresFixture.engine(try await PostgresFixture.options(extra: ["pool-size": 2]))
         return FuzzStores(stores: [
             ("memory", store(InMemoryDocumentEngine())), ("sqlite", store(sqlite)), ("postgres", store(postgres)),
         ])

@@ -55,10 +55,18 @@ public final class PostgresServer: @unchecked Sendable {
     private static let sharedLock = NSLock()
 
     /// The process's cluster, started on first use with settings for fast tests (`fsync=off`), stopped at exit.
-    public static func shared() throws -> PostgresServer {
+    ///
+    /// Like every call here that waits for a process, it waits on a thread of its own (``TestSupport/offThePool(_:)``):
+    /// tests that wait for `initdb` on the cooperative pool's two threads starved every other test of this process
+    /// (plugin calls passed their deadlines).
+    public static func shared() async throws -> PostgresServer {
+        try await TestSupport.offThePool { try sharedBlocking() }
+    }
+
+    private static func sharedBlocking() throws -> PostgresServer {
         try sharedLock.withLock {
             if let server = sharedServer { return server }
-            let server = try start(settings: ["fsync=off", "synchronous_commit=off", "full_page_writes=off"])
+            let server = try startBlocking(settings: ["fsync=off", "synchronous_commit=off", "full_page_writes=off"])
             sharedServer = server
             atexit { PostgresServer.sharedServer?.stop() }
             return server
@@ -88,7 +96,11 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// Starts a new cluster; `settings` are `name=value` server settings (e.g. `fsync=off`). Returns once it accepts
     /// logins.
-    public static func start(settings: [String] = []) throws -> PostgresServer {
+    public static func start(settings: [String] = []) async throws -> PostgresServer {
+        try await TestSupport.offThePool { try startBlocking(settings: settings) }
+    }
+
+    private static func startBlocking(settings: [String]) throws -> PostgresServer {
         let bin = try binDirectory()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "suite-postgres-\(getpid())-\(UUID().uuidString.prefix(8))")
@@ -183,7 +195,12 @@ public final class PostgresServer: @unchecked Sendable {
     }
 
     /// Runs SQL with `psql` as the test user; returns its output (unaligned, tuples only).
-    public func psql(_ sql: String) throws -> String {
+    public func psql(_ sql: String) async throws -> String {
+        try await TestSupport.offThePool { try self.psqlBlocking(sql) }
+    }
+
+    /// ``psql(_:)`` on the calling thread, for a thread of the test's own (never from async code).
+    public func psqlBlocking(_ sql: String) throws -> String {
         let output = try runTool(
             "\(binDirectory)/psql",
             [
@@ -216,9 +233,11 @@ public final class PostgresServer: @unchecked Sendable {
     }
 
     /// Starts the server again on the same port, on the same data (crash recovery after ``kill()``).
-    public func restart() throws {
-        stopProcess(signal: SIGKILL)
-        try launch()
+    public func restart() async throws {
+        try await TestSupport.offThePool {
+            self.stopProcess(signal: SIGKILL)
+            try self.launch()
+        }
     }
 
     /// Stops the server (fast shutdown: SIGINT) and removes its directory.

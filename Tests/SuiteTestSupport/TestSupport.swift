@@ -28,6 +28,15 @@ public enum TestSupport {
         binDirectory.appendingPathComponent("lib\(name).so").path
     }
 
+    /// Runs `body`, which blocks (waits for a process, a lock, a file), on a thread of its own and returns its result:
+    /// async tests call blocking helpers through this so that none holds one of the cooperative pool's threads (two
+    /// on a two-core machine) while it waits.
+    public static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
     /// A new empty directory inside this test process's own temporary directory (see ``temporaryRoot``).
     public static func makeTemporaryDirectory(_ label: String = "suite-test") throws -> URL {
         let url = temporaryRoot.appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")

@@ -33,7 +33,7 @@ enum PostgresBenchmarks {
             FileHandle.standardError.write(Data("postgres: no rows, not built in release: \(commands)\n".utf8))
             return []
         }
-        let server = try PostgresServer.start()
+        let server = try await PostgresServer.start()
         defer { server.stop() }
         let plugin = try loader.load("PostgresDocuments")
         let count = max(2000, Int(50_000 * scale))

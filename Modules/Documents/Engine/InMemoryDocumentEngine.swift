@@ -95,105 +95,19 @@ extension InMemoryDocumentEngine: DocumentEngine {
     /// nothing and returns the current last sequence.
     public func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
         // Validate and canonicalise outside the lock.
-        let prepared = try mutations.map { mutation -> Prepared in
-            let parts = try EnginePath.split(document: mutation.path)
-            if case .put(_, let entries) = mutation.kind {
-                return Prepared(parts: parts, entries: IndexEntryList.canonical(entries))
-            }
-            return Prepared(parts: parts, entries: [])
-        }
+        let prepared = try Self.prepare(mutations)
         return try state.withLock { state in
             if mutations.isEmpty { return CommitResult(sequence: state.lastSequence, documents: []) }
             let sequence = state.lastSequence + 1
-
-            // Pass 1: every precondition, against the state as the earlier mutations of this commit leave it.
-            if mutations.count == 1 {
-                let mutation = mutations[0]
-                try mutation.precondition.check(
-                    path: mutation.path,
-                    currentVersion: state.documents[mutation.path]?.document.version
-                )
-            } else {
-                var overlay = ExactKeyDictionary<Int64?>()
-                for mutation in mutations {
-                    if mutation.precondition != .none {
-                        let current: Int64? =
-                            if let shadowed = overlay[mutation.path] { shadowed } else {
-                                state.documents[mutation.path]?.document.version
-                            }
-                        try mutation.precondition.check(path: mutation.path, currentVersion: current)
-                    }
-                    switch mutation.kind {
-                    case .delete: overlay[mutation.path] = .some(nil)
-                    case .put: overlay[mutation.path] = .some(sequence)
-                    case .check: break
-                    }
-                }
-            }
-
-            // Pass 2: apply the writes (checks write nothing).
+            try Self.checkPreconditions(mutations, sequence: sequence, state: state)
+            // Checks write nothing: a commit of checks only leaves the state as it is.
             let split = CommitChecks(mutations)
             if split.writes.isEmpty {
                 return CommitResult(
                     sequence: state.lastSequence, documents: Array(repeating: nil, count: mutations.count))
             }
-            var results: [StoredDocument?] = []
-            results.reserveCapacity(mutations.count)
-            for (mutation, prep) in zip(mutations, prepared) {
-                let path = mutation.path
-                switch mutation.kind {
-                case .check:
-                    results.append(nil)
-                case .put(let body, _):
-                    let old = state.documents[path]
-                    let document = StoredDocument(
-                        path: path,
-                        body: body,
-                        version: sequence,
-                        createTime: old?.document.createTime ?? commitTime,
-                        updateTime: commitTime
-                    )
-                    if let old {
-                        let (removed, added) = IndexEntryList.difference(old: old.entries, new: prep.entries)
-                        state.removeEntries(removed, path: path)
-                        state.addEntries(added, path: path)
-                    } else {
-                        state.addEntries(prep.entries, path: path)
-                        let named = NamedPath(path)
-                        state.collections[prep.parts.parent, default: SortedList()].insert(named)
-                        state.groups[prep.parts.collectionID, default: SortedList()].insert(named)
-                    }
-                    state.documents[path] = Record(document: document, entries: prep.entries)
-                    results.append(document)
-                case .delete:
-                    if let old = state.documents.removeValue(forKey: path) {
-                        state.removeEntries(old.entries, path: path)
-                        let named = NamedPath(path)
-                        state.collections[prep.parts.parent]?.remove(named)
-                        if state.collections[prep.parts.parent]?.isEmpty == true {
-                            state.collections[prep.parts.parent] = nil
-                        }
-                        state.groups[prep.parts.collectionID]?.remove(named)
-                        if state.groups[prep.parts.collectionID]?.isEmpty == true {
-                            state.groups[prep.parts.collectionID] = nil
-                        }
-                    }
-                    results.append(nil)
-                }
-            }
-            if split.checks.isEmpty {
-                for i in ChangeSlots(mutations).last {
-                    state.changes.append(
-                        ChangeRecord(sequence: sequence, path: mutations[i].path, document: results[i]))
-                }
-            } else {
-                let written = results.indices.filter { if case .check = mutations[$0].kind { false } else { true } }
-                for i in ChangeSlots(split.writes).last {
-                    let position = written[i]
-                    state.changes.append(
-                        ChangeRecord(sequence: sequence, path: mutations[position].path, document: results[position]))
-                }
-            }
+            let results = Self.applyWrites(mutations, prepared, sequence: sequence, commitTime: commitTime, to: &state)
+            Self.appendChanges(mutations, results: results, split: split, sequence: sequence, to: &state)
             state.lastSequence = sequence
             return CommitResult(sequence: sequence, documents: results)
         }
@@ -379,5 +293,117 @@ extension InMemoryDocumentEngine {
             return result.count < limit
         }
         return result
+    }
+
+    /// Each mutation's path split (validated) and, for a put, its index entries made canonical.
+    private static func prepare(_ mutations: [DocumentMutation]) throws -> [Prepared] {
+        try mutations.map { mutation -> Prepared in
+            let parts = try EnginePath.split(document: mutation.path)
+            if case .put(_, let entries) = mutation.kind {
+                return Prepared(parts: parts, entries: IndexEntryList.canonical(entries))
+            }
+            return Prepared(parts: parts, entries: [])
+        }
+    }
+
+    /// Pass 1: checks every precondition, against the state as the earlier mutations of this commit leave it (a
+    /// write of this commit gets version `sequence`).
+    private static func checkPreconditions(_ mutations: [DocumentMutation], sequence: Int64, state: State) throws {
+        if mutations.count == 1 {
+            let mutation = mutations[0]
+            try mutation.precondition.check(
+                path: mutation.path,
+                currentVersion: state.documents[mutation.path]?.document.version
+            )
+            return
+        }
+        var overlay = ExactKeyDictionary<Int64?>()
+        for mutation in mutations {
+            if mutation.precondition != .none {
+                let current: Int64? =
+                    if let shadowed = overlay[mutation.path] { shadowed } else {
+                        state.documents[mutation.path]?.document.version
+                    }
+                try mutation.precondition.check(path: mutation.path, currentVersion: current)
+            }
+            switch mutation.kind {
+            case .delete: overlay[mutation.path] = .some(nil)
+            case .put: overlay[mutation.path] = .some(sequence)
+            case .check: break
+            }
+        }
+    }
+
+    /// Pass 2: applies the writes in order (checks write nothing); returns the document each mutation leaves, `nil`
+    /// for a delete or a check.
+    private static func applyWrites(
+        _ mutations: [DocumentMutation], _ prepared: [Prepared], sequence: Int64, commitTime: Int64,
+        to state: inout State
+    ) -> [StoredDocument?] {
+        var results: [StoredDocument?] = []
+        results.reserveCapacity(mutations.count)
+        for (mutation, prep) in zip(mutations, prepared) {
+            let path = mutation.path
+            switch mutation.kind {
+            case .check:
+                results.append(nil)
+            case .put(let body, _):
+                let old = state.documents[path]
+                let document = StoredDocument(
+                    path: path,
+                    body: body,
+                    version: sequence,
+                    createTime: old?.document.createTime ?? commitTime,
+                    updateTime: commitTime
+                )
+                if let old {
+                    let (removed, added) = IndexEntryList.difference(old: old.entries, new: prep.entries)
+                    state.removeEntries(removed, path: path)
+                    state.addEntries(added, path: path)
+                } else {
+                    state.addEntries(prep.entries, path: path)
+                    let named = NamedPath(path)
+                    state.collections[prep.parts.parent, default: SortedList()].insert(named)
+                    state.groups[prep.parts.collectionID, default: SortedList()].insert(named)
+                }
+                state.documents[path] = Record(document: document, entries: prep.entries)
+                results.append(document)
+            case .delete:
+                if let old = state.documents.removeValue(forKey: path) {
+                    state.removeEntries(old.entries, path: path)
+                    let named = NamedPath(path)
+                    state.collections[prep.parts.parent]?.remove(named)
+                    if state.collections[prep.parts.parent]?.isEmpty == true {
+                        state.collections[prep.parts.parent] = nil
+                    }
+                    state.groups[prep.parts.collectionID]?.remove(named)
+                    if state.groups[prep.parts.collectionID]?.isEmpty == true {
+                        state.groups[prep.parts.collectionID] = nil
+                    }
+                }
+                results.append(nil)
+            }
+        }
+        return results
+    }
+
+    /// Appends one change-log record per distinct written path, with its final state (`results` has one document
+    /// per mutation).
+    private static func appendChanges(
+        _ mutations: [DocumentMutation], results: [StoredDocument?], split: CommitChecks, sequence: Int64,
+        to state: inout State
+    ) {
+        if split.checks.isEmpty {
+            for i in ChangeSlots(mutations).last {
+                state.changes.append(ChangeRecord(sequence: sequence, path: mutations[i].path, document: results[i]))
+            }
+        } else {
+            let written = results.indices.filter { if case .check = mutations[$0].kind { false } else { true } }
+            for i in ChangeSlots(split.writes).last {
+                let position = written[i]
+                state.changes.append(
+                    ChangeRecord(sequence: sequence, path: mutations[position].path, document: results[position]))
+            }
+        }
     }
 }

@@ -14,6 +14,9 @@ struct IndexBlock {
     /// Decodes block data: per entry a kind byte (1 put, 0 tombstone); the key as the length it shares with the
     /// previous entry's key (varint), the length of the rest (varint) and the rest; the path the same way. Full keys
     /// and paths are rebuilt side by side in the block's bytes.
+    ///
+    /// It stays one function: both passes share the `part` reader and its cursor, and the second pass is the
+    /// innermost loop of every index scan, which a split would make pass that state around.
     init(index: Int64, data: UnsafeRawBufferPointer) throws {
         self.index = index
         // Pass 1: check the structure and size the rebuilt bytes. Pass 2: copy each shared prefix from the previous

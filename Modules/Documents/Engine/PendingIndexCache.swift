@@ -129,47 +129,73 @@ final class PendingIndexCache: Sendable {
         _ ops: Ops, lower: RunCursor.Bound, upper: RunCursor.Bound, snapshotMax: Int64, limit: Int? = nil,
         reverse: Bool = false
     ) -> [Op] {
-        func inBounds(_ key: [UInt8]) -> Bool {
-            switch lower {
-            case .none: break
-            case .inclusive(let b): if compareBytes(key, b) < 0 { return false }
-            case .exclusive(let b): if compareBytes(key, b) <= 0 { return false }
-            }
-            switch upper {
-            case .none: break
-            case .inclusive(let b): if compareBytes(key, b) > 0 { return false }
-            case .exclusive(let b): if compareBytes(key, b) >= 0 { return false }
-            }
-            return true
+        let (first, end) = positions(in: ops.sorted, lower: lower, upper: upper)
+        var found: [Op] = []
+        for op in ops.recent where op.changeID <= snapshotMax && isInBounds(op.key, lower: lower, upper: upper) {
+            found.append(op)
         }
-        // The first position whose key is not below `bound` (`orEqual`: not above it).
-        func partition(_ bound: [UInt8], orEqual: Bool) -> Int {
-            var low = 0
-            var high = ops.sorted.count
-            while low < high {
-                let mid = (low + high) / 2
-                let c = compareBytes(ops.sorted[mid].key, bound)
-                if c < 0 || (orEqual && c == 0) { low = mid + 1 } else { high = mid }
-            }
-            return low
-        }
-        // The sorted part's positions within the key bounds: `first..<end`.
-        var first = 0
-        var end = ops.sorted.count
+        // Puts the walk must hold before it may stop (`Int.max`: no limit, walk everything in bounds).
+        let wanted = limit.map { $0 <= Int.max - found.count ? $0 + found.count : Int.max } ?? Int.max
+        appendLatest(
+            of: ops.sorted, from: first, to: end, snapshotMax: snapshotMax, wanted: wanted, reverse: reverse,
+            into: &found)
+        found.sort(by: Op.precedes)
+        keepLastPerEntry(&found)
+        return found
+    }
+
+    /// Whether `key` lies within the bounds.
+    private static func isInBounds(_ key: [UInt8], lower: RunCursor.Bound, upper: RunCursor.Bound) -> Bool {
         switch lower {
         case .none: break
-        case .inclusive(let b): first = partition(b, orEqual: false)
-        case .exclusive(let b): first = partition(b, orEqual: true)
+        case .inclusive(let b): if compareBytes(key, b) < 0 { return false }
+        case .exclusive(let b): if compareBytes(key, b) <= 0 { return false }
         }
         switch upper {
         case .none: break
-        case .inclusive(let b): end = partition(b, orEqual: true)
-        case .exclusive(let b): end = partition(b, orEqual: false)
+        case .inclusive(let b): if compareBytes(key, b) > 0 { return false }
+        case .exclusive(let b): if compareBytes(key, b) >= 0 { return false }
         }
-        var found: [Op] = []
-        for op in ops.recent where op.changeID <= snapshotMax && inBounds(op.key) { found.append(op) }
-        // Puts the walk must hold before it may stop (`Int.max`: no limit, walk everything in bounds).
-        let wanted = limit.map { $0 <= Int.max - found.count ? $0 + found.count : Int.max } ?? Int.max
+        return true
+    }
+
+    /// The positions of `sorted` within the key bounds: `first..<end` (empty when `end` is not above `first`).
+    private static func positions(
+        in sorted: [Op], lower: RunCursor.Bound, upper: RunCursor.Bound
+    ) -> (first: Int, end: Int) {
+        var first = 0
+        var end = sorted.count
+        switch lower {
+        case .none: break
+        case .inclusive(let b): first = partition(sorted, b, orEqual: false)
+        case .exclusive(let b): first = partition(sorted, b, orEqual: true)
+        }
+        switch upper {
+        case .none: break
+        case .inclusive(let b): end = partition(sorted, b, orEqual: true)
+        case .exclusive(let b): end = partition(sorted, b, orEqual: false)
+        }
+        return (first, end)
+    }
+
+    /// The first position of `sorted` whose key is not below `bound` (`orEqual`: not above it).
+    private static func partition(_ sorted: [Op], _ bound: [UInt8], orEqual: Bool) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            let c = compareBytes(sorted[mid].key, bound)
+            if c < 0 || (orEqual && c == 0) { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// Walks `first..<end` of `sorted` from the scan's starting end, appending to `found` the latest operation of
+    /// each entry not newer than the snapshot, until `wanted` of them are puts.
+    private static func appendLatest(
+        of sorted: [Op], from first: Int, to end: Int, snapshotMax: Int64, wanted: Int, reverse: Bool,
+        into found: inout [Op]
+    ) {
         var puts = 0
         if first < end {
             // Operations on one entry are neighbours (sorted by key, path, change id): the last of a group not newer
@@ -178,14 +204,14 @@ final class PendingIndexCache: Sendable {
             while i >= first, i < end, puts < wanted {
                 var (groupStart, groupEnd) = (i, i + 1)
                 if reverse {
-                    while groupStart > first, Op.sameEntry(ops.sorted[groupStart - 1], ops.sorted[i]) {
+                    while groupStart > first, Op.sameEntry(sorted[groupStart - 1], sorted[i]) {
                         groupStart -= 1
                     }
                 } else {
-                    while groupEnd < end, Op.sameEntry(ops.sorted[groupEnd], ops.sorted[i]) { groupEnd += 1 }
+                    while groupEnd < end, Op.sameEntry(sorted[groupEnd], sorted[i]) { groupEnd += 1 }
                 }
                 var latest: Op?
-                for k in groupStart..<groupEnd where ops.sorted[k].changeID <= snapshotMax { latest = ops.sorted[k] }
+                for k in groupStart..<groupEnd where sorted[k].changeID <= snapshotMax { latest = sorted[k] }
                 if let latest {
                     found.append(latest)
                     if latest.isPut { puts += 1 }
@@ -193,7 +219,10 @@ final class PendingIndexCache: Sendable {
                 i = reverse ? groupStart - 1 : groupEnd
             }
         }
-        found.sort(by: Op.precedes)
+    }
+
+    /// Keeps, of each run of operations on one entry in sorted `found`, only the last.
+    private static func keepLastPerEntry(_ found: inout [Op]) {
         var write = 0
         for read in found.indices {
             if write > 0, Op.sameEntry(found[write - 1], found[read]) {
@@ -204,7 +233,6 @@ final class PendingIndexCache: Sendable {
             }
         }
         found.removeLast(found.count - write)
-        return found
     }
 }
 

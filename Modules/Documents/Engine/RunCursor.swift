@@ -135,6 +135,8 @@ struct RunCursor {
         }
     }
 
+    /// Loads the first block in scan order (`first`) or the block after the current one; ends the cursor when there
+    /// is none.
     private mutating func fetch(_ db: Database, first: Bool) throws {
         if run < 0 {
             block = nil
@@ -143,82 +145,96 @@ struct RunCursor {
         }
         let select: SQLiteStatement
         if let index {
-            if first {
-                if reverse {
-                    // The block where keys cross the upper bound, or the last block.
-                    switch upper {
-                    case .none:
-                        select = try SQLiteStatement(
-                            db,
-                            "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
-                                + "ORDER BY last_key DESC, last_path DESC LIMIT 1")
-                    case .inclusive(let key), .exclusive(let key):
-                        let op: String
-                        if case .inclusive = upper { op = ">" } else { op = ">=" }
-                        select = try SQLiteStatement(
-                            db,
-                            "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
-                                + "AND last_key \(op) ?3 ORDER BY last_key, last_path LIMIT 1")
-                        select.bind(key, at: 3)
-                        select.bind(run, at: 1)
-                        select.bind(index, at: 2)
-                        if try load(select) { return }
-                        let last = try SQLiteStatement(
-                            db,
-                            "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
-                                + "ORDER BY last_key DESC, last_path DESC LIMIT 1")
-                        last.bind(run, at: 1)
-                        last.bind(index, at: 2)
-                        _ = try load(last)
-                        return
-                    }
-                } else {
-                    switch lower {
-                    case .none:
-                        select = try SQLiteStatement(
-                            db,
-                            "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
-                                + "ORDER BY last_key, last_path LIMIT 1")
-                    case .inclusive(let key), .exclusive(let key):
-                        let op: String
-                        if case .inclusive = lower { op = ">=" } else { op = ">" }
-                        select = try SQLiteStatement(
-                            db,
-                            "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
-                                + "AND last_key \(op) ?3 ORDER BY last_key, last_path LIMIT 1")
-                        select.bind(key, at: 3)
-                    }
-                }
-            } else {
-                select = try SQLiteStatement(
-                    db,
-                    reverse
-                        ? "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
-                            + "AND (last_key, last_path) < (?3, ?4) ORDER BY last_key DESC, last_path DESC LIMIT 1"
-                        : "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
-                            + "AND (last_key, last_path) > (?3, ?4) ORDER BY last_key, last_path LIMIT 1")
-                select.bind(fenceKey, at: 3)
-                fencePath.withUnsafeBytes { select.bindText($0, at: 4) }
+            if first && reverse {
+                try loadLastBlock(db, index: index)
+                return
             }
+            select = first ? try firstBlockSelect(db) : try nextBlockSelect(db)
             select.bind(index, at: 2)
         } else {
-            if first {
-                select = try SQLiteStatement(
-                    db,
-                    "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 "
-                        + "ORDER BY idx, last_key, last_path LIMIT 1")
-            } else {
-                select = try SQLiteStatement(
-                    db,
-                    "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 "
-                        + "AND (idx, last_key, last_path) > (?2, ?3, ?4) ORDER BY idx, last_key, last_path LIMIT 1")
-                select.bind(currentIndex, at: 2)
-                select.bind(fenceKey, at: 3)
-                fencePath.withUnsafeBytes { select.bindText($0, at: 4) }
-            }
+            select = try runBlockSelect(db, first: first)
         }
         select.bind(run, at: 1)
         _ = try load(select)
+    }
+
+    /// Loads the block of `index` where keys cross the upper bound, or its last block: where a reverse scan starts.
+    private mutating func loadLastBlock(_ db: Database, index: Int64) throws {
+        switch upper {
+        case .none:
+            break
+        case .inclusive(let key), .exclusive(let key):
+            let op: String
+            if case .inclusive = upper { op = ">" } else { op = ">=" }
+            let select = try SQLiteStatement(
+                db,
+                "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
+                    + "AND last_key \(op) ?3 ORDER BY last_key, last_path LIMIT 1")
+            select.bind(key, at: 3)
+            select.bind(run, at: 1)
+            select.bind(index, at: 2)
+            if try load(select) { return }
+        }
+        let last = try SQLiteStatement(
+            db,
+            "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
+                + "ORDER BY last_key DESC, last_path DESC LIMIT 1")
+        last.bind(run, at: 1)
+        last.bind(index, at: 2)
+        _ = try load(last)
+    }
+
+    /// Selects (given the run and index) the block where keys reach the lower bound, or the index's first block:
+    /// where a forward scan starts.
+    private func firstBlockSelect(_ db: Database) throws -> SQLiteStatement {
+        switch lower {
+        case .none:
+            return try SQLiteStatement(
+                db,
+                "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
+                    + "ORDER BY last_key, last_path LIMIT 1")
+        case .inclusive(let key), .exclusive(let key):
+            let op: String
+            if case .inclusive = lower { op = ">=" } else { op = ">" }
+            let select = try SQLiteStatement(
+                db,
+                "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
+                    + "AND last_key \(op) ?3 ORDER BY last_key, last_path LIMIT 1")
+            select.bind(key, at: 3)
+            return select
+        }
+    }
+
+    /// Selects (given the run and index) the block after the fence, the current block's last entry, in scan order.
+    private func nextBlockSelect(_ db: Database) throws -> SQLiteStatement {
+        let select = try SQLiteStatement(
+            db,
+            reverse
+                ? "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
+                    + "AND (last_key, last_path) < (?3, ?4) ORDER BY last_key DESC, last_path DESC LIMIT 1"
+                : "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 AND idx = ?2 "
+                    + "AND (last_key, last_path) > (?3, ?4) ORDER BY last_key, last_path LIMIT 1")
+        select.bind(fenceKey, at: 3)
+        fencePath.withUnsafeBytes { select.bindText($0, at: 4) }
+        return select
+    }
+
+    /// Selects (given the run) its first block of all indexes, or the one after the fence: merges read whole runs.
+    private func runBlockSelect(_ db: Database, first: Bool) throws -> SQLiteStatement {
+        if first {
+            return try SQLiteStatement(
+                db,
+                "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 "
+                    + "ORDER BY idx, last_key, last_path LIMIT 1")
+        }
+        let select = try SQLiteStatement(
+            db,
+            "SELECT idx, last_key, last_path, data FROM index_blocks WHERE run = ?1 "
+                + "AND (idx, last_key, last_path) > (?2, ?3, ?4) ORDER BY idx, last_key, last_path LIMIT 1")
+        select.bind(currentIndex, at: 2)
+        select.bind(fenceKey, at: 3)
+        fencePath.withUnsafeBytes { select.bindText($0, at: 4) }
+        return select
     }
 
     /// Steps `select` once and takes its row as the current block; `false` (and no block) when there is none.

@@ -139,48 +139,72 @@ extension SQLiteDocumentEngine {
         }
         let topSQL = Self.childrenPageSQL(after: topAfterID != nil)
         return try read { [topAfterID, topLevel] db in
-            var nested: [(key: [UInt8], document: StoredDocument)] = []
-            let select = try SQLiteStatement(db, nestedSQL)
-            select.bind(collectionID, at: 1)
-            if let afterKey { select.bind(afterKey, at: 2) }
-            select.bind(Int64(limit ?? -1), at: 3)
-            while try select.step() {
-                let document = StoredDocument(
-                    path: select.text(0) + "/" + select.text(1), body: select.bytes(5), version: select.int64(2),
-                    createTime: select.int64(3), updateTime: select.int64(4))
-                nested.append((select.bytes(6), document))
-            }
-            select.reset()
-            var top: [(key: [UInt8], document: StoredDocument)] = []
-            if topLevel {
-                let select = try SQLiteStatement(db, topSQL)
-                select.bind(collectionID, at: 1)
-                if let topAfterID { select.bind(topAfterID, at: 2) }
-                select.bind(Int64(limit ?? -1), at: 3)
-                while try select.step() {
-                    let path = collectionID + "/" + select.text(0)
-                    let document = StoredDocument(
-                        path: path, body: select.bytes(4), version: select.int64(1), createTime: select.int64(2),
-                        updateTime: select.int64(3))
-                    top.append((EnginePath.nameKey(path), document))
-                }
-                select.reset()
-            }
-            var result: [StoredDocument] = []
-            var i = 0
-            var j = 0
-            let wanted = limit ?? Int.max
-            while result.count < wanted, i < nested.count || j < top.count {
-                if j >= top.count || (i < nested.count && compareBytes(nested[i].key, top[j].key) < 0) {
-                    result.append(nested[i].document)
-                    i += 1
-                } else {
-                    result.append(top[j].document)
-                    j += 1
-                }
-            }
-            return result
+            let nested = try Self.nestedGroupPage(db, nestedSQL, collectionID, afterKey: afterKey, limit: limit)
+            let top = try topLevel ? Self.topLevelPage(db, topSQL, collectionID, afterID: topAfterID, limit: limit) : []
+            return Self.mergedByName(nested, top, limit: limit)
         }
+    }
+
+    /// The nested documents of the collection group, in name order, after `afterKey`, at most `limit`, each with its
+    /// name key.
+    private static func nestedGroupPage(
+        _ db: Database, _ sql: String, _ collectionID: String, afterKey: [UInt8]?, limit: Int?
+    ) throws -> [(key: [UInt8], document: StoredDocument)] {
+        var nested: [(key: [UInt8], document: StoredDocument)] = []
+        let select = try SQLiteStatement(db, sql)
+        select.bind(collectionID, at: 1)
+        if let afterKey { select.bind(afterKey, at: 2) }
+        select.bind(Int64(limit ?? -1), at: 3)
+        while try select.step() {
+            let document = StoredDocument(
+                path: select.text(0) + "/" + select.text(1), body: select.bytes(5), version: select.int64(2),
+                createTime: select.int64(3), updateTime: select.int64(4))
+            nested.append((select.bytes(6), document))
+        }
+        select.reset()
+        return nested
+    }
+
+    /// The documents of the top-level collection `collectionID`, in ID order, after `afterID`, at most `limit`, each
+    /// with its name key.
+    private static func topLevelPage(
+        _ db: Database, _ sql: String, _ collectionID: String, afterID: String?, limit: Int?
+    ) throws -> [(key: [UInt8], document: StoredDocument)] {
+        var top: [(key: [UInt8], document: StoredDocument)] = []
+        let select = try SQLiteStatement(db, sql)
+        select.bind(collectionID, at: 1)
+        if let afterID { select.bind(afterID, at: 2) }
+        select.bind(Int64(limit ?? -1), at: 3)
+        while try select.step() {
+            let path = collectionID + "/" + select.text(0)
+            let document = StoredDocument(
+                path: path, body: select.bytes(4), version: select.int64(1), createTime: select.int64(2),
+                updateTime: select.int64(3))
+            top.append((EnginePath.nameKey(path), document))
+        }
+        select.reset()
+        return top
+    }
+
+    /// The documents of two lists in name-key order, merged, at most `limit`.
+    private static func mergedByName(
+        _ nested: [(key: [UInt8], document: StoredDocument)], _ top: [(key: [UInt8], document: StoredDocument)],
+        limit: Int?
+    ) -> [StoredDocument] {
+        var result: [StoredDocument] = []
+        var i = 0
+        var j = 0
+        let wanted = limit ?? Int.max
+        while result.count < wanted, i < nested.count || j < top.count {
+            if j >= top.count || (i < nested.count && compareBytes(nested[i].key, top[j].key) < 0) {
+                result.append(nested[i].document)
+                i += 1
+            } else {
+                result.append(top[j].document)
+                j += 1
+            }
+        }
+        return result
     }
 
     /// Change-log records after `sequence`, in order, at most `limit`.

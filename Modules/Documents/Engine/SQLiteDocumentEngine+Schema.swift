@@ -172,19 +172,8 @@ extension SQLiteDocumentEngine {
     /// A key of exactly `maximumLength + 1` bytes is either a whole key or one bounded already (files written by
     /// schema v3 once automatic keys were bounded): it is kept when bounding the document's body produces it.
     static func boundAutomaticIndexKeys(_ db: Database, operationsPerRun: Int = 100_000) throws {
-        var names: [Int64: String] = [:]
-        let selectNames = try SQLiteStatement(db, "SELECT id, name FROM index_names")
-        while try selectNames.step() { names[selectNames.int64(0)] = selectNames.text(1) }
-        selectNames.reset()
+        let names = try indexNamesByID(db)
         if names.isEmpty { return }
-
-        struct DocumentRow {
-            var parent: String
-            var id: String
-            var collectionID: String
-            var changeID: Int64
-            var entries: [OwnEntry]
-        }
         let page = try SQLiteStatement(
             db,
             """
@@ -200,57 +189,18 @@ extension SQLiteDocumentEngine {
         func writeRun(_ buffer: IndexOpBuffer) throws {
             try flushAll(db, extra: buffer, writerPending: WriterPending(), tuning: .standard)
         }
-        /// The document's bounded automatic entries of `maximumLength + 1` bytes, from its body; none when the body
-        /// is not a document's (engine-level files).
-        func boundedEntries(_ row: DocumentRow, path: String) throws -> Set<IndexEntry> {
-            selectBody.bind(row.changeID, at: 1)
-            defer { selectBody.reset() }
-            guard try selectBody.step(), !selectBody.isNull(0),
-                let data = try? selectBody.withBytes(0, { try ValueCodec.decode($0) })
-            else { return [] }
-            let entries = IndexPolicy.entries(
-                for: data, path: path, collectionPath: row.parent, collectionID: row.collectionID, declared: [])
-            return Set(entries.lazy.filter { $0.key.count == IndexKey.maximumLength + 1 })
-        }
 
         var last = (parent: "", id: "")
-        var rows: [DocumentRow] = []
+        var rows: [KeyBoundingRow] = []
         while true {
-            rows.removeAll(keepingCapacity: true)
-            page.bind(last.parent, at: 1)
-            page.bind(last.id, at: 2)
-            while try page.step() {
-                let (parent, id) = (page.text(0), page.text(1))
-                let entries =
-                    page.isNull(4)
-                    ? [] : try page.withBytes(4) { try OwnEntryList.decode($0, path: parent + "/" + id) }
-                rows.append(
-                    DocumentRow(
-                        parent: parent, id: id, collectionID: page.text(2), changeID: page.int64(3), entries: entries))
-            }
-            page.reset()
+            try readRows(page, after: last, into: &rows)
             guard let end = rows.last else { break }
             last = (end.parent, end.id)
             for row in rows {
-                var bounded = row.entries
-                var pathSlot: (start: Int, count: Int)?
-                var known: Set<IndexEntry>?
-                for (i, entry) in row.entries.enumerated() where entry.key.count > IndexKey.maximumLength {
-                    guard let name = names[entry.index], IndexPolicy.isAutomaticIndex(name, collectionPath: row.parent)
-                    else { continue }
-                    let path = row.parent + "/" + row.id
-                    if entry.key.count == IndexKey.maximumLength + 1 {
-                        if known == nil { known = try boundedEntries(row, path: path) }
-                        if known?.contains(IndexEntry(index: name, key: entry.key)) == true { continue }
-                    }
-                    bounded[i].key = IndexKey.bounded(entry.key)
-                    let slot = pathSlot ?? buffer.addPath(path.utf8)
-                    pathSlot = slot
-                    buffer.add(index: entry.index, key: entry.key, path: slot, isPut: false)
-                    buffer.add(index: entry.index, key: bounded[i].key, path: slot, isPut: true)
+                if let bounded = try boundLongKeys(of: row, names: names, selectBody: selectBody, into: &buffer) {
+                    // Two long keys may bound to one (a hash collision): the list stays canonical.
+                    try ownKeys.write(OwnEntryList.canonical(bounded), changeID: row.changeID)
                 }
-                // Two long keys may bound to one (a hash collision): the list stays canonical.
-                if pathSlot != nil { try ownKeys.write(OwnEntryList.canonical(bounded), changeID: row.changeID) }
                 if buffer.count > operationsPerRun {
                     try writeRun(buffer)
                     buffer = IndexOpBuffer()
@@ -265,6 +215,84 @@ extension SQLiteDocumentEngine {
         // Like dropping an index, this changes the index outside a merge: a background merge planned before it (by a
         // process that opened the file earlier) is discarded instead of swapped in.
         if runs > 0 { try SQLiteIndexRuns.bumpGeneration(db) }
+    }
+
+    /// One document as ``boundAutomaticIndexKeys(_:operationsPerRun:)`` reads it.
+    private struct KeyBoundingRow {
+        var parent: String
+        var id: String
+        var collectionID: String
+        var changeID: Int64
+        var entries: [OwnEntry]
+    }
+
+    /// Every index name by its id.
+    private static func indexNamesByID(_ db: Database) throws -> [Int64: String] {
+        var names: [Int64: String] = [:]
+        let selectNames = try SQLiteStatement(db, "SELECT id, name FROM index_names")
+        while try selectNames.step() { names[selectNames.int64(0)] = selectNames.text(1) }
+        selectNames.reset()
+        return names
+    }
+
+    /// Replaces `rows` with the next page of documents after `last` (in primary-key order), read by `page`.
+    private static func readRows(
+        _ page: SQLiteStatement, after last: (parent: String, id: String), into rows: inout [KeyBoundingRow]
+    ) throws {
+        rows.removeAll(keepingCapacity: true)
+        page.bind(last.parent, at: 1)
+        page.bind(last.id, at: 2)
+        while try page.step() {
+            let (parent, id) = (page.text(0), page.text(1))
+            let entries =
+                page.isNull(4)
+                ? [] : try page.withBytes(4) { try OwnEntryList.decode($0, path: parent + "/" + id) }
+            rows.append(
+                KeyBoundingRow(
+                    parent: parent, id: id, collectionID: page.text(2), changeID: page.int64(3), entries: entries))
+        }
+        page.reset()
+    }
+
+    /// Bounds the row's automatic entries longer than ``IndexKey/maximumLength``: adds the removal of each old entry
+    /// and the put of its bounded one to `buffer`, and returns the row's entries with the bounded keys (`nil` when
+    /// none changed).
+    private static func boundLongKeys(
+        of row: KeyBoundingRow, names: [Int64: String], selectBody: SQLiteStatement, into buffer: inout IndexOpBuffer
+    ) throws -> [OwnEntry]? {
+        var bounded = row.entries
+        var pathSlot: (start: Int, count: Int)?
+        var known: Set<IndexEntry>?
+        for (i, entry) in row.entries.enumerated() where entry.key.count > IndexKey.maximumLength {
+            guard let name = names[entry.index], IndexPolicy.isAutomaticIndex(name, collectionPath: row.parent)
+            else { continue }
+            let path = row.parent + "/" + row.id
+            if entry.key.count == IndexKey.maximumLength + 1 {
+                if known == nil { known = try boundedEntries(row, path: path, selectBody: selectBody) }
+                if known?.contains(IndexEntry(index: name, key: entry.key)) == true { continue }
+            }
+            bounded[i].key = IndexKey.bounded(entry.key)
+            let slot = pathSlot ?? buffer.addPath(path.utf8)
+            pathSlot = slot
+            buffer.add(index: entry.index, key: entry.key, path: slot, isPut: false)
+            buffer.add(index: entry.index, key: bounded[i].key, path: slot, isPut: true)
+        }
+        return pathSlot == nil ? nil : bounded
+    }
+
+    /// The document's bounded automatic entries of `maximumLength + 1` bytes, from its body (read by `selectBody`);
+    /// none when the body is not a document's (engine-level files).
+    private static func boundedEntries(
+        _ row: KeyBoundingRow, path: String, selectBody: SQLiteStatement
+    ) throws -> Set<IndexEntry> {
+        selectBody.bind(row.changeID, at: 1)
+        defer { selectBody.reset() }
+        guard try selectBody.step(), !selectBody.isNull(0),
+            let data = try? selectBody.withBytes(0, { try ValueCodec.decode($0) })
+        else { return [] }
+        let entries = IndexPolicy.entries(
+            for: data, path: path, collectionPath: row.parent, collectionID: row.collectionID, declared: [])
+        return Set(entries.lazy.filter { $0.key.count == IndexKey.maximumLength + 1 })
     }
 
     /// Refuses a SQLite file that belongs to another application or to a newer Suite.

@@ -138,31 +138,8 @@ enum SQLiteIndexCheck {
         if names.isEmpty { return IndexRebuild(indexes: 0, entries: 0) }
         let flushed = try SQLiteIndexRuns.flushedThrough(db)
         let through = max(flushed, try SQLiteIndexRuns.maxChangeID(db))
-        if selection.isAll {
-            // Every entry comes from the documents: the pending operations and every run go.
-            let deleteBlocks = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1")
-            let deleteRun = try SQLiteStatement(db, "DELETE FROM index_runs WHERE id = ?1")
-            for run in try RunInfo.all(db) {
-                deleteBlocks.bind(run.id, at: 1)
-                try deleteBlocks.run()
-                deleteRun.bind(run.id, at: 1)
-                try deleteRun.run()
-            }
-            try SQLiteIndexRuns.setFlushedThrough(db, through)
-        } else {
-            try SQLiteDocumentEngine.flushAll(db, extra: nil, writerPending: writerPending, tuning: tuning)
-            let delete = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1 AND idx = ?2")
-            for run in try RunInfo.all(db) {
-                for id in names.keys {
-                    delete.bind(run.id, at: 1)
-                    delete.bind(id, at: 2)
-                    try delete.run()
-                }
-            }
-        }
-        // A background flush or merge that read the old runs must not put them back.
-        try SQLiteIndexRuns.bumpGeneration(db)
-        writerPending.set(flushedThrough: through, count: 0)
+        try removeEntries(
+            db, of: names, selection: selection, through: through, writerPending: writerPending, tuning: tuning)
 
         let total = try ownEntryCount(db, names)
         var buffer = IndexOpBuffer()
@@ -201,5 +178,39 @@ enum SQLiteIndexCheck {
         }
         progress?(written, total)
         return IndexRebuild(indexes: rebuilt.count, entries: written)
+    }
+
+    /// Removes the entries the rebuild writes again: with every index selected, every run and the pending operations
+    /// (marked flushed through `through`); otherwise, once the pending operations are flushed, the selected indexes'
+    /// blocks.
+    private static func removeEntries(
+        _ db: Database, of names: [Int64: String], selection: IndexSelection, through: Int64,
+        writerPending: SQLiteDocumentEngine.WriterPending, tuning: IndexTuning
+    ) throws {
+        if selection.isAll {
+            // Every entry comes from the documents: the pending operations and every run go.
+            let deleteBlocks = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1")
+            let deleteRun = try SQLiteStatement(db, "DELETE FROM index_runs WHERE id = ?1")
+            for run in try RunInfo.all(db) {
+                deleteBlocks.bind(run.id, at: 1)
+                try deleteBlocks.run()
+                deleteRun.bind(run.id, at: 1)
+                try deleteRun.run()
+            }
+            try SQLiteIndexRuns.setFlushedThrough(db, through)
+        } else {
+            try SQLiteDocumentEngine.flushAll(db, extra: nil, writerPending: writerPending, tuning: tuning)
+            let delete = try SQLiteStatement(db, "DELETE FROM index_blocks WHERE run = ?1 AND idx = ?2")
+            for run in try RunInfo.all(db) {
+                for id in names.keys {
+                    delete.bind(run.id, at: 1)
+                    delete.bind(id, at: 2)
+                    try delete.run()
+                }
+            }
+        }
+        // A background flush or merge that read the old runs must not put them back.
+        try SQLiteIndexRuns.bumpGeneration(db)
+        writerPending.set(flushedThrough: through, count: 0)
     }
 }

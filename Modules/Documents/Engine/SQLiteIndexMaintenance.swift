@@ -172,17 +172,7 @@ final class SQLiteIndexMaintenance: Sendable {
     private func flushOnce(atLeast minimum: Int) throws -> Bool {
         if isStopped { return false }
         let tuning = tuning
-        // The pending operations of one snapshot, with the flush point and generation they were read under.
-        let read: (flushed: Int64, through: Int64, generation: Int64, buffer: IndexOpBuffer)? = try pool.read { db in
-            let flushed = try SQLiteIndexRuns.flushedThrough(db)
-            let through = try SQLiteIndexRuns.maxChangeID(db)
-            guard through > flushed else { return nil }
-            var buffer = IndexOpBuffer()
-            try SQLiteIndexRuns.readPending(db, after: flushed, through: through, into: &buffer)
-            guard buffer.count >= minimum else { return nil }
-            return (flushed, through, try SQLiteIndexRuns.generation(db), buffer)
-        }
-        guard var read else { return false }
+        guard var read = try pendingSnapshot(atLeast: minimum) else { return false }
         read.buffer.sortAndCollapse()
         let run = try reserveRun(seq: read.through)
         let owner = owner
@@ -228,6 +218,22 @@ final class SQLiteIndexMaintenance: Sendable {
         } catch {
             try? discard(run)
             throw error
+        }
+    }
+
+    /// The pending operations of one snapshot, with the flush point and generation they were read under; `nil` when
+    /// there are fewer than `minimum`.
+    private func pendingSnapshot(
+        atLeast minimum: Int
+    ) throws -> (flushed: Int64, through: Int64, generation: Int64, buffer: IndexOpBuffer)? {
+        try pool.read { db in
+            let flushed = try SQLiteIndexRuns.flushedThrough(db)
+            let through = try SQLiteIndexRuns.maxChangeID(db)
+            guard through > flushed else { return nil }
+            var buffer = IndexOpBuffer()
+            try SQLiteIndexRuns.readPending(db, after: flushed, through: through, into: &buffer)
+            guard buffer.count >= minimum else { return nil }
+            return (flushed, through, try SQLiteIndexRuns.generation(db), buffer)
         }
     }
 

@@ -74,6 +74,9 @@ struct DocumentValueDecoder: Decoder {
     }
 
     /// Decodes one value, handling the types documents store natively.
+    ///
+    /// It stays one dispatch over those types: specialised for one `T`, every `T.self ==` test folds to a constant
+    /// and all but one branch disappear, so splitting would add calls without shortening what runs.
     static func unbox<T: Decodable>(
         _ value: DocumentValue, as type: T.Type, codingPath: @autoclosure () -> [any CodingKey], documentID: String?
     ) throws -> T {

@@ -147,6 +147,10 @@ public enum DocumentJSON {
         return map
     }
 
+    /// The value of a tagged object (`{"$timestamp": "…"}`) with tag `tag` and value `inner`, checked.
+    ///
+    /// It stays one switch over ``tags``: each case is the whole check of one tag with its own messages, and
+    /// together they read as the table of tags.
     static func tagged(_ tag: String, _ inner: JSONValue) throws -> DocumentValue {
         switch tag {
         case "$timestamp":

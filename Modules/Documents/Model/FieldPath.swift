@@ -125,29 +125,7 @@ public struct FieldPath: Hashable, Sendable, Comparable, CustomStringConvertible
                         .invalidField, "the field path '\(text)' has a backtick inside a name",
                         hint: "quote the whole name and escape the backtick: '`a\\`b`'")
                 }
-                var closed = false
-                while let q = scalars.next() {
-                    if q == "`" {
-                        closed = true
-                        break
-                    }
-                    if q == "\\" {
-                        guard let escaped = scalars.next() else { break }
-                        current.unicodeScalars.append(escaped)
-                    } else {
-                        current.unicodeScalars.append(q)
-                    }
-                }
-                guard closed else {
-                    throw DocumentsError(
-                        .invalidField, "the field path '\(text)' has an unterminated backtick",
-                        hint: "close the quoted name with a backtick, e.g. '`a.b`'")
-                }
-                guard !current.isEmpty else {
-                    throw DocumentsError(
-                        .invalidField, "the field path '\(text)' has an empty quoted name",
-                        hint: "field names cannot be empty")
-                }
+                try readQuotedName(&scalars, into: &current, text: text)
                 quotedDone = true
             } else if "~*/[]".unicodeScalars.contains(c) {
                 throw DocumentsError(
@@ -165,5 +143,35 @@ public struct FieldPath: Hashable, Sendable, Comparable, CustomStringConvertible
         }
         segments.append(current)
         return segments
+    }
+
+    /// Reads a backtick-quoted name into `name`, from after its opening backtick through its closing one; a backslash
+    /// escapes the character after it.
+    private static func readQuotedName(
+        _ scalars: inout String.UnicodeScalarView.Iterator, into name: inout String, text: String
+    ) throws {
+        var closed = false
+        while let q = scalars.next() {
+            if q == "`" {
+                closed = true
+                break
+            }
+            if q == "\\" {
+                guard let escaped = scalars.next() else { break }
+                name.unicodeScalars.append(escaped)
+            } else {
+                name.unicodeScalars.append(q)
+            }
+        }
+        guard closed else {
+            throw DocumentsError(
+                .invalidField, "the field path '\(text)' has an unterminated backtick",
+                hint: "close the quoted name with a backtick, e.g. '`a.b`'")
+        }
+        guard !name.isEmpty else {
+            throw DocumentsError(
+                .invalidField, "the field path '\(text)' has an empty quoted name",
+                hint: "field names cannot be empty")
+        }
     }
 }

@@ -116,6 +116,14 @@ struct PathState {
     var blindPrecondition: WritePrecondition = .none
 }
 
+/// The distinct paths of a commit's writes (its slots), in order of first appearance, with each one's state.
+private struct CommitSlots {
+    var paths: [DocumentPath] = []
+    var states: [PathState] = []
+    /// `slotOfWrite[i]` is write i's slot.
+    var slotOfWrite: [Int] = []
+}
+
 extension DocumentStore {
     /// Resolves and commits `writes` atomically; retries internally when a concurrent writer changed a document that
     /// was read to resolve them (unless `retry` is false, as in transactions). Returns one snapshot per write.
@@ -149,101 +157,140 @@ extension DocumentStore {
         }
     }
 
+    /// One attempt at the commit: reads what resolving the writes needs, resolves them in order, lets the review
+    /// judge them, commits one mutation per document, then reports the commit (snapshots, costs, events, listeners).
     private func commitOnce(
         _ writes: [PendingWrite], kind: String, known: ExactKeyDictionary<StoredDocument?>, checks: [DocumentMutation],
         declared: [IndexDefinition], review: CommitReview?
     ) async throws -> [DocumentSnapshot] {
+        var slots = try await slotsReadingCurrent(writes, known: known, review: review)
+        // After every update time this commit read (another process may have written them within this process's
+        // last microsecond): a document's update times stay unique and growing.
+        let commitTime = commitTime(after: slots.states.lazy.compactMap { $0.original?.updateTime }.max())
+        let (afterEach, deferredFailure) = try resolveInOrder(
+            writes, slots: &slots, commitTime: commitTime, review: review)
+        var checks = checks
+        if let review { try await addChecks(of: review, to: &checks, writes: writes, slots: slots, after: afterEach) }
+        if let deferredFailure { throw deferredFailure }
+        var mutations = try mutations(for: slots, declared: declared)
+        // Checks (a transaction's other reads) go last: one result per slot stays at the front.
+        mutations.append(contentsOf: checks)
+        let result = try await commitToEngine(
+            mutations, commitTime: commitTime, slots: slots, hasChecks: !checks.isEmpty)
+        // Snapshots, costs, events, listeners. `result.documents` has one entry per mutation, so per slot.
+        let snapshots = snapshots(of: writes, after: afterEach, slots: slots, result: result, commitTime: commitTime)
+        recordCosts(of: writes, kind: kind)
+        publishChanges(slots, sequence: result.sequence, kind: kind)
+        knownSequence.max(result.sequence, ordering: .relaxed)
+        feed.notifyCommit()
+        return marked(snapshots)
+    }
+
+    /// One slot per distinct path of `writes`, in order of first appearance, with the current document of each path
+    /// that `known` gives, or that a write (or the review) needs: those are read from the engine in one call.
+    private func slotsReadingCurrent(
+        _ writes: [PendingWrite], known: ExactKeyDictionary<StoredDocument?>, review: CommitReview?
+    ) async throws -> CommitSlots {
         // A review judges each write against the document before it: those paths are read.
         func reviewReads(_ path: DocumentPath) -> Bool { review?.needsBefore(path) ?? false }
-        // One slot per distinct path, in order of first appearance; `slotOfWrite[i]` is write i's slot. A single
-        // write needs no lookup by path.
-        var paths: [DocumentPath] = []
-        var states: [PathState] = []
-        var slotOfWrite: [Int] = []
-        paths.reserveCapacity(writes.count)
-        states.reserveCapacity(writes.count)
-        slotOfWrite.reserveCapacity(writes.count)
+        var slots = CommitSlots()
+        slots.paths.reserveCapacity(writes.count)
+        slots.states.reserveCapacity(writes.count)
+        slots.slotOfWrite.reserveCapacity(writes.count)
         var toRead: [Int] = []
-        // By the paths' bytes: canonically equivalent paths (equal Swift strings) are two documents.
+        // By the paths' bytes: canonically equivalent paths (equal Swift strings) are two documents. A single write
+        // needs no lookup by path.
         var slotByPath = ExactKeyDictionary<Int>()
         for write in writes {
             let key = write.path.string
             let existing = writes.count == 1 ? nil : slotByPath[key]
             if let slot = existing {
-                slotOfWrite.append(slot)
-                if write.needsCurrent || reviewReads(write.path), !states[slot].read, !states[slot].known,
+                slots.slotOfWrite.append(slot)
+                if write.needsCurrent || reviewReads(write.path), !slots.states[slot].read, !slots.states[slot].known,
                     !toRead.contains(slot)
                 {
                     toRead.append(slot)
                 }
                 continue
             }
-            let slot = states.count
+            let slot = slots.states.count
             if writes.count > 1 { slotByPath[key] = slot }
-            slotOfWrite.append(slot)
-            paths.append(write.path)
+            slots.slotOfWrite.append(slot)
+            slots.paths.append(write.path)
             if let stored = known[key] {
-                states.append(
+                slots.states.append(
                     PathState(
                         read: true, original: stored, data: try stored.map { try ValueCodec.decode($0.body) },
                         known: true))
             } else {
-                states.append(PathState(read: false, original: nil, data: nil, known: false))
+                slots.states.append(PathState(read: false, original: nil, data: nil, known: false))
                 if write.needsCurrent || reviewReads(write.path) { toRead.append(slot) }
             }
         }
         if !toRead.isEmpty {
-            let stored = try await engine.documents(at: toRead.map { paths[$0].string })
+            let stored = try await engine.documents(at: toRead.map { slots.paths[$0].string })
             for (slot, document) in zip(toRead, stored) {
-                states[slot] = PathState(
+                slots.states[slot] = PathState(
                     read: true, original: document, data: try document.map { try ValueCodec.decode($0.body) },
                     known: true)
             }
         }
+        return slots
+    }
 
-        // Resolve each write in order.
-        // After every update time this commit read (another process may have written them within this process's
-        // last microsecond): a document's update times stay unique and growing.
-        let commitTime = commitTime(after: states.lazy.compactMap { $0.original?.updateTime }.max())
+    /// Resolves each write in order against its slot's state; returns each write's result, and the first failed
+    /// precondition when a review is to judge the writes first.
+    private func resolveInOrder(
+        _ writes: [PendingWrite], slots: inout CommitSlots, commitTime: Int64, review: CommitReview?
+    ) throws -> (afterEach: [DocumentData?], deferredFailure: DocumentsError?) {
         var afterEach: [DocumentData?] = []
         afterEach.reserveCapacity(writes.count)
         var deferredFailure: DocumentsError?
-        for (write, slot) in zip(writes, slotOfWrite) {
+        for (write, slot) in zip(writes, slots.slotOfWrite) {
             if write.precondition != .none {
-                if states[slot].known {
-                    do { try Self.check(write.precondition, path: write.path, state: states[slot]) } catch let error
+                if slots.states[slot].known {
+                    do { try Self.check(write.precondition, path: write.path, state: slots.states[slot]) } catch let
+                        error
                         as DocumentsError where review != nil
                     {
                         // The rules judge first (as Firestore's do): a refusal wins over the failed precondition.
                         deferredFailure = deferredFailure ?? error
                     }
                 } else {
-                    states[slot].blindPrecondition = write.precondition
+                    slots.states[slot].blindPrecondition = write.precondition
                 }
             }
             if let updateTime = write.updateTime {
-                try Self.check(updateTime: updateTime, path: write.path, state: states[slot])
+                try Self.check(updateTime: updateTime, path: write.path, state: slots.states[slot])
             }
             let result = try resolve(
-                write, current: states[slot].known ? states[slot].data : nil, commitTime: commitTime)
-            states[slot].data = result
-            states[slot].known = true
+                write, current: slots.states[slot].known ? slots.states[slot].data : nil, commitTime: commitTime)
+            slots.states[slot].data = result
+            slots.states[slot].known = true
             afterEach.append(result)
         }
+        return (afterEach, deferredFailure)
+    }
 
-        var checks = checks
-        if let review {
-            let reviewed = try await self.review(
-                review, writes: writes, slots: slotOfWrite, paths: paths, states: states, after: afterEach)
-            let checked = Set(checks.map(\.path))
-            checks += reviewed.filter { !checked.contains($0.path) }
-        }
-        if let deferredFailure { throw deferredFailure }
+    /// Runs `review` over the resolved writes and adds to `checks` a check-only mutation for each other document it
+    /// read.
+    private func addChecks(
+        of review: CommitReview, to checks: inout [DocumentMutation], writes: [PendingWrite], slots: CommitSlots,
+        after afterEach: [DocumentData?]
+    ) async throws {
+        let reviewed = try await self.review(
+            review, writes: writes, slots: slots.slotOfWrite, paths: slots.paths, states: slots.states,
+            after: afterEach)
+        let checked = Set(checks.map(\.path))
+        checks += reviewed.filter { !checked.contains($0.path) }
+    }
 
-        // Build the mutations, one per slot.
+    /// The mutations, one per slot: its final data (or a delete), under the version the commit read or the
+    /// caller's precondition when it read none.
+    private func mutations(for slots: CommitSlots, declared: [IndexDefinition]) throws -> [DocumentMutation] {
         var mutations: [DocumentMutation] = []
-        mutations.reserveCapacity(states.count)
-        for (path, pathState) in zip(paths, states) {
+        mutations.reserveCapacity(slots.states.count)
+        for (path, pathState) in zip(slots.paths, slots.states) {
             let precondition: WritePrecondition
             if pathState.read {
                 precondition = pathState.original.map { .version($0.version) } ?? .exists(false)
@@ -263,22 +310,31 @@ extension DocumentStore {
                 mutations.append(DocumentMutation(path: path.string, kind: .delete, precondition: precondition))
             }
         }
+        return mutations
+    }
 
-        // Checks (a transaction's other reads) go last: one result per slot stays at the front.
-        mutations.append(contentsOf: checks)
-        let result: CommitResult
+    /// Commits `mutations` to the engine. A failed precondition derived from what this commit read (a version, an
+    /// absence, a transaction's check) means a concurrent writer: a ``RetryableConflict``.
+    private func commitToEngine(
+        _ mutations: [DocumentMutation], commitTime: Int64, slots: CommitSlots, hasChecks: Bool
+    ) async throws -> CommitResult {
         do {
-            result = try await engine.commit(mutations, commitTime: commitTime)
+            return try await engine.commit(mutations, commitTime: commitTime)
         } catch let error as DocumentsError where error.code == .preconditionFailed {
-            let derived = !checks.isEmpty || states.contains { $0.read }
+            let derived = hasChecks || slots.states.contains { $0.read }
             if derived { throw RetryableConflict(error: error) }
             throw error
         }
+    }
 
-        // Snapshots, costs, events, listeners. `result.documents` has one entry per mutation, so per slot.
+    /// One snapshot per write: its own result, with the version and times of the committed document.
+    private func snapshots(
+        of writes: [PendingWrite], after afterEach: [DocumentData?], slots: CommitSlots, result: CommitResult,
+        commitTime: Int64
+    ) -> [DocumentSnapshot] {
         var snapshots: [DocumentSnapshot] = []
         snapshots.reserveCapacity(writes.count)
-        for ((write, data), slot) in zip(zip(writes, afterEach), slotOfWrite) {
+        for ((write, data), slot) in zip(zip(writes, afterEach), slots.slotOfWrite) {
             let stored = slot < result.documents.count ? result.documents[slot] : nil
             if let data, let stored {
                 // The final stored document carries the version and times; the data is this write's result.
@@ -292,6 +348,11 @@ extension DocumentStore {
                 snapshots.append(.missing(write.path, version: result.sequence))
             }
         }
+        return snapshots
+    }
+
+    /// Records the commit's cost: one write or delete per write, by collection (in collection order).
+    private func recordCosts(of writes: [PendingWrite], kind: String) {
         if writes.count == 1 {
             let write = writes[0]
             let counts = if case .delete = write.operation { CostCounts(deletes: 1) } else { CostCounts(writes: 1) }
@@ -307,17 +368,19 @@ extension DocumentStore {
                 recordCost(kind: kind, collection: collection, counts)
             }
         }
-        if let events = events {
-            var deleted: [String] = []
-            for (path, pathState) in zip(paths, states) where pathState.data == nil { deleted.append(path.string) }
-            events.publish(
-                DocumentsChanged(
-                    payload: .init(
-                        sequence: result.sequence, paths: paths.map(\.string), deletedPaths: deleted, kind: kind)))
+    }
+
+    /// Publishes ``DocumentsChanged`` for the committed paths, when the store has an event bus.
+    private func publishChanges(_ slots: CommitSlots, sequence: Int64, kind: String) {
+        guard let events = events else { return }
+        var deleted: [String] = []
+        for (path, pathState) in zip(slots.paths, slots.states) where pathState.data == nil {
+            deleted.append(path.string)
         }
-        knownSequence.max(result.sequence, ordering: .relaxed)
-        feed.notifyCommit()
-        return marked(snapshots)
+        events.publish(
+            DocumentsChanged(
+                payload: .init(sequence: sequence, paths: slots.paths.map(\.string), deletedPaths: deleted, kind: kind))
+        )
     }
 
     /// Runs `review` over the resolved writes; answers check-only mutations for the other documents it read.
@@ -388,105 +451,130 @@ extension DocumentStore {
             return nil
         case .replace(let data):
             return data
-        case .set(let fields, let merge):
-            switch merge {
-            case .none:
-                var data: DocumentData = [:]
-                data.reserveCapacity(fields.count)
-                var transforms: [(FieldPath, FieldTransform)] = []
-                for (name, value) in fields {
-                    if case .value(let plain) = value.kind {
-                        data[name] = plain
-                        continue
-                    }
-                    let field = try FieldPath(segments: [name])
-                    let flat = try value.flatten(at: field)
-                    if let literal = flat.literal { data[name] = literal }
-                    transforms.append(contentsOf: flat.transforms)
-                }
-                if transforms.contains(where: { $0.1 == .delete }) {
-                    throw DocumentsError(
-                        .invalidValue, "FieldValue.delete can only be used in an update or a merging set",
-                        hint: "use setData(…, merge: true) or updateData")
-                }
-                try Self.apply(transforms, to: &data, commitTime: commitTime)
-                return data
-            case .all:
-                var data = current ?? [:]
-                var transforms: [(FieldPath, FieldTransform)] = []
-                try Self.mergeDeep(fields, prefix: [], into: &data, transforms: &transforms)
-                try Self.apply(transforms, to: &data, commitTime: commitTime)
-                return data
-            case .fields(let mask):
-                var data = current ?? [:]
-                try Self.checkDeletes(in: fields, mask: mask)
-                var flatValues: [FieldPath: FlattenedWrite] = [:]
-                for field in mask {
-                    guard let first = field.segments.first, let top = fields[first] else {
-                        throw Self.missingMaskField(field)
-                    }
-                    var value = top
-                    var ok = true
-                    for segment in field.segments.dropFirst() {
-                        switch value.kind {
-                        case .map(let nested) where nested[segment] != nil:
-                            value = nested[segment] ?? value
-                        case .value(.map(let nested)) where nested[segment] != nil:
-                            value = FieldValue(nested[segment] ?? .null)
-                        default:
-                            ok = false
-                        }
-                        if !ok { break }
-                    }
-                    guard ok else { throw Self.missingMaskField(field) }
-                    flatValues[field] = try value.flatten(at: field)
-                }
-                var transforms: [(FieldPath, FieldTransform)] = []
-                for field in mask {
-                    guard let flat = flatValues[field] else { continue }
-                    if let literal = flat.literal { data.setValue(literal, at: field) }
-                    transforms.append(contentsOf: flat.transforms)
-                }
-                try Self.apply(transforms, to: &data, commitTime: commitTime)
-                return data
-            }
-        case .update(let fields):
-            guard var data = current else {
-                throw DocumentsError(
-                    .notFound, "cannot update '\(write.path.string)': the document does not exist",
-                    hint: "use setData (with merge: true) to create it")
-            }
+        case .set(let fields, .none):
+            return try Self.replacement(fields, commitTime: commitTime)
+        case .set(let fields, .all):
+            var data = current ?? [:]
             var transforms: [(FieldPath, FieldTransform)] = []
-            for (field, value) in fields {
-                if field == FieldPath.documentID {
-                    throw DocumentsError(.invalidField, "the document id cannot be updated")
-                }
-                let flat = try value.flatten(at: field)
-                if let literal = flat.literal { data.setValue(literal, at: field) }
-                transforms.append(contentsOf: flat.transforms)
-            }
+            try Self.mergeDeep(fields, prefix: [], into: &data, transforms: &transforms)
             try Self.apply(transforms, to: &data, commitTime: commitTime)
             return data
+        case .set(let fields, .fields(let mask)):
+            return try Self.merged(fields, mask: mask, into: current ?? [:], commitTime: commitTime)
+        case .update(let fields):
+            return try Self.updated(current, fields, path: write.path, commitTime: commitTime)
         case .patch(let mask, let fields, let transforms):
-            var data: DocumentData
-            if let mask {
-                data = current ?? [:]
-                for field in mask {
-                    if let value = fields.value(at: field) {
-                        data.setValue(value, at: field)
-                    } else {
-                        data.removeValue(at: field)
-                    }
-                }
-            } else {
-                data = fields
-            }
-            for (field, transform) in transforms {
-                let value = transform.applyAsFirestore(to: data.value(at: field), commitTime: commitTime)
-                data.setValue(value, at: field)
-            }
-            return data
+            return Self.patched(current, mask: mask, data: fields, transforms: transforms, commitTime: commitTime)
         }
+    }
+
+    /// A replacing set: the document becomes `fields`, then their transforms apply (a delete has no place here).
+    private static func replacement(_ fields: [String: FieldValue], commitTime: Int64) throws -> DocumentData {
+        var data: DocumentData = [:]
+        data.reserveCapacity(fields.count)
+        var transforms: [(FieldPath, FieldTransform)] = []
+        for (name, value) in fields {
+            if case .value(let plain) = value.kind {
+                data[name] = plain
+                continue
+            }
+            let field = try FieldPath(segments: [name])
+            let flat = try value.flatten(at: field)
+            if let literal = flat.literal { data[name] = literal }
+            transforms.append(contentsOf: flat.transforms)
+        }
+        if transforms.contains(where: { $0.1 == .delete }) {
+            throw DocumentsError(
+                .invalidValue, "FieldValue.delete can only be used in an update or a merging set",
+                hint: "use setData(…, merge: true) or updateData")
+        }
+        try apply(transforms, to: &data, commitTime: commitTime)
+        return data
+    }
+
+    /// A set with `mergeFields`: each path of `mask` takes its value in `fields` (which must have one), then the
+    /// transforms apply.
+    private static func merged(
+        _ fields: [String: FieldValue], mask: [FieldPath], into data: DocumentData, commitTime: Int64
+    ) throws -> DocumentData {
+        var data = data
+        try checkDeletes(in: fields, mask: mask)
+        var flatValues: [FieldPath: FlattenedWrite] = [:]
+        for field in mask {
+            guard let first = field.segments.first, let top = fields[first] else {
+                throw missingMaskField(field)
+            }
+            var value = top
+            var ok = true
+            for segment in field.segments.dropFirst() {
+                switch value.kind {
+                case .map(let nested) where nested[segment] != nil:
+                    value = nested[segment] ?? value
+                case .value(.map(let nested)) where nested[segment] != nil:
+                    value = FieldValue(nested[segment] ?? .null)
+                default:
+                    ok = false
+                }
+                if !ok { break }
+            }
+            guard ok else { throw missingMaskField(field) }
+            flatValues[field] = try value.flatten(at: field)
+        }
+        var transforms: [(FieldPath, FieldTransform)] = []
+        for field in mask {
+            guard let flat = flatValues[field] else { continue }
+            if let literal = flat.literal { data.setValue(literal, at: field) }
+            transforms.append(contentsOf: flat.transforms)
+        }
+        try apply(transforms, to: &data, commitTime: commitTime)
+        return data
+    }
+
+    /// An update of the existing document at `path`: each listed field set (or transformed).
+    private static func updated(
+        _ current: DocumentData?, _ fields: [(FieldPath, FieldValue)], path: DocumentPath, commitTime: Int64
+    ) throws -> DocumentData {
+        guard var data = current else {
+            throw DocumentsError(
+                .notFound, "cannot update '\(path.string)': the document does not exist",
+                hint: "use setData (with merge: true) to create it")
+        }
+        var transforms: [(FieldPath, FieldTransform)] = []
+        for (field, value) in fields {
+            if field == FieldPath.documentID {
+                throw DocumentsError(.invalidField, "the document id cannot be updated")
+            }
+            let flat = try value.flatten(at: field)
+            if let literal = flat.literal { data.setValue(literal, at: field) }
+            transforms.append(contentsOf: flat.transforms)
+        }
+        try apply(transforms, to: &data, commitTime: commitTime)
+        return data
+    }
+
+    /// Firestore's write (see ``PendingWrite/Operation/patch(mask:data:transforms:)``).
+    private static func patched(
+        _ current: DocumentData?, mask: [FieldPath]?, data fields: DocumentData,
+        transforms: [(FieldPath, FieldTransform)], commitTime: Int64
+    ) -> DocumentData {
+        var data: DocumentData
+        if let mask {
+            data = current ?? [:]
+            for field in mask {
+                if let value = fields.value(at: field) {
+                    data.setValue(value, at: field)
+                } else {
+                    data.removeValue(at: field)
+                }
+            }
+        } else {
+            data = fields
+        }
+        for (field, transform) in transforms {
+            let value = transform.applyAsFirestore(to: data.value(at: field), commitTime: commitTime)
+            data.setValue(value, at: field)
+        }
+        return data
     }
 
     private static func missingMaskField(_ field: FieldPath) -> DocumentsError {

@@ -11,11 +11,28 @@ extension QueryRunner {
     static func normalize(_ query: Query) throws -> NormalizedQuery {
         if let error = query.deferredError { throw invalid(error) }
         let root = Filter.and(query.filters)
+        let inequalityFields = try validateFilterTree(root, target: query.target)
+        var orders = try effectiveOrders(query, inequalityFields: inequalityFields)
+        if let limit = query.limitValue, limit <= 0 {
+            throw invalid("limit must be positive (got \(limit))")
+        }
+        let branches = try expandedBranches(root, target: query.target)
+        var start = try cursorBound(query.startCursor, orders: orders, target: query.target)
+        var end = try cursorBound(query.endCursor, orders: orders, target: query.target)
+        if query.limitToLast {
+            orders = orders.map { QueryOrder(field: $0.field, descending: !$0.descending) }
+            swap(&start, &end)
+        }
+        return NormalizedQuery(
+            target: query.target, branches: branches, orders: orders, limit: query.limitValue,
+            reversed: query.limitToLast, start: start, end: end, mask: query.mask)
+    }
 
-        // Validate the filter tree.
+    /// Checks the filter tree against Firestore's rules; returns the fields of its inequality filters, sorted.
+    private static func validateFilterTree(_ root: Filter, target: Query.Target) throws -> [FieldPath] {
         var all: [FieldFilter] = []
         var hasOr = false
-        try collect(root, into: &all, hasOr: &hasOr, target: query.target)
+        try collect(root, into: &all, hasOr: &hasOr, target: target)
         let arrayContains = all.filter { $0.op == .arrayContains || $0.op == .arrayContainsAny }
         if arrayContains.count > 1 {
             throw invalid("a query can have at most one array-contains or array-contains-any filter")
@@ -30,10 +47,12 @@ extension QueryRunner {
         }
         // Inequalities on several fields are allowed, as in Firestore: the fields not ordered explicitly are ordered
         // after the explicit orders, by name; a declared composite index serves them (the planner names it).
-        let inequalityFields = Set(all.filter { $0.op.isInequality }.map(\.field)).sorted()
-        let inequalityField = inequalityFields.count == 1 ? inequalityFields.first : nil
+        return Set(all.filter { $0.op.isInequality }.map(\.field)).sorted()
+    }
 
-        // Orders.
+    /// The query's orders, checked, with the inequality fields it does not order by and then `__name__` appended.
+    private static func effectiveOrders(_ query: Query, inequalityFields: [FieldPath]) throws -> [QueryOrder] {
+        let inequalityField = inequalityFields.count == 1 ? inequalityFields.first : nil
         var orders = query.orders
         if inequalityFields.count > 1 {
             for field in inequalityFields where !orders.contains(where: { $0.field == field }) {
@@ -60,60 +79,55 @@ extension QueryRunner {
         if orders.last?.field != FieldPath.documentID {
             orders.append(QueryOrder(field: FieldPath.documentID, descending: orders.last?.descending ?? false))
         }
-        if let limit = query.limitValue, limit <= 0 {
-            throw invalid("limit must be positive (got \(limit))")
-        }
+        return orders
+    }
 
-        // DNF with in / array-contains-any expanded.
+    /// The filter tree in disjunctive normal form, with `in` / `array-contains-any` expanded.
+    private static func expandedBranches(_ root: Filter, target: Query.Target) throws -> [[FieldFilter]] {
         var branches = try dnf(root)
-        branches = try branches.flatMap { try expand($0, target: query.target) }
+        branches = try branches.flatMap { try expand($0, target: target) }
         if branches.count > maximumDisjunctions {
             throw invalid(
                 "the query expands to \(branches.count) disjunctions (or / in / array-contains-any); the limit is "
                     + "\(maximumDisjunctions)")
         }
+        return branches
+    }
 
-        // Cursors.
-        func cursor(_ cursor: QueryCursor?) throws -> (values: [DocumentValue], inclusive: Bool)? {
-            guard let cursor else { return nil }
-            var values: [DocumentValue]
-            switch cursor.source {
-            case .values(let given):
-                guard !given.isEmpty else {
+    /// A cursor's values, one per order it gives (document ids as full-path references), and whether it includes
+    /// the document at them.
+    private static func cursorBound(
+        _ cursor: QueryCursor?, orders: [QueryOrder], target: Query.Target
+    ) throws -> (values: [DocumentValue], inclusive: Bool)? {
+        guard let cursor else { return nil }
+        var values: [DocumentValue]
+        switch cursor.source {
+        case .values(let given):
+            guard !given.isEmpty else {
+                throw invalid(
+                    "a cursor needs at least one value (of the first order-by field)",
+                    hint: "give the order-by values to start or end at, or leave the cursor out")
+            }
+            guard given.count <= orders.count else {
+                throw invalid("a cursor has \(given.count) values but the query orders by \(orders.count) fields")
+            }
+            values = given
+        case .snapshot(let snapshot):
+            guard let data = snapshot.data else {
+                throw invalid("a cursor document must exist ('\(snapshot.path.string)' does not)")
+            }
+            values = try orders.map { order in
+                guard let value = fieldValue(order.field, snapshot.path, data) else {
                     throw invalid(
-                        "a cursor needs at least one value (of the first order-by field)",
-                        hint: "give the order-by values to start or end at, or leave the cursor out")
+                        "the cursor document has no field '\(order.field.canonicalString)' used in order-by")
                 }
-                guard given.count <= orders.count else {
-                    throw invalid("a cursor has \(given.count) values but the query orders by \(orders.count) fields")
-                }
-                values = given
-            case .snapshot(let snapshot):
-                guard let data = snapshot.data else {
-                    throw invalid("a cursor document must exist ('\(snapshot.path.string)' does not)")
-                }
-                values = try orders.map { order in
-                    guard let value = fieldValue(order.field, snapshot.path, data) else {
-                        throw invalid(
-                            "the cursor document has no field '\(order.field.canonicalString)' used in order-by")
-                    }
-                    return value
-                }
+                return value
             }
-            for (i, value) in values.enumerated() where orders[i].field == FieldPath.documentID {
-                values[i] = try documentIDValue(value, target: query.target)
-            }
-            return (values, cursor.inclusive)
         }
-        var start = try cursor(query.startCursor)
-        var end = try cursor(query.endCursor)
-        if query.limitToLast {
-            orders = orders.map { QueryOrder(field: $0.field, descending: !$0.descending) }
-            swap(&start, &end)
+        for (i, value) in values.enumerated() where orders[i].field == FieldPath.documentID {
+            values[i] = try documentIDValue(value, target: target)
         }
-        return NormalizedQuery(
-            target: query.target, branches: branches, orders: orders, limit: query.limitValue,
-            reversed: query.limitToLast, start: start, end: end, mask: query.mask)
+        return (values, cursor.inclusive)
     }
 
     private static func collect(

@@ -200,112 +200,162 @@ struct QueryRunner: Sendable {
         return paths.count
     }
 
+    /// Reads the candidates of one branch that match the query, at most `need` (all of them when `nil`).
     func execute(_ plan: BranchPlan, _ normalized: NormalizedQuery, need: Int?, stats: QueryStats)
         async throws -> [Candidate]
     {
-        let engine = store.engine
-        var out: [Candidate] = []
-        @discardableResult
-        func accept(_ stored: StoredDocument?, stats: QueryStats) throws -> Bool {
-            guard let stored, let path = try? DocumentPath(stored.path) else { return false }
-            let data = try ValueCodec.decode(stored.body)
-            guard normalized.matches(path, data) else { return false }
-            out.append(Candidate(path: path, stored: stored, data: data))
-            return true
-        }
+        var out: [Candidate]
         switch plan.access {
         case .empty:
             return []
         case .lookup(let paths):
-            let documents = try await engine.documents(at: paths.map(\.string))
-            stats.documentsRead += documents.compactMap { $0 }.count
-            for document in documents { try accept(document, stats: stats) }
+            out = try await lookUp(paths, normalized, stats: stats)
         case .collectionScan(let descending):
-            var after: String?
-            let page = (need.map { max(32, $0 * 2) } ?? 1000)
-            let nameFilters = plan.filters.filter { $0.field == FieldPath.documentID }
-            let upperName = Self.upperNameBound(nameFilters)
-            scanning: while true {
-                let documents: [StoredDocument]
-                switch normalized.target {
-                case .collection(let path):
-                    documents = try await engine.documents(inCollection: path.string, after: after, limit: page)
-                case .group(let id):
-                    documents = try await engine.documents(inCollectionGroup: id, after: after, limit: page)
-                }
-                stats.documentsRead += documents.count
-                stats.documentsScanned += documents.count
-                for document in documents {
-                    if !descending, let upperName, let path = try? DocumentPath(document.path), path > upperName {
-                        break scanning
-                    }
-                    try accept(document, stats: stats)
-                    if !descending, let need, out.count >= need { break scanning }
-                }
-                after = documents.last?.path
-                if documents.count < page { break }
-            }
-            if descending { out.reverse() }
+            out = try await scanCollection(descending: descending, plan, normalized, need: need, stats: stats)
         case .scan(let range):
-            // With bounded keys, the prefix group of each hit read and of each result (see `ScanRange.prefixGroups`).
-            let regroup = range.prefixGroups && plan.ordered
-            var pending: [String] = []
-            var pendingGroups: [ArraySlice<UInt8>?] = []
-            var outGroups: [ArraySlice<UInt8>?] = []
-            let prefetched = PrefetchedDocuments()
-            func drain(stats: QueryStats) async throws {
-                guard !pending.isEmpty else { return }
-                let documents = try await prefetched.documents(at: pending, engine: engine)
-                stats.documentsRead += documents.compactMap { $0 }.count
-                for (document, group) in zip(documents, pendingGroups) where try accept(document, stats: stats) {
-                    if regroup { outGroups.append(group) }
-                }
-                pending.removeAll(keepingCapacity: true)
-                pendingGroups.removeAll(keepingCapacity: true)
-            }
-            // Once `need` results are in: the prefix group of the last one, which must be read to its end.
-            var closing: ArraySlice<UInt8>?
-            let pageHint = need.map { $0 + 8 }
-            try await scanHits(range, plan: plan, pageHint: pageHint, stats: stats, prefetch: prefetched) { hits in
-                for hit in hits {
-                    let group = regroup ? IndexKey.prefixGroup(hit.key) : nil
-                    if let closing, group != closing {
-                        try await drain(stats: stats)
-                        return false
-                    }
-                    pending.append(hit.path)
-                    pendingGroups.append(group)
-                    let remaining = need.map { $0 - out.count } ?? 256
-                    if pending.count >= max(1, remaining) {
-                        try await drain(stats: stats)
-                        if let need, out.count >= need {
-                            guard let last = outGroups.last, let last else { return false }
-                            closing = last
-                        }
-                    }
-                }
-                return true
-            }
-            if out.count < (need ?? .max) || closing != nil { try await drain(stats: stats) }
-            if regroup { Self.sortPrefixGroups(&out, groups: outGroups, normalized) }
+            out = try await scanIndex(range, plan, normalized, need: need, stats: stats)
         case .intersect(let ranges, let descending):
-            // Document-name order (segment by segment), which is not plain string order across collections.
-            var parsed = try await intersection(ranges, plan: plan, stats: stats).compactMap { try? DocumentPath($0) }
-            parsed.sort()
-            if descending { parsed.reverse() }
-            let paths = parsed.map(\.string)
-            var index = 0
-            while index < paths.count {
-                let remaining = need.map { $0 - out.count } ?? 256
-                let chunk = Array(paths[index..<min(paths.count, index + max(1, remaining))])
-                index += chunk.count
-                let documents = try await engine.documents(at: chunk)
-                stats.documentsRead += documents.compactMap { $0 }.count
-                for document in documents { try accept(document, stats: stats) }
-                if let need, out.count >= need { break }
-            }
+            out = try await readIntersection(
+                ranges, descending: descending, plan, normalized, need: need, stats: stats)
         }
         if let need, out.count > need { out.removeLast(out.count - need) }
+        return out
+    }
+
+    /// Appends `stored` to `out` when it exists and matches the query; whether it did.
+    @discardableResult
+    private static func accept(
+        _ stored: StoredDocument?, _ normalized: NormalizedQuery, into out: inout [Candidate]
+    ) throws -> Bool {
+        guard let stored, let path = try? DocumentPath(stored.path) else { return false }
+        let data = try ValueCodec.decode(stored.body)
+        guard normalized.matches(path, data) else { return false }
+        out.append(Candidate(path: path, stored: stored, data: data))
+        return true
+    }
+
+    /// The matching documents among those at `paths`, in order.
+    private func lookUp(_ paths: [DocumentPath], _ normalized: NormalizedQuery, stats: QueryStats) async throws
+        -> [Candidate]
+    {
+        let engine = store.engine
+        var out: [Candidate] = []
+        let documents = try await engine.documents(at: paths.map(\.string))
+        stats.documentsRead += documents.compactMap { $0 }.count
+        for document in documents { try Self.accept(document, normalized, into: &out) }
+        return out
+    }
+
+    /// The matching documents of the target, page by page in path order (reversed when `descending`), until `need`
+    /// of them or the upper bound of the `__name__` filters when ascending.
+    private func scanCollection(
+        descending: Bool, _ plan: BranchPlan, _ normalized: NormalizedQuery, need: Int?, stats: QueryStats
+    ) async throws -> [Candidate] {
+        let engine = store.engine
+        var out: [Candidate] = []
+        var after: String?
+        let page = (need.map { max(32, $0 * 2) } ?? 1000)
+        let nameFilters = plan.filters.filter { $0.field == FieldPath.documentID }
+        let upperName = Self.upperNameBound(nameFilters)
+        scanning: while true {
+            let documents: [StoredDocument]
+            switch normalized.target {
+            case .collection(let path):
+                documents = try await engine.documents(inCollection: path.string, after: after, limit: page)
+            case .group(let id):
+                documents = try await engine.documents(inCollectionGroup: id, after: after, limit: page)
+            }
+            stats.documentsRead += documents.count
+            stats.documentsScanned += documents.count
+            for document in documents {
+                if !descending, let upperName, let path = try? DocumentPath(document.path), path > upperName {
+                    break scanning
+                }
+                try Self.accept(document, normalized, into: &out)
+                if !descending, let need, out.count >= need { break scanning }
+            }
+            after = documents.last?.path
+            if documents.count < page { break }
+        }
+        if descending { out.reverse() }
+        return out
+    }
+
+    /// The matching documents of the index range's hits, read in batches (with the scan when the engine can) until
+    /// `need` of them, in index order (each prefix group re-sorted with bounded keys, see `ScanRange.prefixGroups`).
+    private func scanIndex(
+        _ range: ScanRange, _ plan: BranchPlan, _ normalized: NormalizedQuery, need: Int?, stats: QueryStats
+    ) async throws -> [Candidate] {
+        let engine = store.engine
+        var out: [Candidate] = []
+        // With bounded keys, the prefix group of each hit read and of each result (see `ScanRange.prefixGroups`).
+        let regroup = range.prefixGroups && plan.ordered
+        var pending: [String] = []
+        var pendingGroups: [ArraySlice<UInt8>?] = []
+        var outGroups: [ArraySlice<UInt8>?] = []
+        let prefetched = PrefetchedDocuments()
+        func drain(stats: QueryStats) async throws {
+            guard !pending.isEmpty else { return }
+            let documents = try await prefetched.documents(at: pending, engine: engine)
+            stats.documentsRead += documents.compactMap { $0 }.count
+            for (document, group) in zip(documents, pendingGroups)
+            where try Self.accept(document, normalized, into: &out) {
+                if regroup { outGroups.append(group) }
+            }
+            pending.removeAll(keepingCapacity: true)
+            pendingGroups.removeAll(keepingCapacity: true)
+        }
+        // Once `need` results are in: the prefix group of the last one, which must be read to its end.
+        var closing: ArraySlice<UInt8>?
+        let pageHint = need.map { $0 + 8 }
+        try await scanHits(range, plan: plan, pageHint: pageHint, stats: stats, prefetch: prefetched) { hits in
+            for hit in hits {
+                let group = regroup ? IndexKey.prefixGroup(hit.key) : nil
+                if let closing, group != closing {
+                    try await drain(stats: stats)
+                    return false
+                }
+                pending.append(hit.path)
+                pendingGroups.append(group)
+                let remaining = need.map { $0 - out.count } ?? 256
+                if pending.count >= max(1, remaining) {
+                    try await drain(stats: stats)
+                    if let need, out.count >= need {
+                        guard let last = outGroups.last, let last else { return false }
+                        closing = last
+                    }
+                }
+            }
+            return true
+        }
+        if out.count < (need ?? .max) || closing != nil { try await drain(stats: stats) }
+        if regroup { Self.sortPrefixGroups(&out, groups: outGroups, normalized) }
+        return out
+    }
+
+    /// The matching documents among the paths in every range, in document-name order (reversed when `descending`),
+    /// read in batches until `need` of them.
+    private func readIntersection(
+        _ ranges: [ScanRange], descending: Bool, _ plan: BranchPlan, _ normalized: NormalizedQuery, need: Int?,
+        stats: QueryStats
+    ) async throws -> [Candidate] {
+        let engine = store.engine
+        var out: [Candidate] = []
+        // Document-name order (segment by segment), which is not plain string order across collections.
+        var parsed = try await intersection(ranges, plan: plan, stats: stats).compactMap { try? DocumentPath($0) }
+        parsed.sort()
+        if descending { parsed.reverse() }
+        let paths = parsed.map(\.string)
+        var index = 0
+        while index < paths.count {
+            let remaining = need.map { $0 - out.count } ?? 256
+            let chunk = Array(paths[index..<min(paths.count, index + max(1, remaining))])
+            index += chunk.count
+            let documents = try await engine.documents(at: chunk)
+            stats.documentsRead += documents.compactMap { $0 }.count
+            for document in documents { try Self.accept(document, normalized, into: &out) }
+            if let need, out.count >= need { break }
+        }
         return out
     }
 

@@ -207,13 +207,49 @@ extension DocumentStore {
     ]
 
     private func add(_ item: JSONValue, to batch: WriteBatch) throws {
+        let op = try Self.checkedOp(item)
+        guard let pathText = item["path"]?.stringValue else {
+            throw DocumentsError(.invalidValue, "missing \"path\"")
+        }
+        if op == "set" || op == "add", item["data"] == nil, item["transforms"] == nil {
+            throw DocumentsError(
+                .invalidValue, "a \(op) needs \"data\" (the document's fields)",
+                hint:
+                    "e.g. {\"op\":\"\(op)\",\"path\":\"\(pathText)\",\"data\":{\"points\":0}}; {} for an empty document"
+            )
+        }
+        let data = try item["data"].map { try DocumentJSON.data(from: $0) } ?? [:]
+        let transforms = try Self.transforms(item["transforms"])
+        let precondition = try Self.precondition(item["precondition"])
+        switch op {
+        case "set":
+            let document = try self.document(pathText)
+            let fields = try FieldValue.fields(data, transforms: transforms)
+            try Self.addSet(fields, document, merge: item["merge"], precondition: precondition, to: batch)
+        case "update":
+            let fields = try Self.updateFields(data, transforms: transforms)
+            batch.updateData(fields, forDocument: try document(pathText), precondition: precondition)
+        case "delete":
+            batch.deleteDocument(try document(pathText), precondition: precondition)
+        case "add":
+            let collection = try self.collection(pathText)
+            let fields = try FieldValue.fields(data, transforms: transforms)
+            batch.setData(fields, forDocument: try collection.document(), precondition: .exists(false))
+        default:
+            throw DocumentsError(
+                .invalidValue, "unknown op '\(op)'", hint: "use set, update, delete or add")
+        }
+    }
+
+    /// The write's `op`, once the write is an object with a known op and only the keys that op takes.
+    private static func checkedOp(_ item: JSONValue) throws -> String {
         guard let object = item.objectValue else {
             throw DocumentsError(.invalidValue, "a write must be a JSON object, not \(item.typeDescription)")
         }
         guard let op = item["op"]?.stringValue else {
             throw DocumentsError(.invalidValue, "missing \"op\" (set, update, delete or add)")
         }
-        guard let allowed = Self.batchKeys[op] else {
+        guard let allowed = batchKeys[op] else {
             throw DocumentsError(
                 .invalidValue, "unknown op '\(op)'",
                 hint: (Suggestion.closest(to: op, among: ["set", "update", "delete", "add"]).map {
@@ -228,65 +264,57 @@ extension DocumentStore {
                 .invalidValue, "unknown key \"\(key)\" in a \(op)",
                 hint: suggestion + "a \(op) takes " + known.map { "\"\($0)\"" }.joined(separator: ", "))
         }
-        guard let pathText = item["path"]?.stringValue else {
-            throw DocumentsError(.invalidValue, "missing \"path\"")
-        }
-        if op == "set" || op == "add", item["data"] == nil, item["transforms"] == nil {
-            throw DocumentsError(
-                .invalidValue, "a \(op) needs \"data\" (the document's fields)",
-                hint:
-                    "e.g. {\"op\":\"\(op)\",\"path\":\"\(pathText)\",\"data\":{\"points\":0}}; {} for an empty document"
-            )
-        }
-        let data = try item["data"].map { try DocumentJSON.data(from: $0) } ?? [:]
+        return op
+    }
+
+    /// The write's `transforms` (an object of field: transform), if any.
+    private static func transforms(_ json: JSONValue?) throws -> [String: FieldValue] {
         var transforms: [String: FieldValue] = [:]
-        if let object = item["transforms"]?.objectValue {
+        if let object = json?.objectValue {
             for (field, spec) in object { transforms[field] = try FieldValue.transform(fromJSON: spec) }
-        } else if let other = item["transforms"], other != .null {
+        } else if let other = json, other != .null {
             throw DocumentsError(.invalidValue, "\"transforms\" must be an object of field: transform")
         }
-        let precondition = try Self.precondition(item["precondition"])
-        switch op {
-        case "set":
-            let document = try self.document(pathText)
-            let fields = try FieldValue.fields(data, transforms: transforms)
-            switch item["merge"] {
-            case .bool(true)?: batch.setData(fields, forDocument: document, merge: true, precondition: precondition)
-            case .array(let list)?:
-                let names = try list.map { entry -> String in
-                    guard let name = entry.stringValue else {
-                        throw DocumentsError(.invalidValue, "\"merge\" lists field paths as strings")
-                    }
-                    return name
+        return transforms
+    }
+
+    /// Adds a set of `fields`, replacing the document or merging as `merge` says (true, or a list of field paths).
+    private static func addSet(
+        _ fields: [String: FieldValue], _ document: DocumentReference, merge: JSONValue?,
+        precondition: WritePrecondition, to batch: WriteBatch
+    ) throws {
+        switch merge {
+        case .bool(true)?: batch.setData(fields, forDocument: document, merge: true, precondition: precondition)
+        case .array(let list)?:
+            let names = try list.map { entry -> String in
+                guard let name = entry.stringValue else {
+                    throw DocumentsError(.invalidValue, "\"merge\" lists field paths as strings")
                 }
-                batch.setData(fields, forDocument: document, mergeFields: names, precondition: precondition)
-            case nil, .bool(false)?: batch.setData(fields, forDocument: document, precondition: precondition)
-            case let other?:
-                throw DocumentsError(
-                    .invalidValue, "\"merge\" must be true, false or a list of field paths, not \(other.jsonString)")
+                return name
             }
-        case "update":
-            var fields = FieldValue.fields(data)
-            for (field, transform) in transforms {
-                guard fields[field] == nil else {
-                    throw DocumentsError(
-                        .invalidField, "field '\(field)' is in both \"data\" and \"transforms\"",
-                        hint: "give each field once")
-                }
-                fields[field] = transform
-            }
-            _ = try PendingWrite.updateFields(fields)  // fails here, where the write's position is known
-            batch.updateData(fields, forDocument: try document(pathText), precondition: precondition)
-        case "delete":
-            batch.deleteDocument(try document(pathText), precondition: precondition)
-        case "add":
-            let collection = try self.collection(pathText)
-            let fields = try FieldValue.fields(data, transforms: transforms)
-            batch.setData(fields, forDocument: try collection.document(), precondition: .exists(false))
-        default:
+            batch.setData(fields, forDocument: document, mergeFields: names, precondition: precondition)
+        case nil, .bool(false)?: batch.setData(fields, forDocument: document, precondition: precondition)
+        case let other?:
             throw DocumentsError(
-                .invalidValue, "unknown op '\(op)'", hint: "use set, update, delete or add")
+                .invalidValue, "\"merge\" must be true, false or a list of field paths, not \(other.jsonString)")
         }
+    }
+
+    /// An update's fields: `data`'s and the transforms', each field once, checked as an update's.
+    private static func updateFields(
+        _ data: DocumentData, transforms: [String: FieldValue]
+    ) throws -> [String: FieldValue] {
+        var fields = FieldValue.fields(data)
+        for (field, transform) in transforms {
+            guard fields[field] == nil else {
+                throw DocumentsError(
+                    .invalidField, "field '\(field)' is in both \"data\" and \"transforms\"",
+                    hint: "give each field once")
+            }
+            fields[field] = transform
+        }
+        _ = try PendingWrite.updateFields(fields)  // fails here, where the write's position is known
+        return fields
     }
 
     private static func precondition(_ json: JSONValue?) throws -> WritePrecondition {

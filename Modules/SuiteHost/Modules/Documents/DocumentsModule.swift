@@ -158,6 +158,7 @@ extension SuiteContext {
                 {
                     await finishReplica?()
                     await store.close()
+                    try await settings.engine.close(engine)
                 }
             )
         }

@@ -6,6 +6,9 @@
  *   "noop"      completes OK with nothing (the cheapest call, for benchmarks)
  *   "echo"      completes OK with the request
  *   "hang"      never completes (a plugin stuck forever)
+ *   "park"      completes OK with "released" when "release" is called on the same engine (a plugin stuck until told)
+ *   "parked"    completes OK with the number of calls parked on this engine, in decimal
+ *   "release"   completes every call parked on this engine, then completes OK with nothing
  *   "twice"     completes OK with "first", then again with "second" (forbidden)
  *   "late"      request: a decimal number of milliseconds; completes OK with "late" after that long, from another thread
  *   "log"       logs the request as a message at SUITE_LOG_WARNING through the host, then completes OK
@@ -16,6 +19,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,10 +29,19 @@
 
 #define TAG_CAPACITY 256
 #define DESTROYED_CAPACITY 64
+#define PARKED_CAPACITY 256
+
+typedef struct parked_call {
+    void *context;
+    suite_completion completion;
+} parked_call;
 
 typedef struct probe_engine {
     const suite_host_services *host;
     char tag[TAG_CAPACITY];
+    pthread_mutex_t parked_lock;
+    parked_call parked[PARKED_CAPACITY];
+    size_t parked_count;
 } probe_engine;
 
 static pthread_mutex_t destroyed_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -75,6 +88,35 @@ static void probe_call(void *handle, const char *operation, const uint8_t *reque
         completion(context, SUITE_STATUS_OK, request, request_length);
     } else if (strcmp(operation, "hang") == 0) {
         /* Never completes: the host must time out. */
+    } else if (strcmp(operation, "park") == 0) {
+        int parked = 0;
+        pthread_mutex_lock(&engine->parked_lock);
+        if (engine->parked_count < PARKED_CAPACITY) {
+            engine->parked[engine->parked_count++] = (parked_call){context, completion};
+            parked = 1;
+        }
+        pthread_mutex_unlock(&engine->parked_lock);
+        if (!parked) complete_text(context, completion, SUITE_STATUS_ERROR, "too many parked calls");
+    } else if (strcmp(operation, "parked") == 0) {
+        size_t count;
+        pthread_mutex_lock(&engine->parked_lock);
+        count = engine->parked_count;
+        pthread_mutex_unlock(&engine->parked_lock);
+        snprintf(text, sizeof text, "%zu", count);
+        complete_text(context, completion, SUITE_STATUS_OK, text);
+    } else if (strcmp(operation, "release") == 0) {
+        parked_call released[PARKED_CAPACITY];
+        size_t count;
+        pthread_mutex_lock(&engine->parked_lock);
+        count = engine->parked_count;
+        memcpy(released, engine->parked, count * sizeof released[0]);
+        engine->parked_count = 0;
+        pthread_mutex_unlock(&engine->parked_lock);
+        /* Outside the lock: a completion may run the host's code, which may call this engine again. */
+        for (size_t i = 0; i < count; i++) {
+            complete_text(released[i].context, released[i].completion, SUITE_STATUS_OK, "released");
+        }
+        completion(context, SUITE_STATUS_OK, NULL, 0);
     } else if (strcmp(operation, "twice") == 0) {
         complete_text(context, completion, SUITE_STATUS_OK, "first");
         complete_text(context, completion, SUITE_STATUS_OK, "second");
@@ -138,6 +180,7 @@ static int32_t probe_create_with_host(void *context, const char *kind, const cha
     probe_engine *engine = calloc(1, sizeof *engine);
     if (engine == NULL) return SUITE_STATUS_ERROR;
     engine->host = host;
+    pthread_mutex_init(&engine->parked_lock, NULL);
     copy_text(engine->tag, sizeof engine->tag, options, options == NULL ? 0 : options_length);
     *out_engine = engine;
     return SUITE_STATUS_OK;
@@ -156,6 +199,7 @@ static void probe_destroy(void *handle) {
     memcpy(destroyed_tags[destroyed_count % DESTROYED_CAPACITY], engine->tag, TAG_CAPACITY);
     destroyed_count++;
     pthread_mutex_unlock(&destroyed_lock);
+    pthread_mutex_destroy(&engine->parked_lock);
     free(engine);
 }
 

@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import Logging
 import SuiteTestSupport
-import Synchronization
 import Testing
 
 @testable import Cache
@@ -32,34 +31,41 @@ struct SQLiteCacheStoreWriteTests {
     /// While another connection (another process) holds the write lock, a store waits for it, without failing and
     /// without giving up, and commits once the lock is released.
     @Test func aStoreWaitsForAnotherWriter() async throws {
-        let store = try open()
+        // The store says, at debug level, when an inline write gives way to another connection's lock.
+        let (logLines, log) = AsyncStream.makeStream(of: String.self)
+        let store = try SQLiteCacheStore(
+            path: path, configuration: .init(),
+            logger: Logger(label: "test") { _ in SignallingLogHandler { log.yield($0) } }, orphanGrace: .zero)
         let other = try DatabaseQueue(path: path)
-        let release = Flag()
-        let holding = Flag()
-        let finished = Flag()
-        let failed = Flag()
-        // On a thread of its own: it blocks while it holds the lock.
-        DispatchQueue.global().async {
-            do {
+        let (lockTaken, taken) = AsyncStream.makeStream(of: Void.self)
+        let release = DispatchSemaphore(value: 0)
+        // Another connection takes the write lock and holds it until released, on a thread of its own (it blocks).
+        let holder = Task {
+            try await TestSupport.offThePool {
+                defer { taken.finish() }
                 try other.writeWithoutTransaction { db in
                     try db.execute(sql: "BEGIN IMMEDIATE")
-                    holding.set()
-                    while !release.isSet { usleep(1_000) }
+                    taken.yield()
+                    release.wait()
                     try db.execute(sql: "COMMIT")
                 }
-            } catch {
-                failed.set()
-                holding.set()
             }
-            finished.set()
         }
-        while !holding.isSet { try await Task.sleep(for: .milliseconds(1)) }
-        let storing = Task { try await store.store(Self.entry(1)) }
-        try await Task.sleep(for: .milliseconds(200))
+        var lock = lockTaken.makeAsyncIterator()
+        try #require(await lock.next() != nil, "the other connection could not take the write lock")
+        let storing = Task {
+            defer { log.finish() }
+            try await store.store(Self.entry(1))
+        }
+        var waiting = false
+        for await line in logLines where line.contains("waiting for it") {
+            waiting = true
+            break
+        }
+        #expect(waiting, "the store did not wait for the lock")
         #expect(try await store.entry(forKey: Self.entry(1).key, now: 0) == nil, "nothing commits under the lock")
-        release.set()
-        while !finished.isSet { try await Task.sleep(for: .milliseconds(1)) }
-        #expect(!failed.isSet)
+        release.signal()
+        try await holder.value
         _ = try await storing.value
         #expect(try await store.entry(forKey: Self.entry(1).key, now: 0) == Self.entry(1))
         try other.close()
@@ -85,9 +91,16 @@ struct SQLiteCacheStoreWriteTests {
     }
 }
 
-/// A flag one thread sets and another polls.
-private final class Flag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .acquiring) }
-    func set() { value.store(true, ordering: .releasing) }
+/// A log handler that hands every message to `onMessage`, for a test to await a log line.
+private struct SignallingLogHandler: LogHandler {
+    let onMessage: @Sendable (String) -> Void
+    var logLevel: Logger.Level = .debug
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) { onMessage("\(event.message)") }
 }

@@ -138,8 +138,13 @@ struct SQLiteShutdownTests {
         let (runsBefore, _) = try await Self.runs(engine)
         #expect(SQLiteIndexRuns.plan(runsBefore, tuning: engine.tuning) != nil, "merges are due")
         let shutdown = Task { await engine.shutdown() }
-        // Let the shutdown reach the queue before the held work starts.
-        try await Task.sleep(for: .milliseconds(50))
+        // The shutdown reaches the maintenance (from then on, merges are only those it must do) before the held work
+        // starts.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !engine.maintenance.isFinishing, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(engine.maintenance.isFinishing, "the shutdown did not reach the index maintenance")
         gate.signal()
         await shutdown.value
 

@@ -1,6 +1,7 @@
 import Documents
 import Foundation
 import GRDB
+import Logging
 import Synchronization
 import Testing
 
@@ -15,8 +16,12 @@ struct SQLiteWriteContentionTests {
     @Test("inline commits waiting on a lock held elsewhere leave the cooperative pool free, then all succeed")
     func waitingForTheLockDoesNotBlockThePool() async throws {
         let path = try TemporaryFiles.newDatabasePath()
+        // One stream, in order: an engine's debug line when a commit gives way to another connection's lock, and
+        // `ended` when a commit ends (succeeded or failed).
+        let (events, event) = AsyncStream.makeStream(of: String.self)
+        let logger = Logger(label: "test") { _ in SignallingLogHandler { event.yield($0) } }
         // More engines (each with its own gate) than a small machine has cooperative threads.
-        let engines = try (0..<6).map { _ in try SQLiteDocumentEngine(path: path) }
+        let engines = try (0..<6).map { _ in try SQLiteDocumentEngine(path: path, logger: logger) }
         _ = try await engines[0].commit([put("held/first")], commitTime: 0)
         // Another connection, as another process would: it takes the write lock and keeps it for a while.
         var configuration = Configuration()
@@ -24,22 +29,31 @@ struct SQLiteWriteContentionTests {
         let other = try DatabaseQueue(path: path, configuration: configuration)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
 
-        // Each commit notes when it ended (succeeded or failed). No clock decides the test: the lock is released only
-        // after the other tasks below ran. Had the waiting commits held the pool's threads, those tasks could not run
-        // until the commits gave up at SQLite's busy timeout (10 s), so a commit would end first.
+        // No clock decides the test: the lock is released only once every commit waits for it and other tasks ran.
+        // Had the waiting commits held the pool's threads, neither this task nor those could run until the commits
+        // gave up at SQLite's busy timeout (10 s), so a commit would end first.
         let ended = Flag()
         let commits = Task {
             try await withThrowingTaskGroup(of: Int64.self) { group in
                 for (i, engine) in engines.enumerated() {
                     group.addTask {
-                        defer { ended.value.store(true, ordering: .sequentiallyConsistent) }
+                        defer {
+                            ended.value.store(true, ordering: .sequentiallyConsistent)
+                            event.yield(Self.ended)
+                        }
                         return try await engine.commit([put("held/d\(i)")], commitTime: 0).sequence
                     }
                 }
                 return try await group.reduce(into: [Int64]()) { $0.append($1) }
             }
         }
-        try await Task.sleep(for: .milliseconds(200))  // lets the commits start waiting for the lock
+        var waiting = 0
+        for await line in events {
+            if line == Self.ended { break }
+            if line.contains("waiting for it") { waiting += 1 }
+            if waiting == engines.count { break }
+        }
+        #expect(waiting == engines.count, "only \(waiting) commits waited for the lock")
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 { group.addTask { await Task.yield() } }
         }
@@ -52,9 +66,26 @@ struct SQLiteWriteContentionTests {
         #expect(try await engines[0].documents(inCollection: "held", after: nil, limit: nil).count == engines.count + 1)
         for engine in engines { try engine.close() }
     }
+
+    /// What a commit of the test above puts on the event stream when it ends.
+    static let ended = "a commit ended"
 }
 
 /// A flag tasks share.
 private final class Flag: Sendable {
     let value = Atomic<Bool>(false)
+}
+
+/// A log handler that hands every message to `onMessage`, for a test to await a log line.
+private struct SignallingLogHandler: LogHandler {
+    let onMessage: @Sendable (String) -> Void
+    var logLevel: Logger.Level = .debug
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) { onMessage("\(event.message)") }
 }

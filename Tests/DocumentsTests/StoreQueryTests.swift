@@ -1,7 +1,9 @@
-import Documents
 import Foundation
+import Logging
 import SuiteCore
 import Testing
+
+@testable import Documents
 
 @Suite struct StoreQueryTests {
     typealias T = StoreTesting
@@ -441,16 +443,33 @@ import Testing
 @Suite struct StoreIndexAcrossProcessesTests {
     @Test func declaringCatchesUpWithWritesOfAStoreThatHasNotSeenTheIndexYet() async throws {
         let path = try TemporaryFiles.newDatabasePath()
-        var options = DocumentStore.Options()
-        options.indexRefreshInterval = .milliseconds(300)
-        let writer = DocumentStore(engine: try SQLiteDocumentEngine(path: path), options: options)
-        let declarer = DocumentStore(engine: try SQLiteDocumentEngine(path: path), options: options)
+        // The writer trusts the index list it read first (none) for an hour: it writes no entry for the new index.
+        var trusting = DocumentStore.Options()
+        trusting.indexRefreshInterval = .seconds(3600)
+        let writer = DocumentStore(engine: try SQLiteDocumentEngine(path: path), options: trusting)
+        // The declarer's wait for other stores to see the index tells the test, and lasts until the writer wrote.
+        let (refreshWaits, refreshWait) = AsyncStream.makeStream(of: Void.self)
+        let (writes, written) = AsyncStream.makeStream(of: Void.self)
+        defer { written.finish() }
+        let declarer = DocumentStore(
+            engine: try SQLiteDocumentEngine(path: path), bus: nil, clock: SystemWallClock(), limits: .default,
+            logger: Logger(label: "test"), options: DocumentStore.Options(), queryLimiter: nil,
+            waitForIndexRefresh: { _ in
+                refreshWait.yield()
+                for await _ in writes {}
+            })
         try await writer.document("users/a").setData(["city": "Paris", "points": 1])
         let definition = IndexDefinition(
             collectionID: "users", fields: [try .init(parsing: "city"), try .init(parsing: "points:desc")])
-        let declaring = Task { try await declarer.declareIndex(definition) }
-        try await Task.sleep(for: .milliseconds(100))
+        let declaring = Task {
+            defer { refreshWait.finish() }
+            try await declarer.declareIndex(definition)
+        }
+        // The index is saved and backfilled (with a); b is written after the backfill, before the catch-up.
+        var waits = refreshWaits.makeAsyncIterator()
+        try #require(await waits.next() != nil, "declareIndex ended without waiting for the refresh")
         try await writer.document("users/b").setData(["city": "Paris", "points": 2])
+        written.finish()
         try await declaring.value
         let query = try declarer.collection("users").whereField("city", isEqualTo: .string("Paris"))
             .order(by: "points", descending: true)

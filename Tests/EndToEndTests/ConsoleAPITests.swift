@@ -149,11 +149,17 @@ extension RealBinary {
                 server.url + "/v1/changes/stream",
             ]
             try curl.run()
-            Thread.sleep(forTimeInterval: 0.5)
+            // The writes come once the stream is open: `event: ready` names the sequence it follows on from.
+            var text = ""
+            let ready = Date().addingTimeInterval(60)
+            while Date() < ready, !text.contains("event: ready\n") {
+                Thread.sleep(forTimeInterval: 0.01)
+                text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            }
+            #expect(text.contains("event: ready\n"), "the stream did not open: \(text)")
             _ = try server.call("PUT", "/v1/docs/users/root", token: server.root, body: #"{"data":{"secret":1}}"#)
             _ = try server.call("PUT", "/v1/docs/users/ana", token: server.ana, body: #"{"data":{"n":1}}"#)
             _ = try server.call("DELETE", "/v1/docs/users/ana", token: server.ana)
-            var text = ""
             let deadline = Date().addingTimeInterval(10)
             while Date() < deadline, text.components(separatedBy: "event: change").count < 3 {
                 Thread.sleep(forTimeInterval: 0.1)

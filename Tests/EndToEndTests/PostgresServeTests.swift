@@ -21,10 +21,11 @@ extension RealBinary {
     @Suite("two suite serve on one PostgreSQL (real binary, real plugin, real server)")
     struct PostgresServeTests {
         /// A directory whose suite.yaml selects the `postgres` engine in a schema of its own.
-        static func runner() async throws -> SuiteRunner {
+        static func runner(schema: String = "e2e_" + UUID().uuidString.prefix(8).lowercased()) async throws
+            -> SuiteRunner
+        {
             let server = try await PostgresServer.shared()
             let suite = SuiteRunner(directory: try TestSupport.makeTemporaryDirectory("suite-pg"))
-            let schema = "e2e_" + UUID().uuidString.prefix(8).lowercased()
             try """
             plugins: [PostgresDocuments]
             documents: {engine: postgres, options: {url: "\(server.url)", schema: \(schema), pool-size: 8, connect-timeout: 60}}
@@ -36,6 +37,8 @@ extension RealBinary {
         struct Servers {
             var processes: [RunningSuite]
             var ports: [Int]
+            /// The PostgreSQL schema they share.
+            var schema: String
 
             func stop() {
                 for process in processes { process.send(SIGTERM) }
@@ -45,17 +48,32 @@ extension RealBinary {
 
         /// A user `ana` and two servers on free ports (each port from its `--json` start line).
         static func twoServers() async throws -> (SuiteRunner, String, Servers) {
-            let suite = try await runner()
+            let schema = "e2e_" + UUID().uuidString.prefix(8).lowercased()
+            let suite = try await runner(schema: schema)
             let added = try suite.run(["users", "add", "ana", "--json"])
             let token = (try? JSONValue(parsing: added.stdout))?["token"]?.stringValue ?? ""
             #expect(added.status == 0 && !token.isEmpty, "\(added.stderr)")
-            var servers = Servers(processes: [], ports: [])
+            var servers = Servers(processes: [], ports: [], schema: schema)
             for _ in 0..<2 {
                 let process = try suite.start(["serve", "--port", "0", "--json"])
                 servers.processes.append(process)
                 servers.ports.append(Int((try? JSONValue(parsing: process.readLine() ?? ""))?["port"]?.intValue ?? 0))
             }
             return (suite, token, servers)
+        }
+
+        /// Returns once a server on `schema` listens for the NOTIFY of commits (a server starts listening when a long
+        /// poll of its sync feed first waits), as PostgreSQL's `pg_stat_activity` shows.
+        static func waitUntilListening(_ schema: String) async throws {
+            let server = try await PostgresServer.shared()
+            let listen = #"LISTEN "suite_changes_\#(schema)";"#
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
+                let count = try await server.psql("SELECT count(*) FROM pg_stat_activity WHERE query = '\(listen)'")
+                if (Int(count.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0 { return }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            Issue.record("no server on schema \(schema) listens for NOTIFY")
         }
 
         static func call(_ port: Int, _ method: String, _ path: String, token: String, body: JSONValue? = nil)
@@ -157,7 +175,8 @@ extension RealBinary {
             let since = feed["sequence"]?.intValue ?? 0
             // A long poll on the second server; a write through the first ends it with that change.
             async let waited = Self.call(port2, "GET", "/v1/sync/changes?since=\(since)&wait=20", token: token)
-            try await Task.sleep(for: .milliseconds(300))
+            // The write comes once the poll waits: it listens from then on, after its first read found nothing.
+            try await Self.waitUntilListening(servers.schema)
             let started = ContinuousClock.now
             let (status, _) = try await Self.call(
                 port1, "PUT", "/v1/docs/users/ana", token: token, body: ["data": ["hello": "there"]])

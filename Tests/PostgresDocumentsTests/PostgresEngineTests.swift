@@ -29,23 +29,30 @@ struct PostgresEngineTests {
         }
     }
 
+    /// Returns once `engine` listens for NOTIFY. An engine starts listening at its first wait and, once it listens,
+    /// wakes every wait (to look at the log): this first wait, with nothing committed, ends then and not at its timeout.
+    /// From then on only a commit's NOTIFY (or a timeout) ends a wait.
+    private func listening(_ engine: PluginDocumentEngine) async throws {
+        await engine.waitForChanges(after: try await engine.lastSequence(), timeout: .seconds(30))
+    }
+
     @Test("a waiting engine wakes on another engine's commit at once, not at its timeout")
     func notifyWakesWaiters() async throws {
         let options = try await PostgresFixture.options()
         let waiting = try PostgresFixture.engine(options)
         let writing = try PostgresFixture.engine(options)
         let last = try await waiting.lastSequence()
-        // Let the first wait set up LISTEN, then commit from the other engine while a second, long wait runs.
-        await waiting.waitForChanges(after: last, timeout: .milliseconds(200))
+        try await listening(waiting)
+        // A long wait and a commit from the other engine: the wait ends with the commit's NOTIFY, whether it arrives
+        // while the wait runs or just before it starts (the engine then knows a later sequence was committed).
         let started = ContinuousClock.now
         async let woke: Void = waiting.waitForChanges(after: last, timeout: .seconds(30))
-        try await Task.sleep(for: .milliseconds(200))
         _ = try await writing.commit([put("users/u1", ["n": 1])], commitTime: 1)
         await woke
         let elapsed = ContinuousClock.now - started
         // Below the wait's 30 s timeout; not tighter, as a full parallel test run can keep a task from a thread for
         // seconds.
-        #expect(elapsed < .seconds(25), "waited \(elapsed) for a commit notified after 0.2 s")
+        #expect(elapsed < .seconds(25), "waited \(elapsed) for a commit notified at once")
         #expect(try await waiting.lastSequence() == last + 1)
     }
 
@@ -80,11 +87,13 @@ struct PostgresEngineTests {
         // A poll interval far longer than the test: only NOTIFY can deliver the change in time.
         var slow = DocumentStore.Options()
         slow.listenerPollInterval = .seconds(60)
-        let watching = DocumentStore(engine: try PostgresFixture.engine(options), options: slow)
+        let watchingEngine = try PostgresFixture.engine(options)
+        // Listening before the listener starts: its feed's waits end only by a NOTIFY (or their 60 s timeout).
+        try await listening(watchingEngine)
+        let watching = DocumentStore(engine: watchingEngine, options: slow)
         let writing = DocumentStore(engine: try PostgresFixture.engine(options))
         var snapshots = try watching.document("users/ana").snapshots().makeAsyncIterator()
         #expect(try await snapshots.next()?.exists == false)
-        try await Task.sleep(for: .milliseconds(300))
         try await writing.document("users/ana").setData(["points": 3])
         let started = ContinuousClock.now
         let next = try await snapshots.next()

@@ -50,22 +50,35 @@ struct PluginDeadlineTests {
 
     @Test("hung calls wait without holding threads: with more hangs pending than cores, a normal call still answers")
     func hangsDoNotBlockThreads() async throws {
-        let handle = try misbehaving(timeout: .seconds(4))
+        let handle = try misbehaving()
         let other = try misbehaving()
+        let hangs = ProcessInfo.processInfo.activeProcessorCount * 4
         let finished = Tally()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<(ProcessInfo.processInfo.activeProcessorCount * 4) {
+            // Calls the plugin keeps until it is told to answer them: hung calls, until `release` below.
+            for _ in 0..<hangs {
                 group.addTask {
-                    await #expect(throws: PluginError.self) { _ = try await handle.call("hang") }
+                    let answer = try await handle.call("park")
+                    #expect(answer == Array("released".utf8))
                     finished.add()
                 }
             }
-            try await Task.sleep(for: .milliseconds(50))
-            // Had each hang held a thread of the pool, this call could not run before the hangs time out.
+            // Every call gets inside the plugin. Had each held a thread of the pool, not all could have got there,
+            // nor could this task or the calls below run, before the first ones timed out (at 10 s).
+            var parked = 0
+            let deadline = ContinuousClock.now + .seconds(60)
+            while parked < hangs, !handle.isAbandoned, ContinuousClock.now < deadline {
+                parked = Int(String(decoding: try await handle.call("parked"), as: UTF8.self)) ?? -1
+                if parked < hangs { try await Task.sleep(for: .milliseconds(1)) }
+            }
+            #expect(parked == hangs)
             #expect(try await other.call("echo", request: [7]) == [7])
             #expect(finished.value == 0)
+            _ = try await handle.call("release")
             try await group.waitForAll()
         }
+        #expect(finished.value == hangs)
+        #expect(!handle.isAbandoned, "a parked call timed out instead of being released")
     }
 
     @Test("an engine with a timed-out call is never destroyed; an engine without one is")

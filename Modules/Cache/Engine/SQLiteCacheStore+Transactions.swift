@@ -1,4 +1,5 @@
 import GRDB
+import Logging
 import SuiteCore
 
 #if canImport(GRDBSQLite)
@@ -16,8 +17,9 @@ extension SQLiteCacheStore {
     /// An `inline` write (a store, a removal by key: a few rows) runs synchronously on the caller's thread when the
     /// write lock is free: hopping to GRDB's writer queue and back costs more than such a transaction. It never waits
     /// for another process there: it takes the lock without a busy timeout, and when another connection holds it, the
-    /// write goes to GRDB's queue, where it waits (up to the busy timeout) without holding a cooperative thread. Other
-    /// writes always go through the queue. Log checkpoints run on a connection of their own (``CacheCheckpointer``).
+    /// write goes to GRDB's queue (saying so in a debug log line), where it waits (up to the busy timeout) without
+    /// holding a cooperative thread. Other writes always go through the queue. Log checkpoints run on a connection of
+    /// their own (``CacheCheckpointer``).
     ///
     /// In write-behind mode every write transaction first writes the staged entries (``CacheStage``), so a removal or
     /// a listing after it sees them; the evictions they cause go to the ``onEvictions(_:)`` handlers after the commit.
@@ -39,6 +41,10 @@ extension SQLiteCacheStore {
             if inline, let done = try writeNow(write) {
                 (result, stagedResult) = done
             } else {
+                if inline {
+                    logger.debug(
+                        "another connection holds the write lock; waiting for it", metadata: ["path": "\(path)"])
+                }
                 (result, stagedResult) = try await pool.write(write)
             }
             checkpointer.checkpointIfNeeded()

@@ -29,8 +29,8 @@ extension SQLiteDocumentEngine {
     /// A small write (`inline`: a commit of at most ``inlineWriteLimit`` mutations, metadata) runs synchronously on the
     /// calling task's thread, behind an asynchronous gate that lets one task of this process at a time into SQLite. It
     /// never waits for another process there: it takes the write lock without a busy timeout, and when another
-    /// connection holds it, the write goes to GRDB's queue instead, where it waits (up to the 10-second busy timeout)
-    /// without holding a cooperative thread. A larger write always goes through GRDB's asynchronous `pool.write`.
+    /// connection holds it, the write goes to GRDB's queue instead (saying so in a debug log line), where it waits (up
+    /// to the 10-second busy timeout) without holding a cooperative thread. A larger write always goes through GRDB's asynchronous `pool.write`.
     func write<T: Sendable>(inline: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
         do {
@@ -39,6 +39,7 @@ extension SQLiteDocumentEngine {
                 defer { writeGate.unlock() }
                 if let result = try writeNow(body) { return result }
                 // Another process holds the write lock: wait for it on GRDB's queue, not on this thread.
+                logger.debug("another connection holds the write lock; waiting for it", metadata: ["path": "\(path)"])
                 return try await pool.write(body)
             }
             return try await pool.write(body)

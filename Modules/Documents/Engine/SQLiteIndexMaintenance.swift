@@ -165,7 +165,8 @@ final class SQLiteIndexMaintenance: Sendable {
     }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
-    private var isFinishing: Bool { state.withLock { $0.finishing } }
+    /// Whether ``finish(leaveBehind:then:)`` was called (internal: tests wait for a shutdown to get here).
+    var isFinishing: Bool { state.withLock { $0.finishing } }
 
     /// Writes the pending operations as a run when there are at least `minimum` of them (``IndexTuning/flushThreshold``
     /// in the background); `false` when there are fewer (or the engine is closing).

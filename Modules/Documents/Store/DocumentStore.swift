@@ -105,6 +105,9 @@ public final class DocumentStore: Sendable {
     let documentCoalescer: QueryCoalescer<String, DocumentSnapshot>?
     /// Enforces ``Options/queryRateLimit``; `nil` without one.
     let queryLimiter: QueryRateLimiter?
+    /// How ``declareIndex(_:)`` waits for other processes to see a new index before it catches up with their writes:
+    /// `Task.sleep` (tests hold it, to write from another store meanwhile).
+    let waitForIndexRefresh: @Sendable (Duration) async throws -> Void
 
     /// Creates a store over `engine`.
     /// - Parameters:
@@ -125,12 +128,15 @@ public final class DocumentStore: Sendable {
             queryLimiter: options.queryRateLimit.flatMap { $0.isEffective ? QueryRateLimiter($0) : nil })
     }
 
-    /// Creates a store whose query-rate limit is `queryLimiter` (tests give it a manual clock).
+    /// Creates a store whose query-rate limit is `queryLimiter` (tests give it a manual clock) and whose
+    /// ``declareIndex(_:)`` waits for the index refresh with `waitForIndexRefresh`.
     init(
         engine: any DocumentEngine, bus: EventBus?, clock: any WallClock, limits: DocumentLimits, logger: Logger,
-        options: Options, queryLimiter: QueryRateLimiter?
+        options: Options, queryLimiter: QueryRateLimiter?,
+        waitForIndexRefresh: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.queryLimiter = queryLimiter
+        self.waitForIndexRefresh = waitForIndexRefresh
         let coalescing = options.queryCoalescing
         self.queryCoalescer = coalescing.isEnabled ? QueryCoalescer(window: coalescing.reuseWindow) : nil
         self.documentCoalescer = coalescing.isEnabled ? QueryCoalescer(window: coalescing.reuseWindow) : nil
@@ -275,7 +281,7 @@ public final class DocumentStore: Sendable {
             if documents.count < page { break }
         }
         // Other processes learn of the index within their refresh interval; catch up with what they wrote meanwhile.
-        try await Task.sleep(for: options.indexRefreshInterval)
+        try await waitForIndexRefresh(options.indexRefreshInterval)
         var sequence = start
         while true {
             let records = try await engine.changes(after: sequence, limit: 1000)

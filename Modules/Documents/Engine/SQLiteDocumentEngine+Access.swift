@@ -30,7 +30,8 @@ extension SQLiteDocumentEngine {
     /// calling task's thread, behind an asynchronous gate that lets one task of this process at a time into SQLite. It
     /// never waits for another process there: it takes the write lock without a busy timeout, and when another
     /// connection holds it, the write goes to GRDB's queue instead (saying so in a debug log line), where it waits (up
-    /// to the 10-second busy timeout) without holding a cooperative thread. A larger write always goes through GRDB's asynchronous `pool.write`.
+    /// to the 10-second busy timeout) without holding a cooperative thread. A larger write always goes through GRDB's
+    /// asynchronous `pool.write`.
     func write<T: Sendable>(inline: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
         do {

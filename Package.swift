@@ -216,7 +216,7 @@ let package = Package(
         // MARK: - Tests
         // posix_spawn for the tests' child processes (Foundation's Process.run() can crash on Linux: see TestProcess).
         .target(name: "CTestSpawn", path: "Tests/CTestSpawn"),
-        .target(name: "SuiteTestSupport", dependencies: ["CTestSpawn"], path: "Tests/SuiteTestSupport"),
+        .target(name: "SuiteTestSupport", dependencies: ["CTestSpawn", logging], path: "Tests/SuiteTestSupport"),
         // A throwaway redis-server on a free loopback port, for the RedisCache tests and benchmark.
         .target(name: "RedisTestSupport", dependencies: ["SuiteTestSupport"], path: "Tests/RedisTestSupport"),
         // A throwaway PostgreSQL cluster (initdb in a temporary directory, as an unprivileged user), for the

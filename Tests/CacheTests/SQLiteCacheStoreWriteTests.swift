@@ -90,17 +90,3 @@ struct SQLiteCacheStoreWriteTests {
         try await store.close()
     }
 }
-
-/// A log handler that hands every message to `onMessage`, for a test to await a log line.
-private struct SignallingLogHandler: LogHandler {
-    let onMessage: @Sendable (String) -> Void
-    var logLevel: Logger.Level = .debug
-    var metadata: Logger.Metadata = [:]
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) { onMessage("\(event.message)") }
-}

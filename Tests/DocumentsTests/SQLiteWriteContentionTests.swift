@@ -2,6 +2,7 @@ import Documents
 import Foundation
 import GRDB
 import Logging
+import SuiteTestSupport
 import Synchronization
 import Testing
 
@@ -74,18 +75,4 @@ struct SQLiteWriteContentionTests {
 /// A flag tasks share.
 private final class Flag: Sendable {
     let value = Atomic<Bool>(false)
-}
-
-/// A log handler that hands every message to `onMessage`, for a test to await a log line.
-private struct SignallingLogHandler: LogHandler {
-    let onMessage: @Sendable (String) -> Void
-    var logLevel: Logger.Level = .debug
-    var metadata: Logger.Metadata = [:]
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) { onMessage("\(event.message)") }
 }

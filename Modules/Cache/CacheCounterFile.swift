@@ -10,7 +10,10 @@ public final class CacheCounterFile: Sendable {
     /// Opens (creating if needed) the counter file at `path`.
     public init(path: String) throws {
         do {
-            queue = try DatabaseQueue(path: path)
+            var configuration = Configuration()
+            // Processes closing their caches together take turns: each waits for the lock instead of failing.
+            configuration.busyMode = .timeout(10)
+            queue = try DatabaseQueue(path: path, configuration: configuration)
             try queue.write { db in
                 try db.execute(
                     sql: """

@@ -61,37 +61,44 @@ public final class ServerAccounts: Sendable {
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
-            pool = try DatabasePool(path: path, configuration: configuration)
-            var migrator = DatabaseMigrator()
-            migrator.registerMigration("v1") { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE users (uid TEXT PRIMARY KEY, admin INTEGER NOT NULL, created REAL NOT NULL);
-                        CREATE TABLE tokens (
-                            hash TEXT PRIMARY KEY, uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
-                            created REAL NOT NULL);
-                        CREATE INDEX tokens_uid ON tokens(uid);
-                        """)
+            pool = try FirstOpen.retrying {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                try Self.migrator.migrate(pool)
+                return pool
             }
-            migrator.registerMigration("v2") { db in
-                // One-time sign-in links and the console's sessions: hashed like tokens, with an expiry.
-                try db.execute(
-                    sql: """
-                        CREATE TABLE sign_ins (
-                            hash TEXT PRIMARY KEY, uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
-                            expires REAL NOT NULL);
-                        CREATE TABLE sessions (
-                            hash TEXT PRIMARY KEY, uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
-                            expires REAL NOT NULL);
-                        """)
-            }
-            try migrator.migrate(pool)
         } catch {
             throw ServerError(
                 .unavailable, "cannot open the accounts file \(path): \(error)",
                 hint: "check that the data directory is writable")
         }
     }
+
+    private static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE users (uid TEXT PRIMARY KEY, admin INTEGER NOT NULL, created REAL NOT NULL);
+                    CREATE TABLE tokens (
+                        hash TEXT PRIMARY KEY, uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+                        created REAL NOT NULL);
+                    CREATE INDEX tokens_uid ON tokens(uid);
+                    """)
+        }
+        migrator.registerMigration("v2") { db in
+            // One-time sign-in links and the console's sessions: hashed like tokens, with an expiry.
+            try db.execute(
+                sql: """
+                    CREATE TABLE sign_ins (
+                        hash TEXT PRIMARY KEY, uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+                        expires REAL NOT NULL);
+                    CREATE TABLE sessions (
+                        hash TEXT PRIMARY KEY, uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+                        expires REAL NOT NULL);
+                    """)
+        }
+        return migrator
+    }()
 
     /// Adds a user and returns its first token. Throws when the user exists (unless `newToken`: then a further
     /// token is issued for it).

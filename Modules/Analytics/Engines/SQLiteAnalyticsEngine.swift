@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SuiteCore
 
 /// Stores records in a queryable SQLite table (WAL, through GRDB), deduplicated by id, with a small report API
 /// (``countsByEvent(since:)``, ``countsByDay(since:)``).
@@ -27,35 +28,42 @@ public final class SQLiteAnalyticsEngine: AnalyticsEngine {
             var configuration = GRDB.Configuration()
             configuration.label = "suite.analytics.events"
             configuration.busyMode = .timeout(10)
-            pool = try DatabasePool(path: path, configuration: configuration)
-            var migrator = DatabaseMigrator()
-            migrator.registerMigration("v1") { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE events (
-                            id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, timestamp REAL NOT NULL,
-                            day TEXT NOT NULL, session_id TEXT NOT NULL, parameters TEXT NOT NULL,
-                            context TEXT NOT NULL, sample_rate REAL NOT NULL);
-                        CREATE INDEX events_name ON events(name);
-                        CREATE INDEX events_timestamp ON events(timestamp);
-                        """)
+            pool = try FirstOpen.retrying {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                try Self.migrator.migrate(pool)
+                return pool
             }
-            // Who the event is about (AnalyticsManager.identify); NULL and '{}' for events stored before.
-            migrator.registerMigration("v2") { db in
-                try db.execute(
-                    sql: """
-                        ALTER TABLE events ADD COLUMN user_id TEXT;
-                        ALTER TABLE events ADD COLUMN anonymous_id TEXT;
-                        ALTER TABLE events ADD COLUMN traits TEXT NOT NULL DEFAULT '{}';
-                        """)
-            }
-            try migrator.migrate(pool)
         } catch {
             throw AnalyticsError(
                 .storage, "cannot open the analytics events database at \(path)",
                 hint: "check the path is a writable file of its own", underlying: error)
         }
     }
+
+    private static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE events (
+                        id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, timestamp REAL NOT NULL,
+                        day TEXT NOT NULL, session_id TEXT NOT NULL, parameters TEXT NOT NULL,
+                        context TEXT NOT NULL, sample_rate REAL NOT NULL);
+                    CREATE INDEX events_name ON events(name);
+                    CREATE INDEX events_timestamp ON events(timestamp);
+                    """)
+        }
+        // Who the event is about (AnalyticsManager.identify); NULL and '{}' for events stored before.
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE events ADD COLUMN user_id TEXT;
+                    ALTER TABLE events ADD COLUMN anonymous_id TEXT;
+                    ALTER TABLE events ADD COLUMN traits TEXT NOT NULL DEFAULT '{}';
+                    """)
+        }
+        return migrator
+    }()
 
     /// Inserts the batch in one transaction; a record whose id is already stored is skipped (a redelivery).
     public func deliver(_ batch: [AnalyticsRecord]) async throws -> DeliveryReport {

@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import SuiteCore
 
 /// The persisted queue between the manager and the engines: one SQLite file in WAL mode (through GRDB) that holds
 /// every accepted record until its engine confirms delivery, so a crash or a restart loses nothing that was persisted.
@@ -44,8 +45,11 @@ public final class AnalyticsQueue: Sendable {
             var configuration = GRDB.Configuration()
             configuration.label = "suite.analytics.queue"
             configuration.busyMode = .timeout(10)
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
+            pool = try FirstOpen.retrying {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                try Self.migrator.migrate(pool)
+                return pool
+            }
         } catch {
             throw AnalyticsError(
                 .storage, "cannot open the analytics queue at \(path)",

@@ -36,6 +36,8 @@ final class CacheCheckpointer: Sendable {
     init(path: String, logger: Logger) throws {
         var configuration = GRDB.Configuration()
         configuration.label = "suite.cache.checkpoint"
+        // Opening reads the schema, which waits while another connection holds the file's lock (e.g. making it new).
+        configuration.busyMode = .timeout(10)
         connection = try DatabaseQueue(path: path, configuration: configuration)
         self.logger = logger
     }

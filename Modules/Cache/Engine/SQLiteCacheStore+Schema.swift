@@ -1,4 +1,5 @@
 import GRDB
+import SuiteCore
 
 // The cache database's tables (schema v3):
 // - `entries`: one row per key (a rowid table: no AUTOINCREMENT, whose `sqlite_sequence` row was a page per insert);
@@ -63,10 +64,19 @@ extension SQLiteCacheStore {
                 try db.execute(sql: "PRAGMA cache_size = -8192")
             }
         }
-        let pool = try DatabasePool(path: path, configuration: configuration)
+        return try FirstOpen.retrying {
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try claim(pool, path: path)
+            try migrator.migrate(pool)
+            return pool
+        }
+    }
+
+    /// Sets the writer's durability and refuses a database some other program wrote (tables, but not ours) rather
+    /// than migrate it.
+    private static func claim(_ pool: DatabasePool, path: String) throws {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // A database some other program wrote (tables, but not ours) is refused rather than migrated.
             let tables = try String.fetchAll(
                 db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             let ours: Set<String> = ["entries", "recency", "tags", "totals", "grdb_migrations"]
@@ -76,7 +86,5 @@ extension SQLiteCacheStore {
                     hint: "point the cache at its own file, e.g. <data directory>/cache.sqlite")
             }
         }
-        try migrator.migrate(pool)
-        return pool
     }
 }

@@ -303,7 +303,10 @@ extension SQLiteDocumentEngine {
                 sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
             )
             if tables.isEmpty { return }
-            guard tables.contains("grdb_migrations"), tables.contains("documents") else {
+            // `grdb_migrations` alone: another connection is creating this file (GRDB makes that table before the
+            // first migration's transaction), and the migrator waits for it.
+            let beingCreated = tables == ["grdb_migrations"]
+            guard beingCreated || (tables.contains("grdb_migrations") && tables.contains("documents")) else {
                 throw DocumentsError(
                     .corrupted,
                     "'\(path)' is a SQLite database but not a Suite documents database",

@@ -131,14 +131,17 @@ public final class SQLiteDocumentEngine: Sendable {
             }
         }
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            // Only the writer's level matters. It is set here, not in `prepareDatabase`: a GRDB pool switches its
-            // writer to `synchronous = NORMAL` after `prepareDatabase` runs.
-            let synchronous = durability == .full ? "FULL" : "NORMAL"
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
-            try Self.checkOwnership(pool, path: path)
-            try Self.migrator.migrate(pool)
-            try pool.write { db in try SQLiteIndexMaintenance.removeAbandonedRuns(db) }
+            pool = try FirstOpen.retrying {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                // Only the writer's level matters. It is set here, not in `prepareDatabase`: a GRDB pool switches its
+                // writer to `synchronous = NORMAL` after `prepareDatabase` runs.
+                let synchronous = durability == .full ? "FULL" : "NORMAL"
+                try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
+                try Self.checkOwnership(pool, path: path)
+                try Self.migrator.migrate(pool)
+                try pool.write { db in try SQLiteIndexMaintenance.removeAbandonedRuns(db) }
+                return pool
+            }
         } catch {
             let mapped = Self.mapError(error, path: path)
             logger.error("cannot open documents database", metadata: ["path": "\(path)", "error": "\(mapped)"])

@@ -1,4 +1,5 @@
 import GRDB
+import SuiteCore
 
 // The index's tables (schema v1):
 // - `items`: one row per item. `path` and `unit` are BLOBs (file names are bytes); `unit` is the scan unit the file
@@ -105,7 +106,16 @@ extension SQLiteStorageIndex {
                 try db.execute(sql: "PRAGMA cache_size = -16384")
             }
         }
-        let pool = try DatabasePool(path: path, configuration: configuration)
+        return try FirstOpen.retrying {
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try claim(pool, path: path)
+            try migrator.migrate(pool)
+            return pool
+        }
+    }
+
+    /// Sets the writer's durability and refuses a database with tables that are not ours.
+    private static func claim(_ pool: DatabasePool, path: String) throws {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             let tables = try String.fetchAll(
@@ -119,7 +129,5 @@ extension SQLiteStorageIndex {
                     hint: "point the index at its own file, e.g. <data directory>/storage.sqlite")
             }
         }
-        try migrator.migrate(pool)
-        return pool
     }
 }

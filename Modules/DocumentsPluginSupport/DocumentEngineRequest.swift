@@ -1,9 +1,9 @@
-public import Documents
+@_spi(Engine) public import Documents
 import Synchronization
 
 /// One call of a `DocumentEngine` requirement, as it crosses the plugin ABI: the host encodes it, the plugin decodes
 /// it and runs it on its engine.
-public enum DocumentEngineRequest: Sendable, Hashable {
+@_spi(Engine) public enum DocumentEngineRequest: Sendable, Hashable {
     /// `DocumentEngine/commit(_:commitTime:)`.
     case commit([DocumentMutation], commitTime: Int64)
     /// `DocumentEngine/documents(at:)`.
@@ -205,7 +205,7 @@ extension DocumentEngineRequest {
 }
 
 /// The outcome of a ``DocumentEngineRequest``: a value of the shape its operation returns, or a failure.
-public enum DocumentEngineResponse: Sendable {
+@_spi(Engine) public enum DocumentEngineResponse: Sendable {
     /// `commit`'s result.
     case commit(CommitResult)
     /// `get`'s documents, one per requested path.

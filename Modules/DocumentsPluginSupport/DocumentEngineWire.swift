@@ -1,4 +1,4 @@
-import Documents
+@_spi(Engine) import Documents
 import SuitePluginKit
 
 /// The binary payloads of the `documents` engine kind: how ``DocumentEngineRequest``s and
@@ -55,7 +55,7 @@ import SuitePluginKit
 ///
 /// Decoding never trusts its input: truncated messages, bad tags, forged counts and trailing bytes are refused with
 /// `DocumentsError/Code-swift.struct/corrupted`, never a trap.
-public enum DocumentEngineWire {
+@_spi(Engine) public enum DocumentEngineWire {
     // MARK: - Requests
 
     /// Encodes the payload of `request` (its operation name, ``DocumentEngineRequest/operation``, is sent beside it).

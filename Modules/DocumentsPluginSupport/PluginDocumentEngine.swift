@@ -1,4 +1,4 @@
-public import Documents
+@_spi(Engine) public import Documents
 public import Logging
 public import SuiteCore
 public import SuitePluginKit
@@ -52,24 +52,25 @@ public struct PluginDocumentEngine: DocumentEngine {
         DocumentsError(.corrupted, "documents engine plugin answered '\(operation.rawValue)' with another response")
     }
 
-    public func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
+    @_spi(Engine) public func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
         guard case .commit(let result) = try await send(.commit(mutations, commitTime: commitTime)) else {
             throw mismatch(.commit)
         }
         return result
     }
 
-    public func documents(at paths: [String]) async throws -> [StoredDocument?] {
+    @_spi(Engine) public func documents(at paths: [String]) async throws -> [StoredDocument?] {
         guard case .documents(let documents) = try await send(.get(paths)) else { throw mismatch(.get) }
         return documents
     }
 
-    public func scan(_ scan: IndexScan) async throws -> [IndexHit] {
+    @_spi(Engine) public func scan(_ scan: IndexScan) async throws -> [IndexHit] {
         guard case .hits(let hits) = try await send(.scan(scan)) else { throw mismatch(.scan) }
         return hits
     }
 
-    public func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?) async throws
+    @_spi(Engine) public func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?)
+        async throws
         -> [StoredDocument]
     {
         guard
@@ -79,7 +80,8 @@ public struct PluginDocumentEngine: DocumentEngine {
         return documents
     }
 
-    public func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?) async throws
+    @_spi(Engine) public func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?)
+        async throws
         -> [StoredDocument]
     {
         guard
@@ -89,38 +91,38 @@ public struct PluginDocumentEngine: DocumentEngine {
         return documents
     }
 
-    public func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord] {
+    @_spi(Engine) public func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord] {
         guard case .changes(let changes) = try await send(.changes(after: sequence, limit: limit)) else {
             throw mismatch(.changes)
         }
         return changes
     }
 
-    public func lastSequence() async throws -> Int64 {
+    @_spi(Engine) public func lastSequence() async throws -> Int64 {
         guard case .sequence(let sequence) = try await send(.lastSequence) else { throw mismatch(.lastSequence) }
         return sequence
     }
 
-    public func addIndexEntries(_ additions: [IndexAddition]) async throws {
+    @_spi(Engine) public func addIndexEntries(_ additions: [IndexAddition]) async throws {
         _ = try await send(.addIndexEntries(additions))
     }
 
-    public func removeIndex(_ index: String) async throws {
+    @_spi(Engine) public func removeIndex(_ index: String) async throws {
         _ = try await send(.removeIndex(index))
     }
 
-    public func metadata(forKey key: String) async throws -> [UInt8]? {
+    @_spi(Engine) public func metadata(forKey key: String) async throws -> [UInt8]? {
         guard case .metadata(let value) = try await send(.metadata(key: key)) else { throw mismatch(.metadata) }
         return value
     }
 
-    public func setMetadata(_ value: [UInt8]?, forKey key: String) async throws {
+    @_spi(Engine) public func setMetadata(_ value: [UInt8]?, forKey key: String) async throws {
         _ = try await send(.setMetadata(value, key: key))
     }
 
     /// Read, transform, then compare-and-set in the plugin, again until no other writer came between: atomic across
     /// processes when the plugin's engine is. A plugin without `compareAndSetMetadata` gets a read, then a write.
-    public func updateMetadata(
+    @_spi(Engine) public func updateMetadata(
         forKey key: String, _ transform: @escaping @Sendable ([UInt8]?) throws -> [UInt8]?
     ) async throws {
         while true {
@@ -139,7 +141,7 @@ public struct PluginDocumentEngine: DocumentEngine {
     }
 
     /// Waits in the plugin (a PostgreSQL engine wakes on NOTIFY); sleeps `timeout` when the plugin cannot.
-    public func waitForChanges(after sequence: Int64, timeout: Duration) async {
+    @_spi(Engine) public func waitForChanges(after sequence: Int64, timeout: Duration) async {
         let micros = timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000
         if (try? await send(.waitForChanges(after: sequence, timeoutMicroseconds: micros))) == nil {
             try? await Task.sleep(for: timeout)
@@ -148,7 +150,7 @@ public struct PluginDocumentEngine: DocumentEngine {
 
     /// The hits and their documents in one call (the plugin reads them itself when its engine cannot); `nil` from a
     /// plugin built before the operation existed.
-    public func scanReadingDocuments(_ scan: IndexScan) async throws -> ScannedDocuments? {
+    @_spi(Engine) public func scanReadingDocuments(_ scan: IndexScan) async throws -> ScannedDocuments? {
         let response: DocumentEngineResponse
         do {
             response = try await send(.scanDocuments(scan))
@@ -161,7 +163,7 @@ public struct PluginDocumentEngine: DocumentEngine {
 
     /// The plugin engine's collection ids; `nil` from a plugin built before the operation or whose engine cannot list
     /// them.
-    public func collectionIDs(under parentPath: String?) async throws -> [String]? {
+    @_spi(Engine) public func collectionIDs(under parentPath: String?) async throws -> [String]? {
         let response: DocumentEngineResponse
         do {
             response = try await send(.collectionIDs(parent: parentPath))
@@ -174,7 +176,7 @@ public struct PluginDocumentEngine: DocumentEngine {
 
     /// The plugin engine's change log; `nil` from a plugin built before the operation or whose engine does not
     /// report it.
-    public func changeLogStatus() async throws -> ChangeLogStatus? {
+    @_spi(Engine) public func changeLogStatus() async throws -> ChangeLogStatus? {
         let response: DocumentEngineResponse
         do {
             response = try await send(.changeLogStatus)
@@ -188,7 +190,7 @@ public struct PluginDocumentEngine: DocumentEngine {
     /// Verifies in one call (progress is reported once, at the end). A selection other than `IndexSelection/all`
     /// or `IndexSelection/named(_:)` is applied here to the plugin's index names, which costs one more call.
     /// - Throws: `DocumentsError/Code-swift.struct/unsupported` when the plugin or its engine cannot verify.
-    public func verifyIndexes(
+    @_spi(Engine) public func verifyIndexes(
         _ selection: IndexSelection, maximumReported: Int, progress: IndexProgressHandler?
     ) async throws -> IndexVerification {
         let request = DocumentEngineRequest.verifyIndexes(
@@ -203,7 +205,7 @@ public struct PluginDocumentEngine: DocumentEngine {
     /// Rebuilds in one call (progress is reported once, at the end); the selection as for
     /// ``verifyIndexes(_:maximumReported:progress:)``.
     /// - Throws: `DocumentsError/Code-swift.struct/unsupported` when the plugin or its engine cannot rebuild.
-    public func rebuildIndexes(_ selection: IndexSelection, progress: IndexProgressHandler?) async throws
+    @_spi(Engine) public func rebuildIndexes(_ selection: IndexSelection, progress: IndexProgressHandler?) async throws
         -> IndexRebuild
     {
         let request = DocumentEngineRequest.rebuildIndexes(names: try await names(selection, "rebuild"))

@@ -1,4 +1,4 @@
-import Documents
+@_spi(Engine) import Documents
 import SuitePluginKit
 
 // The documents kind's composite values, built on SuitePluginKit's wire primitives (see DocumentEngineWire).

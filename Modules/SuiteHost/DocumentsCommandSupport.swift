@@ -1,4 +1,4 @@
-package import Documents
+@_spi(Engine) package import Documents
 import Foundation
 import SuiteCore
 

@@ -1,4 +1,4 @@
-public import Documents
+@_spi(Engine) public import Documents
 import Foundation
 import SuiteCore
 

@@ -355,7 +355,7 @@ struct DocsCommand: AsyncParsableCommand {
                 }
                 let report = try await store.costs()
                 let index = try await store.indexStatus()
-                let log = try await store.engine.changeLogStatus()
+                let log = try await store.changeLogStatus()
                 if globals.json {
                     var json = report.json.objectValue ?? [:]
                     json["queries"] = report.queries.json

@@ -1,4 +1,4 @@
-import Documents
+@_spi(Engine) import Documents
 
 /// A commit worked out before it reaches the database: what it requires of the documents as they are, the final
 /// state of every path it writes, and how to build each mutation's result once the database has answered with the

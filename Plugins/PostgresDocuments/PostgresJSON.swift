@@ -1,4 +1,4 @@
-import Documents
+@_spi(Engine) import Documents
 import SuiteCore
 
 /// The `json` option: a body as the JSON text stored in `documents.data` (JSONB), in the Documents module's JSON form

@@ -1,5 +1,5 @@
-import Documents
-import DocumentsPluginSupport
+@_spi(Engine) import Documents
+@_spi(Engine) import DocumentsPluginSupport
 import SuiteCore
 import SuiteTestSupport
 import Testing

@@ -1,4 +1,4 @@
-import Documents
+@_spi(Engine) import Documents
 import Foundation
 import SuiteTestSupport
 import Testing

@@ -1,4 +1,4 @@
-import Documents
+@_spi(Engine) import Documents
 import Testing
 
 // The names part of the DocumentEngine contract (paths compared by their bytes, names no engine can store), run once

@@ -2,7 +2,7 @@ import Foundation
 import SuiteCore
 import Testing
 
-@testable import Documents
+@_spi(Engine) @testable import Documents
 
 /// Bulk-import plumbing is `package` (not in `DocumentEngine`'s public requirements), yet an engine of this package
 /// that prepares commits ahead (`CommitPreparing`) is still reached through `any DocumentEngine`, as the importer

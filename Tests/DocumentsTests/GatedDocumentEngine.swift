@@ -1,4 +1,4 @@
-import Documents
+@_spi(Engine) import Documents
 import Synchronization
 
 /// An engine over a real one whose query reads (or point reads) can be held at a gate: the test closes the gate,

@@ -5,7 +5,7 @@ import SuiteTestSupport
 import Synchronization
 import Testing
 
-@testable import Documents
+@_spi(Engine) @testable import Documents
 
 /// `verifyIndexes` and `rebuildIndexes` (the safety net), the bounded-memory backfill and drop, and the pending
 /// operations' scan limit.

@@ -3,7 +3,7 @@ import GRDB
 import Logging
 import Testing
 
-@testable import Documents
+@_spi(Engine) @testable import Documents
 
 extension SQLiteDocumentEngine {
     /// An engine whose index flushes after 3 pending operations (so the flush point keeps up) and whose change log

@@ -4,7 +4,7 @@ import Logging
 import SuiteTestSupport
 import Testing
 
-@testable import Documents
+@_spi(Engine) @testable import Documents
 
 #if canImport(Glibc)
     import Glibc

@@ -4,7 +4,7 @@ import Logging
 import SuiteTestSupport
 import Testing
 
-@testable import Documents
+@_spi(Engine) @testable import Documents
 
 extension DocumentEngineFactory {
     /// ``SQLiteDocumentEngine`` with its index shrunk (flush after 3 operations, merge pairs of runs, blocks of one or

@@ -4,7 +4,7 @@ import Logging
 import SuiteCore
 import Testing
 
-@testable import Documents
+@_spi(Engine) @testable import Documents
 
 /// Migration v4 of the SQLite engine: files written before automatic index keys were bounded hold those keys whole
 /// (schema v3); opening one rewrites them as ``IndexKey/bounded(_:)`` keys, in the index and in each document's own

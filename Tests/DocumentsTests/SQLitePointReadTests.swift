@@ -1,4 +1,4 @@
-import Documents
+@_spi(Engine) import Documents
 import Testing
 
 /// Single-document reads go through the engine's own connections (SQLitePointReader): they must see every commit,

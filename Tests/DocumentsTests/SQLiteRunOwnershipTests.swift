@@ -5,7 +5,7 @@ import SuiteTestSupport
 import Synchronization
 import Testing
 
-@testable import Documents
+@_spi(Engine) @testable import Documents
 
 /// Who may delete or place a partial index run (owner token and lease, not process ids), what an engine does once a
 /// newer Suite migrated its file, which engine may commit a prepared commit, and how bulk commits wait for merges.

@@ -6,7 +6,7 @@ import SuiteTestSupport
 import Synchronization
 import Testing
 
-@testable import Documents
+@_spi(Engine) @testable import Documents
 
 /// The SQLite engine's graceful shutdown: it finishes the index work under way, leaves at most
 /// ``IndexTuning/leaveBehind`` pending operations for the next process, and loses nothing.

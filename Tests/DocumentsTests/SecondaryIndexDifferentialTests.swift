@@ -4,7 +4,7 @@ import Logging
 import SuiteTestSupport
 import Testing
 
-@testable import Documents
+@_spi(Engine) @testable import Documents
 
 /// The SQLite engine's log-structured index held to ``PlainTableIndex`` (one ordinary SQLite table of `(index, key,
 /// path)` rows): the same random writes, explicit flushes and merges, then every scan compared — once with the

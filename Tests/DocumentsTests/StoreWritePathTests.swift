@@ -1,7 +1,7 @@
 import SuiteTestSupport
 import Testing
 
-@testable import Documents
+@_spi(Engine) @testable import Documents
 
 /// The single-write fast path computes index keys by composition (a map's key from its fields' keys, an array's from
 /// its elements'); these tests pin it to the plain per-value encoding.

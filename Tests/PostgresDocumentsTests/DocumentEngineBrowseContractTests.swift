@@ -1,4 +1,4 @@
-import Documents
+@_spi(Engine) import Documents
 import Testing
 
 // The browsing part of the DocumentEngine contract (collection ids for the web console), run once per factory in

@@ -1,4 +1,4 @@
-import Documents
+@_spi(Engine) import Documents
 import Testing
 
 // The contract every DocumentEngine must meet, run once per factory in DocumentEngineFactory.all.

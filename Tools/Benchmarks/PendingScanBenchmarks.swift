@@ -1,4 +1,4 @@
-import Documents
+@_spi(Engine) import Documents
 import Foundation
 
 /// Issue 10, item 3: a range query with a small limit over a store with many pending index operations (change rows no

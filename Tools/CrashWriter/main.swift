@@ -18,7 +18,7 @@
 //
 // documents-crash-writer DATABASE --open — opens the file (as any process does: migrations, removal of abandoned
 // partial runs), reads one document and exits; the pid-namespace test runs it beside a writer.
-import Documents
+@_spi(Engine) import Documents
 import Foundation
 
 if CommandLine.arguments.count == 4, CommandLine.arguments[2] == "--reads", let reads = Int(CommandLine.arguments[3]) {

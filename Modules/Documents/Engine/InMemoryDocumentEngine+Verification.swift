@@ -3,7 +3,7 @@ import Synchronization
 extension InMemoryDocumentEngine {
     /// Compares each selected index's rows with the documents' own entries; see
     /// ``DocumentEngine/verifyIndexes(_:maximumReported:progress:)``.
-    public func verifyIndexes(
+    @_spi(Engine) public func verifyIndexes(
         _ selection: IndexSelection, maximumReported: Int, progress: IndexProgressHandler?
     ) async throws -> IndexVerification {
         let report = state.withLock { state -> IndexVerification in
@@ -46,7 +46,7 @@ extension InMemoryDocumentEngine {
 
     /// Rebuilds each selected index from the documents' own entries; see
     /// ``DocumentEngine/rebuildIndexes(_:progress:)``.
-    public func rebuildIndexes(_ selection: IndexSelection, progress: IndexProgressHandler?) async throws
+    @_spi(Engine) public func rebuildIndexes(_ selection: IndexSelection, progress: IndexProgressHandler?) async throws
         -> IndexRebuild
     {
         let report = state.withLock { state -> IndexRebuild in

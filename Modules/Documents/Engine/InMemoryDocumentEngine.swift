@@ -93,7 +93,7 @@ extension InMemoryDocumentEngine: DocumentEngine {
     /// Mutations apply in order: a later mutation of the same path sees (and its precondition checks) the earlier
     /// one's result; the change log gets one record per distinct path, with its final state. An empty commit writes
     /// nothing and returns the current last sequence.
-    public func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
+    @_spi(Engine) public func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
         // Validate and canonicalise outside the lock.
         let prepared = try Self.prepare(mutations)
         return try state.withLock { state in
@@ -114,13 +114,13 @@ extension InMemoryDocumentEngine: DocumentEngine {
     }
 
     /// The documents at `paths`, in order; `nil` where none exists.
-    public func documents(at paths: [String]) async throws -> [StoredDocument?] {
+    @_spi(Engine) public func documents(at paths: [String]) async throws -> [StoredDocument?] {
         for path in paths { _ = try EnginePath.split(document: path) }
         return state.withLock { state in paths.map { state.documents[$0]?.document } }
     }
 
     /// Entries of one index within bounds, in `(key, path)` order or reversed.
-    public func scan(_ scan: IndexScan) async throws -> [IndexHit] {
+    @_spi(Engine) public func scan(_ scan: IndexScan) async throws -> [IndexHit] {
         let limit = scan.limit ?? Int.max
         if limit <= 0 { return [] }
         return state.withLock { state in
@@ -159,7 +159,8 @@ extension InMemoryDocumentEngine: DocumentEngine {
     }
 
     /// Documents directly in `collectionPath`, in path order, after `afterPath`, at most `limit`.
-    public func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?) async throws
+    @_spi(Engine) public func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?)
+        async throws
         -> [StoredDocument]
     {
         _ = try EnginePath.collectionID(ofCollection: collectionPath)
@@ -179,7 +180,7 @@ extension InMemoryDocumentEngine: DocumentEngine {
     }
 
     /// The collection ids under `parentPath` (the root when nil) that hold a document at any depth.
-    public func collectionIDs(under parentPath: String?) async throws -> [String]? {
+    @_spi(Engine) public func collectionIDs(under parentPath: String?) async throws -> [String]? {
         let prefix = parentPath.map { $0 + "/" } ?? ""
         let ids = state.withLock { state in
             Set(
@@ -192,7 +193,8 @@ extension InMemoryDocumentEngine: DocumentEngine {
     }
 
     /// Documents of every collection named `collectionID`, in path order, after `afterPath`, at most `limit`.
-    public func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?) async throws
+    @_spi(Engine) public func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?)
+        async throws
         -> [StoredDocument]
     {
         try EnginePath.checkCollectionID(collectionID)
@@ -208,7 +210,7 @@ extension InMemoryDocumentEngine: DocumentEngine {
     }
 
     /// Change-log records after `sequence`, in order, at most `limit`.
-    public func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord] {
+    @_spi(Engine) public func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord] {
         if limit <= 0 { return [] }
         return state.withLock { state in
             var low = 0
@@ -222,12 +224,12 @@ extension InMemoryDocumentEngine: DocumentEngine {
     }
 
     /// The sequence of the last commit, 0 when nothing was committed.
-    public func lastSequence() async throws -> Int64 {
+    @_spi(Engine) public func lastSequence() async throws -> Int64 {
         state.withLock { $0.lastSequence }
     }
 
     /// Adds index entries to existing documents without changing their version or the change log.
-    public func addIndexEntries(_ additions: [IndexAddition]) async throws {
+    @_spi(Engine) public func addIndexEntries(_ additions: [IndexAddition]) async throws {
         state.withLock { state in
             for (path, added) in additions.map({ ($0.path, $0.entries) }) {
                 guard var record = state.documents[path] else { continue }
@@ -241,7 +243,7 @@ extension InMemoryDocumentEngine: DocumentEngine {
     }
 
     /// Removes every entry of `index`.
-    public func removeIndex(_ index: String) async throws {
+    @_spi(Engine) public func removeIndex(_ index: String) async throws {
         state.withLock { state in
             guard let list = state.indexes.removeValue(forKey: index) else { return }
             var paths = Set<String>()
@@ -256,22 +258,22 @@ extension InMemoryDocumentEngine: DocumentEngine {
     }
 
     /// The metadata value stored under `key`, or `nil`.
-    public func metadata(forKey key: String) async throws -> [UInt8]? {
+    @_spi(Engine) public func metadata(forKey key: String) async throws -> [UInt8]? {
         state.withLock { $0.metadata[key] }
     }
 
     /// Stores or (with `nil`) removes a metadata value.
-    public func setMetadata(_ value: [UInt8]?, forKey key: String) async throws {
+    @_spi(Engine) public func setMetadata(_ value: [UInt8]?, forKey key: String) async throws {
         state.withLock { $0.metadata[key] = value }
     }
 
     /// The change log's records (the in-memory engine never prunes it: its horizon stays 0).
-    public func changeLogStatus() async throws -> ChangeLogStatus? {
+    @_spi(Engine) public func changeLogStatus() async throws -> ChangeLogStatus? {
         state.withLock { ChangeLogStatus(records: $0.changes.count, horizon: 0, lastSequence: $0.lastSequence) }
     }
 
     /// Rewrites a metadata value under the engine's lock.
-    public func updateMetadata(
+    @_spi(Engine) public func updateMetadata(
         forKey key: String, _ transform: @escaping @Sendable ([UInt8]?) throws -> [UInt8]?
     ) async throws {
         try state.withLock { state in state.metadata[key] = try transform(state.metadata[key]) }

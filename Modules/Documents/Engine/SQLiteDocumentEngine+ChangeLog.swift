@@ -81,7 +81,7 @@ extension SQLiteDocumentEngine {
     static let pruneStepRows = 20_000
 
     /// The change log's records, horizon and last sequence.
-    public func changeLogStatus() async throws -> ChangeLogStatus? {
+    @_spi(Engine) public func changeLogStatus() async throws -> ChangeLogStatus? {
         try checkOpen()
         do {
             return try await pool.read { db in

@@ -9,7 +9,7 @@ extension SQLiteDocumentEngine: DocumentEngine {
     /// Mutations apply in order (a later mutation of a path sees the earlier one's result); a failing precondition
     /// rolls the whole transaction back. The change log gets one record per distinct path with its final state. An
     /// empty commit writes nothing and returns the current last sequence.
-    public func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
+    @_spi(Engine) public func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
         if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
         let split = CommitChecks(mutations)
         return try await run(

@@ -7,7 +7,7 @@ extension SQLiteDocumentEngine {
     ///
     /// The new entries go into runs of their own, of at most `IndexTuning/backfillChunk` operations each (the first
     /// together with the pending operations), so memory stays bounded however many entries come.
-    public func addIndexEntries(_ additions: [IndexAddition]) async throws {
+    @_spi(Engine) public func addIndexEntries(_ additions: [IndexAddition]) async throws {
         _ = try await addIndexEntries(additions, chunkOperations: tuning.backfillChunk)
     }
 
@@ -58,7 +58,7 @@ extension SQLiteDocumentEngine {
     ///
     /// The index's entries stream past (a block per run in memory); each document is rewritten as its first entry
     /// comes by.
-    public func removeIndex(_ index: String) async throws {
+    @_spi(Engine) public func removeIndex(_ index: String) async throws {
         let indexIDs = indexIDs
         let writerPending = writerPending
         let pending = pendingIndex

@@ -8,7 +8,7 @@ import Synchronization
 extension SQLiteDocumentEngine {
     /// Starts whatever index flush or merge is due and waits (without blocking a task's thread) until none is left
     /// or running: for a caller that wants the index fully merged now (tests, benchmarks); ``shutdown()`` does not.
-    public func waitForBackgroundWork() async {
+    @_spi(Engine) public func waitForBackgroundWork() async {
         guard !isClosed.load(ordering: .sequentiallyConsistent) else { return }
         maintenance.kick()
         await maintenance.idle()
@@ -77,7 +77,7 @@ extension SQLiteDocumentEngine {
     ///
     /// The counts are read from the file (one read of the pending change rows, off the calling thread), so they
     /// include other processes' commits.
-    public func indexStatus() async throws -> IndexMaintenanceStatus? {
+    @_spi(Engine) public func indexStatus() async throws -> IndexMaintenanceStatus? {
         try checkOpen()
         let (pending, runs): (Int, [RunInfo])
         do {

@@ -3,7 +3,7 @@ import GRDB
 
 extension SQLiteDocumentEngine {
     /// The metadata value stored under `key`, or `nil`.
-    public func metadata(forKey key: String) async throws -> [UInt8]? {
+    @_spi(Engine) public func metadata(forKey key: String) async throws -> [UInt8]? {
         try read { db in
             let select = try SQLiteStatement(db, "SELECT value FROM metadata WHERE meta_key = ?1")
             defer { select.reset() }
@@ -13,13 +13,13 @@ extension SQLiteDocumentEngine {
     }
 
     /// Stores or (with `nil`) removes a metadata value; durable when this returns.
-    public func setMetadata(_ value: [UInt8]?, forKey key: String) async throws {
+    @_spi(Engine) public func setMetadata(_ value: [UInt8]?, forKey key: String) async throws {
         try await write { db in try Self.setMetadata(value, forKey: key, db) }
     }
 
     /// Reads and rewrites a metadata value in one (`IMMEDIATE`) write transaction: another process's write waits for
     /// it, so nothing comes between the read and the write.
-    public func updateMetadata(
+    @_spi(Engine) public func updateMetadata(
         forKey key: String, _ transform: @escaping @Sendable ([UInt8]?) throws -> [UInt8]?
     ) async throws {
         try await write { db in

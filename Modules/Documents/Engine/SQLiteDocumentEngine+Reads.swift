@@ -3,7 +3,7 @@ import GRDB
 
 extension SQLiteDocumentEngine {
     /// The documents at `paths`, in order; `nil` where none exists.
-    public func documents(at paths: [String]) async throws -> [StoredDocument?] {
+    @_spi(Engine) public func documents(at paths: [String]) async throws -> [StoredDocument?] {
         let parts = try paths.map { try EnginePath.split(document: $0) }
         if paths.count == 1 {
             // The hot path of a GET: the engine's own connections, no GRDB pool (``SQLitePointReader``).
@@ -54,7 +54,7 @@ extension SQLiteDocumentEngine {
 
     /// Entries of one index within bounds, in `(key, path)` order or reversed: the pending operations and every run
     /// merged, in one read snapshot (through the engine's `LogStructuredIndex`).
-    public func scan(_ scan: IndexScan) async throws -> [IndexHit] {
+    @_spi(Engine) public func scan(_ scan: IndexScan) async throws -> [IndexHit] {
         try await index.scan(scan)
     }
 
@@ -63,7 +63,7 @@ extension SQLiteDocumentEngine {
 
     /// The collection ids under `parentPath` (the root when nil) holding a document at any depth: a skip scan of the
     /// `(parent, doc_id)` key.
-    public func collectionIDs(under parentPath: String?) async throws -> [String]? {
+    @_spi(Engine) public func collectionIDs(under parentPath: String?) async throws -> [String]? {
         try await EnginePath.collectionIDs(under: parentPath) { lower, inclusive, upper in
             let sql =
                 "SELECT parent FROM documents WHERE parent \(inclusive ? ">=" : ">") ?1"
@@ -79,7 +79,8 @@ extension SQLiteDocumentEngine {
     }
 
     /// Documents directly in `collectionPath`, in path order, after `afterPath`, at most `limit`.
-    public func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?) async throws
+    @_spi(Engine) public func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?)
+        async throws
         -> [StoredDocument]
     {
         _ = try EnginePath.collectionID(ofCollection: collectionPath)
@@ -116,7 +117,8 @@ extension SQLiteDocumentEngine {
     }
 
     /// Documents of every collection named `collectionID`, in path order, after `afterPath`, at most `limit`.
-    public func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?) async throws
+    @_spi(Engine) public func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?)
+        async throws
         -> [StoredDocument]
     {
         try EnginePath.checkCollectionID(collectionID)
@@ -208,7 +210,7 @@ extension SQLiteDocumentEngine {
     }
 
     /// Change-log records after `sequence`, in order, at most `limit`.
-    public func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord] {
+    @_spi(Engine) public func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord] {
         if limit <= 0 { return [] }
         let maximumSequence = Int64.max >> 20
         if sequence >= maximumSequence { return [] }
@@ -242,7 +244,7 @@ extension SQLiteDocumentEngine {
     }
 
     /// The sequence of the last commit, 0 when nothing was committed.
-    public func lastSequence() async throws -> Int64 {
+    @_spi(Engine) public func lastSequence() async throws -> Int64 {
         try read { db in try Self.lastSequence(db) }
     }
 

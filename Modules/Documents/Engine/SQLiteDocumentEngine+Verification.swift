@@ -5,7 +5,7 @@ extension SQLiteDocumentEngine {
     /// ``DocumentEngine/verifyIndexes(_:maximumReported:progress:)``. Memory is bounded by
     /// `IndexTuning/verificationChunk` entries: past it the documents are checked in partitions (by a hash of the
     /// path), each index streamed once per partition.
-    public func verifyIndexes(
+    @_spi(Engine) public func verifyIndexes(
         _ selection: IndexSelection, maximumReported: Int, progress: IndexProgressHandler?
     ) async throws -> IndexVerification {
         try checkOpen()
@@ -26,7 +26,7 @@ extension SQLiteDocumentEngine {
     /// ``DocumentEngine/rebuildIndexes(_:progress:)``. Every index: the runs and pending operations are replaced.
     /// Some: the pending operations are flushed first and the indexes' blocks removed from every run. The entries
     /// are written in runs of at most `IndexTuning/backfillChunk`, merged into one (streaming, a block per run).
-    public func rebuildIndexes(_ selection: IndexSelection, progress: IndexProgressHandler?) async throws
+    @_spi(Engine) public func rebuildIndexes(_ selection: IndexSelection, progress: IndexProgressHandler?) async throws
         -> IndexRebuild
     {
         let writerPending = writerPending

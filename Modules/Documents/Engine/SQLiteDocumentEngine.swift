@@ -55,7 +55,7 @@ public final class SQLiteDocumentEngine: Sendable {
     }
 
     /// The most distinct paths one commit may write (the change log's key reserves 20 bits per commit).
-    public static let maximumPathsPerCommit = (1 << 20) - 1
+    @_spi(Engine) public static let maximumPathsPerCommit = (1 << 20) - 1
 
     /// The database file.
     public let path: String

@@ -1,4 +1,4 @@
-public import SuiteCore
+package import SuiteCore
 import Synchronization
 
 /// Something that sees every commit of a store as it is made — single writes, batches and transactions alike — and
@@ -10,7 +10,7 @@ import Synchronization
 /// and returns extra writes in the same format (or none). It runs inside the commit: it must be quick, and it must
 /// not touch the store. Bulk imports (``DocumentImporter``) are not recorded. Commits made inside
 /// ``CommitRecording/withoutRecording(_:)`` are not recorded either (the recorder's own bookkeeping).
-public protocol CommitRecorder: Sendable {
+package protocol CommitRecorder: Sendable {
     /// The commit's writes; returns writes to add to it. Throwing fails the commit.
     func record(_ writes: [JSONValue]) throws -> [JSONValue]
 
@@ -21,22 +21,22 @@ public protocol CommitRecorder: Sendable {
 
 extension CommitRecorder {
     /// None: the recorder keeps nothing pending.
-    public func hasPendingWrites(at path: String) -> Bool { false }
+    package func hasPendingWrites(at path: String) -> Bool { false }
 }
 
 /// Turns recording off for the commits a task makes.
-public enum CommitRecording {
+package enum CommitRecording {
     @TaskLocal static var isSuppressed = false
 
     /// Runs `body` with its commits unrecorded.
-    public static func withoutRecording<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
+    package static func withoutRecording<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
         try await $isSuppressed.withValue(true) { try await body() }
     }
 }
 
 extension DocumentStore {
     /// Sets (or removes, with nil) the store's recorder.
-    public func setCommitRecorder(_ recorder: (any CommitRecorder)?) {
+    package func setCommitRecorder(_ recorder: (any CommitRecorder)?) {
         state.withLock { $0.recorder = recorder }
     }
 

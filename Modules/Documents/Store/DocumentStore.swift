@@ -231,6 +231,10 @@ public final class DocumentStore: Sendable {
     /// that keeps none (see ``IndexMaintenanceStatus``). `suite docs stats` prints it.
     public func indexStatus() async throws -> IndexMaintenanceStatus? { try await engine.indexStatus() }
 
+    /// The change log's size and horizon (``ChangeLogStatus``), or `nil` for an engine that does not report it.
+    /// `suite docs stats` prints it.
+    public func changeLogStatus() async throws -> ChangeLogStatus? { try await engine.changeLogStatus() }
+
     // MARK: Indexes
 
     static let indexesMetadataKey = "documents.indexes"

@@ -34,7 +34,7 @@ extension FieldValue {
     /// A transform written in JSON: `{"increment": 5}`, `{"increment": 1.5}`, `"serverTimestamp"`
     /// (or `{"serverTimestamp": true}`), `{"arrayUnion": [...]}`, `{"arrayRemove": [...]}`, `"delete"`
     /// (or `{"delete": true}`).
-    public static func transform(fromJSON json: JSONValue) throws -> FieldValue {
+    package static func transform(fromJSON json: JSONValue) throws -> FieldValue {
         if let name = json.stringValue {
             switch name {
             case "serverTimestamp": return .serverTimestamp
@@ -115,7 +115,7 @@ extension QueryConvertible {
     /// Adds a filter written `<field> <op> <json value>`: `points >= 10`, `tags array-contains "coffee"`,
     /// `status in ["a","b"]`, \`a b\` == 1. Values are tagged JSON (``DocumentJSON``). The symbolic operators
     /// (`==`, `!=`, `<`, `<=`, `>`, `>=`) need no blanks around them: `points>=10`.
-    public func whereExpression(_ expression: String) throws -> Query {
+    package func whereExpression(_ expression: String) throws -> Query {
         let text = expression.trimmingCharacters(in: .whitespaces)
         var rest = Substring(text)
         // The field ends at the first blank or operator character outside backticks (`` `a b`.c ``, `` `<`.x ``).
@@ -180,7 +180,7 @@ extension DocumentStore {
     /// `{"op": "set|update|delete|add", "path", "data", "merge": true | ["field", …], "transforms": {field: transform},
     /// "precondition": {"version": N} | {"exists": bool}}`. For `add`, `path` is the collection. Transforms use
     /// ``FieldValue/transform(fromJSON:)``'s format.
-    public func batch(json: JSONValue) throws -> WriteBatch {
+    package func batch(json: JSONValue) throws -> WriteBatch {
         guard let list = json.arrayValue else {
             throw DocumentsError(
                 .invalidValue, "a batch file must hold a JSON array of writes, not \(json.typeDescription)",

@@ -1,6 +1,6 @@
 import CachePluginSupport
-import Documents
-import DocumentsPluginSupport
+@_spi(Engine) import Documents
+@_spi(Engine) import DocumentsPluginSupport
 import SuitePluginKit
 
 /// The buffers that cross the plugin boundary, decoded as the host and a plugin decode them: the first byte picks the

@@ -1,6 +1,6 @@
 import CachePluginSupport
-import Documents
-import DocumentsPluginSupport
+@_spi(Engine) import Documents
+@_spi(Engine) import DocumentsPluginSupport
 import Foundation
 import SuiteCore
 import SuitePluginKit

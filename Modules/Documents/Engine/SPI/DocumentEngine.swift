@@ -1,7 +1,7 @@
 package import Foundation
 
 /// A document as an engine stores it: the encoded body plus bookkeeping. Engines never look inside `body`.
-public struct StoredDocument: Sendable, Hashable {
+@_spi(Engine) public struct StoredDocument: Sendable, Hashable {
     /// The full document path, e.g. `users/u1/orders/o7`.
     public var path: String
     /// The document's fields, encoded by ``ValueCodec``.
@@ -26,7 +26,7 @@ public struct StoredDocument: Sendable, Hashable {
 ///
 /// `index` is an opaque name chosen by the store (e.g. `users|points`); `key` is an order-preserving encoding of the
 /// indexed value(s) (see ``IndexKey``), compared bytewise (memcmp order).
-public struct IndexEntry: Sendable, Hashable {
+@_spi(Engine) public struct IndexEntry: Sendable, Hashable {
     public var index: String
     public var key: [UInt8]
     public init(index: String, key: [UInt8]) {
@@ -39,7 +39,7 @@ public struct IndexEntry: Sendable, Hashable {
 ///
 /// A list of these, not a dictionary keyed by path: Swift's `String` keys are equal when canonically equivalent, and
 /// `"c/\u{E9}"` and `"c/e\u{301}"` are two documents.
-public struct IndexAddition: Sendable, Hashable {
+@_spi(Engine) public struct IndexAddition: Sendable, Hashable {
     public var path: String
     public var entries: [IndexEntry]
     public init(path: String, entries: [IndexEntry]) {
@@ -59,7 +59,7 @@ public enum WritePrecondition: Sendable, Hashable {
 }
 
 /// One change to one document inside an atomic commit.
-public struct DocumentMutation: Sendable, Hashable {
+@_spi(Engine) public struct DocumentMutation: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         /// Store `body` (replacing any previous body) and replace the document's index entries with `indexEntries`.
         case put(body: [UInt8], indexEntries: [IndexEntry])
@@ -83,7 +83,7 @@ public struct DocumentMutation: Sendable, Hashable {
 }
 
 /// What a commit produced.
-public struct CommitResult: Sendable, Hashable {
+@_spi(Engine) public struct CommitResult: Sendable, Hashable {
     /// The change-log sequence assigned to this commit (every document written gets it as its version).
     public var sequence: Int64
     /// Each mutation's resulting document, in the order given; `nil` for a delete or a check.
@@ -95,7 +95,7 @@ public struct CommitResult: Sendable, Hashable {
 }
 
 /// One entry of the change log: a document written (or deleted) by a commit.
-public struct ChangeRecord: Sendable, Hashable {
+@_spi(Engine) public struct ChangeRecord: Sendable, Hashable {
     /// The commit's sequence; several records can share one sequence (one commit, several documents).
     public var sequence: Int64
     public var path: String
@@ -109,7 +109,7 @@ public struct ChangeRecord: Sendable, Hashable {
 }
 
 /// A bound of an index scan.
-public struct IndexBound: Sendable, Hashable {
+@_spi(Engine) public struct IndexBound: Sendable, Hashable {
     public var key: [UInt8]
     public var inclusive: Bool
     public init(key: [UInt8], inclusive: Bool) {
@@ -119,7 +119,7 @@ public struct IndexBound: Sendable, Hashable {
 }
 
 /// A range scan over one index, in key order (then path order), or reversed.
-public struct IndexScan: Sendable, Hashable {
+@_spi(Engine) public struct IndexScan: Sendable, Hashable {
     public var index: String
     public var lower: IndexBound?
     public var upper: IndexBound?
@@ -138,7 +138,7 @@ public struct IndexScan: Sendable, Hashable {
 }
 
 /// What ``DocumentEngine/scanReadingDocuments(_:)`` returns: the hits, and for each the document at its path.
-public struct ScannedDocuments: Sendable, Hashable {
+@_spi(Engine) public struct ScannedDocuments: Sendable, Hashable {
     public var hits: [IndexHit]
     /// One per hit, `nil` where the document does not exist.
     public var documents: [StoredDocument?]
@@ -149,7 +149,7 @@ public struct ScannedDocuments: Sendable, Hashable {
 }
 
 /// One index entry found by a scan.
-public struct IndexHit: Sendable, Hashable {
+@_spi(Engine) public struct IndexHit: Sendable, Hashable {
     public var key: [UInt8]
     public var path: String
     public init(key: [UInt8], path: String) {
@@ -185,12 +185,12 @@ public protocol DocumentEngine: Sendable {
     /// - Parameters:
     ///   - mutations: the commit's writes and checks, applied together or not at all.
     ///   - commitTime: the commit's time in microseconds since the epoch (the store's clock decides).
-    func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult
+    @_spi(Engine) func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult
 
     /// Waits until the engine's background work (index flushes and merges, say) is done. A short-lived process — a
     /// command-line import — calls it before closing, so that it leaves its work finished rather than abandoned.
     /// Engines without background work keep the default, which returns at once.
-    func waitForBackgroundWork() async
+    @_spi(Engine) func waitForBackgroundWork() async
 
     /// Ends the engine gracefully: finishes the background work under way instead of throwing it away, leaves its
     /// storage in a state the next process picks up cheaply (the SQLite engine flushes pending index operations past
@@ -203,30 +203,30 @@ public protocol DocumentEngine: Sendable {
     /// or after `timeout`, whichever comes first; it never throws, and returning early is always allowed. Followers of
     /// the change log (listeners, `suite serve`'s sync feed) call it between polls. Engines told of other writers'
     /// commits return at once (the PostgreSQL engine, through `NOTIFY`); the default sleeps for `timeout`.
-    func waitForChanges(after sequence: Int64, timeout: Duration) async
+    @_spi(Engine) func waitForChanges(after sequence: Int64, timeout: Duration) async
 
     /// What the engine's index maintenance has left to do (see ``IndexMaintenanceStatus``), or `nil` for an engine
     /// that keeps no pending index operations, such as the in-memory one (the default).
-    func indexStatus() async throws -> IndexMaintenanceStatus?
+    @_spi(Engine) func indexStatus() async throws -> IndexMaintenanceStatus?
 
     /// The documents at `paths`, in the same order; `nil` where none exists.
-    func documents(at paths: [String]) async throws -> [StoredDocument?]
+    @_spi(Engine) func documents(at paths: [String]) async throws -> [StoredDocument?]
 
     /// Entries of one index within bounds, sorted by `(key, path)` ascending, or descending when `reverse`.
     ///
     /// Keys compare bytewise (`memcmp`, a prefix before its extensions); entries with equal keys are ordered by the
     /// path's UTF-8 bytes. Bounds apply to the key only. A `limit` of 0 or less returns nothing.
-    func scan(_ scan: IndexScan) async throws -> [IndexHit]
+    @_spi(Engine) func scan(_ scan: IndexScan) async throws -> [IndexHit]
 
     /// The same hits as ``scan(_:)`` with each hit's document read in the same step (`nil` where none exists), for
     /// engines where a second call costs a round trip (a database server, a plugin): a query then reads its index and
     /// its documents at once. Returns `nil` (the default) when the engine does not; the store then scans, then reads.
-    func scanReadingDocuments(_ scan: IndexScan) async throws -> ScannedDocuments?
+    @_spi(Engine) func scanReadingDocuments(_ scan: IndexScan) async throws -> ScannedDocuments?
 
     /// The ids of the collections directly under the document `parentPath` (under the root when `nil`) that hold a
     /// document at any depth, sorted bytewise — Firestore's `listCollections`. `nil` (the default) when the engine
     /// cannot list them; browsing then needs the collection's path.
-    func collectionIDs(under parentPath: String?) async throws -> [String]?
+    @_spi(Engine) func collectionIDs(under parentPath: String?) async throws -> [String]?
 
     /// Documents whose path is a direct child of collection `collectionPath` (e.g. `users` or `users/u1/orders`),
     /// in path order, starting after `afterPath` when given, at most `limit`.
@@ -234,32 +234,34 @@ public protocol DocumentEngine: Sendable {
     /// "Path order" is Firestore's document-name order: segment by segment, each segment by its UTF-8 bytes, a path
     /// before the paths it is a prefix of (so `a/x/…` comes before `a-b/…`). Within one collection that is the
     /// bytewise order of document IDs. `afterPath` may be any path: documents after it in that order are returned.
-    func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?) async throws
+    @_spi(Engine) func documents(inCollection collectionPath: String, after afterPath: String?, limit: Int?)
+        async throws
         -> [StoredDocument]
 
     /// Documents of every collection whose last segment is `collectionID` (a collection-group scan), in path order
     /// (document-name order, as above), starting after `afterPath` when given, at most `limit`.
-    func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?) async throws
+    @_spi(Engine) func documents(inCollectionGroup collectionID: String, after afterPath: String?, limit: Int?)
+        async throws
         -> [StoredDocument]
 
     /// Change-log records with a sequence greater than `sequence`, in sequence order, at most `limit`.
     ///
     /// An engine that prunes its log throws ``DocumentsError/Code-swift.struct/resyncRequired`` when `sequence` is
     /// before its retained horizon (``changeLogStatus()``): some changes after it are gone.
-    func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord]
+    @_spi(Engine) func changes(after sequence: Int64, limit: Int) async throws -> [ChangeRecord]
 
     /// The change log's size and retained horizon, or `nil` for an engine that does not report it (the default).
-    func changeLogStatus() async throws -> ChangeLogStatus?
+    @_spi(Engine) func changeLogStatus() async throws -> ChangeLogStatus?
 
     /// The sequence of the last commit, 0 for an empty store.
-    func lastSequence() async throws -> Int64
+    @_spi(Engine) func lastSequence() async throws -> Int64
 
     /// Adds index entries to existing documents (backfilling a newly declared index) without changing their version
     /// or appending to the change log. Entries for paths that no longer exist are ignored. Atomic.
-    func addIndexEntries(_ additions: [IndexAddition]) async throws
+    @_spi(Engine) func addIndexEntries(_ additions: [IndexAddition]) async throws
 
     /// Removes every entry of `index` (dropping a declared index).
-    func removeIndex(_ index: String) async throws
+    @_spi(Engine) func removeIndex(_ index: String) async throws
 
     /// Compares every selected index with the entries its documents keep of their own (each document stores the
     /// entries its last write gave it), in one consistent snapshot and with bounded memory, and reports the
@@ -267,26 +269,28 @@ public protocol DocumentEngine: Sendable {
     /// store reports none. Reports at most `maximumReported` differences (``IndexVerification/differenceCount``
     /// counts them all). Engines that cannot keep the default, which throws
     /// ``DocumentsError/Code-swift.struct/unsupported``.
-    func verifyIndexes(_ selection: IndexSelection, maximumReported: Int, progress: IndexProgressHandler?)
+    @_spi(Engine) func verifyIndexes(_ selection: IndexSelection, maximumReported: Int, progress: IndexProgressHandler?)
         async throws -> IndexVerification
 
     /// Rebuilds every selected index from the entries its documents keep of their own, atomically and with bounded
     /// memory (in chunks): afterwards scans return exactly those entries. Engines that cannot keep the default,
     /// which throws ``DocumentsError/Code-swift.struct/unsupported``.
-    func rebuildIndexes(_ selection: IndexSelection, progress: IndexProgressHandler?) async throws -> IndexRebuild
+    @_spi(Engine) func rebuildIndexes(_ selection: IndexSelection, progress: IndexProgressHandler?) async throws
+        -> IndexRebuild
 
     /// A small value the store keeps beside the data (declared indexes, cost counters), or `nil`.
-    func metadata(forKey key: String) async throws -> [UInt8]?
+    @_spi(Engine) func metadata(forKey key: String) async throws -> [UInt8]?
 
     /// Stores (or, with `nil`, removes) a metadata value; durable when this returns.
-    func setMetadata(_ value: [UInt8]?, forKey key: String) async throws
+    @_spi(Engine) func setMetadata(_ value: [UInt8]?, forKey key: String) async throws
 
     /// Replaces the metadata value under `key` with `transform(current)` (`nil` removes it) atomically: no other
     /// write, from this process or another, comes between the read and the write, so counters kept there (the
     /// store's costs) add up exactly. `transform` may run more than once; its error ends the update, changing nothing.
     ///
     /// The default reads, then writes: atomic only within one process. The SQLite and in-memory engines override it.
-    func updateMetadata(forKey key: String, _ transform: @escaping @Sendable ([UInt8]?) throws -> [UInt8]?)
+    @_spi(Engine) func updateMetadata(
+        forKey key: String, _ transform: @escaping @Sendable ([UInt8]?) throws -> [UInt8]?)
         async throws
 }
 
@@ -361,37 +365,37 @@ extension DocumentEngine {
     }
 
     /// Reads the value, then writes `transform(value)`: not atomic across processes (see the requirement).
-    public func updateMetadata(
+    @_spi(Engine) public func updateMetadata(
         forKey key: String, _ transform: @escaping @Sendable ([UInt8]?) throws -> [UInt8]?
     ) async throws {
         try await setMetadata(try transform(try await metadata(forKey: key)), forKey: key)
     }
 
     /// `nil`: the engine cannot list collection ids.
-    public func collectionIDs(under parentPath: String?) async throws -> [String]? { nil }
+    @_spi(Engine) public func collectionIDs(under parentPath: String?) async throws -> [String]? { nil }
 
     /// `nil`: the store scans, then reads the documents.
-    public func scanReadingDocuments(_ scan: IndexScan) async throws -> ScannedDocuments? { nil }
+    @_spi(Engine) public func scanReadingDocuments(_ scan: IndexScan) async throws -> ScannedDocuments? { nil }
 
     /// Sleeps for `timeout` (or until the task is cancelled): the engine learns of no commit from elsewhere.
-    public func waitForChanges(after sequence: Int64, timeout: Duration) async {
+    @_spi(Engine) public func waitForChanges(after sequence: Int64, timeout: Duration) async {
         try? await Task.sleep(for: timeout)
     }
 
     /// Returns at once: the engine has no background work.
-    public func waitForBackgroundWork() async {}
+    @_spi(Engine) public func waitForBackgroundWork() async {}
 
     /// Does nothing: the engine has nothing to finish or close.
     public func shutdown() async {}
 
     /// `nil`: the engine keeps no pending index operations.
-    public func indexStatus() async throws -> IndexMaintenanceStatus? { nil }
+    @_spi(Engine) public func indexStatus() async throws -> IndexMaintenanceStatus? { nil }
 
     /// `nil`: the engine does not report its change log.
-    public func changeLogStatus() async throws -> ChangeLogStatus? { nil }
+    @_spi(Engine) public func changeLogStatus() async throws -> ChangeLogStatus? { nil }
 
     /// The document at `path`, or `nil`.
-    public func document(at path: String) async throws -> StoredDocument? {
+    @_spi(Engine) public func document(at path: String) async throws -> StoredDocument? {
         try await documents(at: [path]).first ?? nil
     }
 }

@@ -25,7 +25,7 @@
 /// IndexKey.append(.string("Paris"), descending: false, to: &key)
 /// IndexKey.appendDocumentPath("users/u1", descending: false, to: &key)
 /// ```
-public enum IndexKey {
+@_spi(Engine) public enum IndexKey {
     /// The type byte of the values of ``DocumentValue/typeOrder`` `order` (ascending).
     ///
     /// Every ascending key of a value of that type starts with this byte, so `[typeByte]` (inclusive) and

@@ -22,7 +22,7 @@
 /// let body = ValueCodec.encode(["name": .string("Ann"), "points": .int(10)])
 /// let data = try ValueCodec.decode(body)
 /// ```
-public enum ValueCodec {
+@_spi(Engine) public enum ValueCodec {
     /// The format byte written first; decoding refuses other values.
     public static let formatVersion: UInt8 = 1
     /// The deepest nesting of arrays and maps that ``decode(_:)-([UInt8])`` accepts (protects the stack).

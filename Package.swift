@@ -244,18 +244,22 @@ let package = Package(
             path: "Tests/SuiteHostTests"
         ),
         .testTarget(
-            name: "DocumentsTests", dependencies: ["Documents", "SuiteCore", "SuiteTestSupport", grdb, logging],
+            name: "DocumentsTests",
+            dependencies: ["Documents", "DocumentEngineContract", "SuiteCore", "SuiteTestSupport", grdb, logging],
             path: "Tests/DocumentsTests"),
         .testTarget(
             name: "DocumentsPluginSupportTests",
-            dependencies: ["DocumentsPluginSupport", "Documents", "SuitePluginKit", "SuiteCore", "SuiteTestSupport"],
+            dependencies: [
+                "DocumentsPluginSupport", "Documents", "DocumentEngineContract", "SuitePluginKit", "SuiteCore",
+                "SuiteTestSupport",
+            ],
             path: "Tests/DocumentsPluginSupportTests"
         ),
         .testTarget(
             name: "PostgresDocumentsTests",
             dependencies: [
-                "DocumentsPluginSupport", "Documents", "SuitePluginKit", "SuiteCore", "SuiteTestSupport",
-                "PostgresTestSupport", postgresNIO,
+                "DocumentsPluginSupport", "Documents", "DocumentEngineContract", "SuitePluginKit", "SuiteCore",
+                "SuiteTestSupport", "PostgresTestSupport", postgresNIO,
             ],
             path: "Tests/PostgresDocumentsTests", exclude: ["QUERY-FUZZ-FINDINGS.md"]
         ),
@@ -279,6 +283,7 @@ let package = Package(
             path: "Tests/SuiteHTTPTests"),
         // The contract every CacheStore passes, as a library so a plugin engine's tests run it too.
         .target(name: "CacheStoreContract", dependencies: ["Cache"], path: "Tests/CacheStoreContract"),
+        .target(name: "DocumentEngineContract", dependencies: ["Documents"], path: "Tests/DocumentEngineContract"),
         .testTarget(
             name: "CacheTests",
             dependencies: [

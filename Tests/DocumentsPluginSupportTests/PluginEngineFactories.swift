@@ -1,3 +1,4 @@
+import DocumentEngineContract
 import Documents
 import DocumentsPluginSupport
 import Foundation
@@ -6,25 +7,9 @@ import SuitePluginKit
 import SuiteTestSupport
 import Testing
 
-// DocumentEngineContractTests.swift in this folder is a symbolic link to the contract suite in Tests/DocumentsTests:
-// the same file compiles here against the factories below, so every plugin engine runs the very same contract
-// without a copy. It needs exactly two names from its test target: `DocumentEngineUnderTest` and
-// `DocumentEngineFactory` with `name`, `make` and `all`.
-
-/// An engine made for one contract test, with a way to reopen its storage when the engine persists.
-struct DocumentEngineUnderTest: Sendable {
-    var engine: any DocumentEngine
-    var reopen: (@Sendable () async throws -> any DocumentEngine)?
-}
-
-/// The plugin engines the contract suite covers here, each created through ``PluginDocumentEngine`` over the real
-/// `libMemoryDocuments.so`.
-struct DocumentEngineFactory: Sendable, CustomTestStringConvertible {
-    var name: String
-    var make: @Sendable () async throws -> DocumentEngineUnderTest
-
-    var testDescription: String { name }
-
+extension DocumentEngineFactory {
+    /// The plugin engines the contract suite covers here, each created through ``PluginDocumentEngine`` over the real
+    /// `libMemoryDocuments.so`.
     static let all: [DocumentEngineFactory] = [.pluginMemory, .pluginSQLite]
 
     /// `documents/plugin-memory` of MemoryDocuments: an in-memory engine behind the C ABI.
@@ -40,6 +25,14 @@ struct DocumentEngineFactory: Sendable, CustomTestStringConvertible {
             engine: try PluginFixture.engine("plugin-sqlite", options: options),
             reopen: { try PluginFixture.engine("plugin-sqlite", options: options) })
     }
+}
+
+/// The DocumentEngine contract (Tests/DocumentEngineContract) on the plugin engines of libMemoryDocuments.so,
+/// one test case per check and engine.
+@Suite("DocumentEngine contract")
+struct DocumentEngineContractTests {
+    @Test(arguments: DocumentEngineContract.cases(DocumentEngineFactory.all))
+    func contract(_ check: DocumentEngineContract.Case) async throws { try await check.run() }
 }
 
 /// Loads the built MemoryDocuments plugin (once per process: loading is idempotent, the host never unloads).

@@ -1,3 +1,4 @@
+import DocumentEngineContract
 import Foundation
 import GRDB
 import Logging

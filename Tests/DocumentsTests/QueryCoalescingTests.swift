@@ -1,3 +1,4 @@
+import DocumentEngineContract
 import Foundation
 import SuiteCore
 import Testing

@@ -1,3 +1,4 @@
+import DocumentEngineContract
 @_spi(Engine) import Documents
 import SuiteTestSupport
 import Testing

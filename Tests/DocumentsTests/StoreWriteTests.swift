@@ -1,3 +1,4 @@
+import DocumentEngineContract
 import Documents
 import Foundation
 import SuiteCore

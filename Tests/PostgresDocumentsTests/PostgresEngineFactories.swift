@@ -1,3 +1,4 @@
+import DocumentEngineContract
 import Documents
 import DocumentsPluginSupport
 import Foundation
@@ -7,23 +8,8 @@ import SuitePluginKit
 import SuiteTestSupport
 import Testing
 
-// DocumentEngineContractTests.swift in this folder is a symbolic link to the contract suite in Tests/DocumentsTests:
-// the very same contract runs here against the `postgres` engine of the real libPostgresDocuments.so, through the
-// plugin adapter (PluginDocumentEngine), on a throwaway PostgreSQL cluster (PostgresTestSupport).
-
-/// An engine made for one contract test, with a way to reopen its storage when the engine persists.
-struct DocumentEngineUnderTest: Sendable {
-    var engine: any DocumentEngine
-    var reopen: (@Sendable () async throws -> any DocumentEngine)?
-}
-
-/// The engines the contract suite covers here: `postgres` with bodies only, and with the JSONB copy.
-struct DocumentEngineFactory: Sendable, CustomTestStringConvertible {
-    var name: String
-    var make: @Sendable () async throws -> DocumentEngineUnderTest
-
-    var testDescription: String { name }
-
+extension DocumentEngineFactory {
+    /// The engines the contract suite covers here: `postgres` with bodies only, and with the JSONB copy.
     static let all: [DocumentEngineFactory] = [.postgres(json: false), .postgres(json: true)]
 
     /// `documents/postgres` in a new schema of the shared cluster; reopening creates a second plugin engine on it.
@@ -35,6 +21,14 @@ struct DocumentEngineFactory: Sendable, CustomTestStringConvertible {
                 reopen: { try PostgresFixture.engine(options) })
         }
     }
+}
+
+/// The DocumentEngine contract (Tests/DocumentEngineContract) on the `postgres` engine of libPostgresDocuments.so,
+/// one test case per check and engine.
+@Suite("DocumentEngine contract")
+struct DocumentEngineContractTests {
+    @Test(arguments: DocumentEngineContract.cases(DocumentEngineFactory.all))
+    func contract(_ check: DocumentEngineContract.Case) async throws { try await check.run() }
 }
 
 /// Loads the built PostgresDocuments plugin and makes engines in fresh schemas of the process's cluster.

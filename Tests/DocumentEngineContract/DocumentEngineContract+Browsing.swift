@@ -1,11 +1,9 @@
 @_spi(Engine) import Documents
 import Testing
 
-// The browsing part of the DocumentEngine contract (collection ids for the web console), run once per factory in
-// DocumentEngineFactory.all; symlinked, like DocumentEngineContractTests.swift, into the plugin engines' test targets.
+// The browsing part of the DocumentEngine contract: collection ids, for the web console.
 
-@Suite("DocumentEngine contract: browsing")
-struct DocumentEngineBrowseContractTests {
+extension DocumentEngineContract {
     private static func put(_ paths: [String], _ engine: any DocumentEngine) async throws {
         let mutations = paths.map {
             DocumentMutation(path: $0, kind: .put(body: Array("{}".utf8), indexEntries: []), precondition: .none)
@@ -13,8 +11,7 @@ struct DocumentEngineBrowseContractTests {
         _ = try await engine.commit(mutations, commitTime: 1)
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func collectionIDsSkipOverDocumentsAndDeeperCollections(_ factory: DocumentEngineFactory) async throws {
+    static func collectionIDsSkipOverDocumentsAndDeeperCollections(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         // `orders` holds documents only deeper down; `orders-x` sorts between `orders` and `orders/…` bytewise and
         // `orders0` right after `orders/…`; `z` exists only below a document that does not exist itself.
@@ -38,8 +35,7 @@ struct DocumentEngineBrowseContractTests {
 
     /// Under a collection path the same listing names the collection's documents that have subcollections, whether
     /// they exist or not (`DocumentStore.parentDocumentIDs(in:)`, which a resync's walk uses).
-    @Test(arguments: DocumentEngineFactory.all)
-    func collectionIDsUnderACollectionNameItsDocumentsWithSubcollections(_ factory: DocumentEngineFactory)
+    static func collectionIDsUnderACollectionNameItsDocumentsWithSubcollections(_ factory: DocumentEngineFactory)
         async throws
     {
         let engine = try await factory.make().engine

@@ -1,9 +1,7 @@
 @_spi(Engine) import Documents
 import Testing
 
-// The names part of the DocumentEngine contract (paths compared by their bytes, names no engine can store), run once
-// per factory in DocumentEngineFactory.all; symlinked, like DocumentEngineContractTests.swift, into the plugin
-// engines' test targets.
+// The names part of the DocumentEngine contract: paths compared by their bytes, names no engine can store.
 
 private func entry(_ index: String, _ key: [UInt8]) -> IndexEntry { IndexEntry(index: index, key: key) }
 
@@ -11,13 +9,11 @@ private func put(_ path: String, _ text: String, entries: [IndexEntry] = []) -> 
     DocumentMutation(path: path, kind: .put(body: Array(text.utf8), indexEntries: entries))
 }
 
-@Suite("DocumentEngine contract: names")
-struct DocumentEngineNameContractTests {
+extension DocumentEngineContract {
     /// Paths are equal only when their UTF-8 bytes are: `c/\u{E9}` and `c/e\u{301}` (both `c/é`) are two documents,
     /// though Swift's strings call them equal. The in-memory engine keyed its documents by `String` and merged them.
     /// Found by the query differential fuzzer.
-    @Test(arguments: DocumentEngineFactory.all)
-    func canonicallyEquivalentPathsAreTwoDocuments(_ factory: DocumentEngineFactory) async throws {
+    static func canonicallyEquivalentPathsAreTwoDocuments(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         let (composed, decomposed) = ("c/\u{E9}", "c/e\u{301}")
         _ = try await engine.commit([put(composed, "one", entries: [entry("c|x", [1])])], commitTime: 1)
@@ -50,8 +46,7 @@ struct DocumentEngineNameContractTests {
     /// A read naming a path with NUL in it finds nothing where nothing was stored, on every engine: PostgreSQL's text
     /// cannot hold NUL, and its engine refused such reads (`__name__ == "a\0"` in a query) where the others answered.
     /// Found by the query differential fuzzer.
-    @Test(arguments: DocumentEngineFactory.all)
-    func readsNamingPathsWithNULFindNothing(_ factory: DocumentEngineFactory) async throws {
+    static func readsNamingPathsWithNULFindNothing(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         _ = try await engine.commit([put("c/a", "one")], commitTime: 1)
         let read = try await engine.documents(at: ["c/a\u{0}", "c/a", "c\u{0}/x"])

@@ -1,7 +1,7 @@
 @_spi(Engine) import Documents
 import Testing
 
-// The contract every DocumentEngine must meet, run once per factory in DocumentEngineFactory.all.
+// The contract's commits, preconditions, reads, scans, change log and metadata.
 
 private func body(_ text: String) -> [UInt8] { Array(text.utf8) }
 
@@ -35,12 +35,10 @@ private func check(_ path: String, _ precondition: WritePrecondition) -> Documen
     DocumentMutation(path: path, kind: .check, precondition: precondition)
 }
 
-@Suite("DocumentEngine contract")
-struct DocumentEngineContractTests {
+extension DocumentEngineContract {
     // MARK: Checks (a transaction's reads)
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func checksAreVerifiedWithTheCommitAndWriteNothing(_ factory: DocumentEngineFactory) async throws {
+    static func checksAreVerifiedWithTheCommitAndWriteNothing(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         let first = try await engine.commit([put("c/a", "a"), put("c/b", "b")], commitTime: 1)
         // Checks that hold: the commit writes only its put; a check's result is nil; no record for checked paths.
@@ -85,8 +83,7 @@ struct DocumentEngineContractTests {
         #expect(try await engine.document(at: "c/n") != nil)
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func updateMetadataReadsAndWritesInOneStep(_ factory: DocumentEngineFactory) async throws {
+    static func updateMetadataReadsAndWritesInOneStep(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         for _ in 0..<3 {
             try await engine.updateMetadata(forKey: "n") { bytes in [UInt8((bytes?.first ?? 0) + 1)] }
@@ -98,8 +95,7 @@ struct DocumentEngineContractTests {
 
     // MARK: Commits and reads
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func putThenReadBack(_ factory: DocumentEngineFactory) async throws {
+    static func putThenReadBack(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         #expect(try await engine.lastSequence() == 0)
         let result = try await engine.commit([put("users/u1", "one"), put("users/u2", "two")], commitTime: 1_000)
@@ -115,8 +111,7 @@ struct DocumentEngineContractTests {
         #expect(try await engine.lastSequence() == 1)
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func emptyBodyAndKeyRoundTrip(_ factory: DocumentEngineFactory) async throws {
+    static func emptyBodyAndKeyRoundTrip(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         _ = try await engine.commit(
             [DocumentMutation(path: "c/d", kind: .put(body: [], indexEntries: [entry("i", [])]))],
@@ -126,8 +121,7 @@ struct DocumentEngineContractTests {
         #expect(try await engine.scan(IndexScan(index: "i")) == [IndexHit(key: [], path: "c/d")])
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func versionsAreCommitSequences(_ factory: DocumentEngineFactory) async throws {
+    static func versionsAreCommitSequences(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         _ = try await engine.commit([put("users/u1", "a")], commitTime: 10)
         _ = try await engine.commit([put("users/u2", "b")], commitTime: 20)
@@ -142,8 +136,7 @@ struct DocumentEngineContractTests {
         #expect(try await engine.lastSequence() == 3)
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func emptyCommitWritesNothing(_ factory: DocumentEngineFactory) async throws {
+    static func emptyCommitWritesNothing(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         _ = try await engine.commit([put("users/u1")], commitTime: 1)
         let result = try await engine.commit([], commitTime: 2)
@@ -154,8 +147,7 @@ struct DocumentEngineContractTests {
 
     // MARK: Preconditions and atomicity
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func preconditionsAreChecked(_ factory: DocumentEngineFactory) async throws {
+    static func preconditionsAreChecked(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         _ = try await engine.commit([put("users/u1", "v1", .exists(false))], commitTime: 1)
         await expectPreconditionFailure {
@@ -181,8 +173,7 @@ struct DocumentEngineContractTests {
         #expect(try await engine.lastSequence() == 4)
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func failingPreconditionChangesNothing(_ factory: DocumentEngineFactory) async throws {
+    static func failingPreconditionChangesNothing(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         _ = try await engine.commit([put("users/u1", "old", entries: [entry("users|n", [1])])], commitTime: 1)
         await expectPreconditionFailure {
@@ -206,8 +197,7 @@ struct DocumentEngineContractTests {
         #expect(try await engine.commit([put("users/u2")], commitTime: 3).sequence == 2)
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func laterMutationsSeeEarlierOnesInTheSameCommit(_ factory: DocumentEngineFactory) async throws {
+    static func laterMutationsSeeEarlierOnesInTheSameCommit(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         let result = try await engine.commit(
             [
@@ -231,8 +221,7 @@ struct DocumentEngineContractTests {
 
     // MARK: Change log
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func changeLogRecordsEveryCommitInOrder(_ factory: DocumentEngineFactory) async throws {
+    static func changeLogRecordsEveryCommitInOrder(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         _ = try await engine.commit([put("users/u1", "a"), put("users/u2", "b")], commitTime: 10)
         _ = try await engine.commit([put("users/u1", "c")], commitTime: 20)
@@ -265,7 +254,7 @@ struct DocumentEngineContractTests {
     // MARK: Index scans
 
     /// Entries: key [1] → a; [2] → b, c; [2, 0] → d; [3] → e; [] → f.
-    private func scanFixture(_ factory: DocumentEngineFactory) async throws -> any DocumentEngine {
+    private static func scanFixture(_ factory: DocumentEngineFactory) async throws -> any DocumentEngine {
         let engine = try await factory.make().engine
         _ = try await engine.commit(
             [
@@ -281,10 +270,9 @@ struct DocumentEngineContractTests {
         return engine
     }
 
-    private func paths(_ hits: [IndexHit]) -> [String] { hits.map { String($0.path.dropFirst(2)) } }
+    private static func paths(_ hits: [IndexHit]) -> [String] { hits.map { String($0.path.dropFirst(2)) } }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func scansInKeyThenPathOrder(_ factory: DocumentEngineFactory) async throws {
+    static func scansInKeyThenPathOrder(_ factory: DocumentEngineFactory) async throws {
         let engine = try await scanFixture(factory)
         let all = try await engine.scan(IndexScan(index: "i"))
         #expect(paths(all) == ["f", "a", "b", "c", "d", "e"])
@@ -295,8 +283,7 @@ struct DocumentEngineContractTests {
     }
 
     /// An engine that reads documents with a scan returns the very hits of `scan`, each with its current document.
-    @Test(arguments: DocumentEngineFactory.all)
-    func scanReadingDocumentsMatchesScanThenGet(_ factory: DocumentEngineFactory) async throws {
+    static func scanReadingDocumentsMatchesScanThenGet(_ factory: DocumentEngineFactory) async throws {
         let engine = try await scanFixture(factory)
         _ = try await engine.commit([delete("c/e")], commitTime: 50)
         _ = try await engine.commit([put("c/x", entries: [entry("i", [3])])], commitTime: 51)
@@ -315,8 +302,7 @@ struct DocumentEngineContractTests {
         }
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func scanBoundsAreInclusiveOrExclusive(_ factory: DocumentEngineFactory) async throws {
+    static func scanBoundsAreInclusiveOrExclusive(_ factory: DocumentEngineFactory) async throws {
         let engine = try await scanFixture(factory)
         func scan(_ lower: IndexBound?, _ upper: IndexBound?, reverse: Bool = false, limit: Int? = nil) async throws
             -> [String]
@@ -346,8 +332,7 @@ struct DocumentEngineContractTests {
         #expect(try await scan(IndexBound(key: [9], inclusive: true), nil).isEmpty)
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func scanReverseAndLimit(_ factory: DocumentEngineFactory) async throws {
+    static func scanReverseAndLimit(_ factory: DocumentEngineFactory) async throws {
         let engine = try await scanFixture(factory)
         func scan(_ lower: IndexBound?, _ upper: IndexBound?, limit: Int?) async throws -> [String] {
             paths(try await engine.scan(IndexScan(index: "i", lower: lower, upper: upper, reverse: true, limit: limit)))
@@ -363,8 +348,7 @@ struct DocumentEngineContractTests {
         #expect(paths(try await engine.scan(IndexScan(index: "i", limit: 3))) == ["f", "a", "b"])
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func updateReplacesIndexEntries(_ factory: DocumentEngineFactory) async throws {
+    static func updateReplacesIndexEntries(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         _ = try await engine.commit(
             [put("u/1", entries: [entry("a", [1]), entry("b", [1]), entry("b", [2])])],
@@ -381,8 +365,7 @@ struct DocumentEngineContractTests {
         for index in ["a", "b", "c"] { #expect(try await engine.scan(IndexScan(index: index)).isEmpty) }
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func deleteRemovesDocumentAndEntries(_ factory: DocumentEngineFactory) async throws {
+    static func deleteRemovesDocumentAndEntries(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         _ = try await engine.commit(
             [put("u/1", entries: [entry("a", [1])]), put("u/2", entries: [entry("a", [1])])],
@@ -401,7 +384,7 @@ struct DocumentEngineContractTests {
 
     // MARK: Collections
 
-    private func collectionFixture(_ factory: DocumentEngineFactory) async throws -> any DocumentEngine {
+    private static func collectionFixture(_ factory: DocumentEngineFactory) async throws -> any DocumentEngine {
         let engine = try await factory.make().engine
         _ = try await engine.commit(
             [
@@ -414,8 +397,7 @@ struct DocumentEngineContractTests {
         return engine
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func listsACollectionInPathOrder(_ factory: DocumentEngineFactory) async throws {
+    static func listsACollectionInPathOrder(_ factory: DocumentEngineFactory) async throws {
         let engine = try await collectionFixture(factory)
         func list(_ collection: String, after: String? = nil, limit: Int? = nil) async throws -> [String] {
             try await engine.documents(inCollection: collection, after: after, limit: limit).map(\.path)
@@ -437,8 +419,7 @@ struct DocumentEngineContractTests {
         #expect(documents.allSatisfy { $0.body == body("body") && $0.version == 1 })
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func listsACollectionGroupInDocumentNameOrder(_ factory: DocumentEngineFactory) async throws {
+    static func listsACollectionGroupInDocumentNameOrder(_ factory: DocumentEngineFactory) async throws {
         let engine = try await collectionFixture(factory)
         func group(_ id: String, after: String? = nil, limit: Int? = nil) async throws -> [String] {
             try await engine.documents(inCollectionGroup: id, after: after, limit: limit).map(\.path)
@@ -459,8 +440,7 @@ struct DocumentEngineContractTests {
         #expect(try await group("nothing").isEmpty)
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func rejectsMalformedPaths(_ factory: DocumentEngineFactory) async throws {
+    static func rejectsMalformedPaths(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         for path in ["users", "", "users/", "/users/u1", "users//u1", "a/b/c"] {
             await #expect(throws: DocumentsError.self) { _ = try await engine.commit([put(path)], commitTime: 1) }
@@ -477,8 +457,7 @@ struct DocumentEngineContractTests {
 
     // MARK: Backfill and metadata
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func addIndexEntriesBackfillsWithoutNewVersions(_ factory: DocumentEngineFactory) async throws {
+    static func addIndexEntriesBackfillsWithoutNewVersions(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         _ = try await engine.commit([put("u/1", entries: [entry("a", [1])]), put("u/2")], commitTime: 1)
         try await engine.addIndexEntries([
@@ -496,8 +475,7 @@ struct DocumentEngineContractTests {
         #expect(try await engine.scan(IndexScan(index: "new")).map(\.path) == ["u/2"])
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func removeIndexDropsEveryEntry(_ factory: DocumentEngineFactory) async throws {
+    static func removeIndexDropsEveryEntry(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         _ = try await engine.commit(
             [put("u/1", entries: [entry("a", [1]), entry("b", [1])]), put("u/2", entries: [entry("a", [2])])],
@@ -514,8 +492,7 @@ struct DocumentEngineContractTests {
         #expect(try await engine.scan(IndexScan(index: "a")).map(\.path) == ["u/1", "u/2"])
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func metadataRoundTrips(_ factory: DocumentEngineFactory) async throws {
+    static func metadataRoundTrips(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         #expect(try await engine.metadata(forKey: "indexes") == nil)
         try await engine.setMetadata([1, 2, 3], forKey: "indexes")
@@ -531,8 +508,7 @@ struct DocumentEngineContractTests {
 
     // MARK: Persistence and concurrency
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func reopeningKeepsEverything(_ factory: DocumentEngineFactory) async throws {
+    static func reopeningKeepsEverything(_ factory: DocumentEngineFactory) async throws {
         let handle = try await factory.make()
         guard let reopen = handle.reopen else { return }  // nothing persists: nothing to check
         var engine: (any DocumentEngine)? = handle.engine
@@ -561,8 +537,7 @@ struct DocumentEngineContractTests {
         #expect(try await reopened.commit([put("users/u2")], commitTime: 9).sequence == 3)
     }
 
-    @Test(arguments: DocumentEngineFactory.all)
-    func concurrentCommitsAllLandWithDistinctSequences(_ factory: DocumentEngineFactory) async throws {
+    static func concurrentCommitsAllLandWithDistinctSequences(_ factory: DocumentEngineFactory) async throws {
         let engine = try await factory.make().engine
         let tasks = 20
         let commitsPerTask = 5

@@ -1,1 +1,0 @@
-../DocumentsTests/DocumentEngineBrowseContractTests.swift

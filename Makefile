@@ -49,7 +49,10 @@ test: build lint docs ## Everything CI runs: build, plugins, lint, docs, all tes
 	SUITE_BIN_DIR=$(BIN_DIR) bash Tools/firestore-client-test.sh
 	SUITE_BIN_DIR=$(BIN_DIR) SWIFT=$(SWIFT) bash Tools/consumer-check.sh
 
-run: build ## Build everything, then serve the documents on http://127.0.0.1:8080 (embedded default; Ctrl-C stops)
+run: deps ## Build the suite command alone, then serve the documents on http://127.0.0.1:8080 (embedded default; Ctrl-C stops)
+	@echo "Building the suite command only (swift build --product suite; make build builds the plugins and tools too)."
+	@echo "A first build compiles its dependencies: about 10 minutes on two cores; SwiftPM shows [done/total] as it goes."
+	@$(SWIFT) build --product suite
 	@$(BIN_DIR)/suite status
 	@echo
 	@echo "Starting suite serve with a fresh token for user 'local' (./suite --help lists every command; make install"

@@ -18,7 +18,10 @@ package actor ContextResources {
     package func open<T: Sendable>(
         _ name: String, _ open: @escaping @Sendable () async throws -> (T, @Sendable () async throws -> Void)
     ) async throws -> T {
-        if let value = opened[name] as? T { return value }
+        if let value = opened[name] {
+            guard let value = value as? T else { throw ResourceTypeMismatch(name: name) }
+            return value
+        }
         if let task = opening[name] {
             guard let value = try await task.value as? T else { throw ResourceTypeMismatch(name: name) }
             return value

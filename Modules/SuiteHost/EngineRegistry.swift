@@ -178,11 +178,17 @@ package struct PluginEngines<Engine: Sendable>: Sendable {
                 return try adapt(try context.makePluginEngine(plugin, kind: kind, selection: selection))
             },
             status: { context in
-                let provider = context.plugins.provider(kind: kind, name: name)
+                guard let provider = context.plugins.provider(kind: kind, name: name) else {
+                    let available = builtIn + context.plugins.engines(of: kind)
+                    let suggestion = Suggestion.closest(to: name, among: available).map { "; did you mean '\($0)'?" }
+                    return ModuleStatus(
+                        engine: name, location: "no plugin provides it",
+                        health: "no \(module) engine named '\(name)' (available: "
+                            + "\(available.joined(separator: ", ")))\(suggestion ?? "")",
+                        isHealthy: false)
+                }
                 return ModuleStatus(
-                    engine: name,
-                    location: provider.map { "plugin \($0.name) (\($0.path))" } ?? "no plugin provides it",
-                    health: provider == nil ? "engine not found" : "ok", isHealthy: provider != nil)
+                    engine: name, location: "plugin \(provider.name) (\(provider.path))", health: "ok", isHealthy: true)
             },
             close: { _ in })
     }

@@ -187,7 +187,7 @@ let package = Package(
         .target(name: "BadABI", dependencies: ["SuitePluginABI"], path: "Plugins/BadABI"),
         .target(
             name: "MemoryDocuments",
-            dependencies: ["Documents", "DocumentsPluginSupport", "SuitePluginKit", "SuiteCore"],
+            dependencies: ["Documents", "DocumentsPluginSupport", "SuitePluginKit", "SuiteCore", logging],
             path: "Plugins/MemoryDocuments"
         ),
         // The `cache` engine `redis`, in C on hiredis (Debian libhiredis-dev; Tools/install-deps.sh installs it).

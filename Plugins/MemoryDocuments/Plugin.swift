@@ -1,6 +1,7 @@
 import Documents
 import DocumentsPluginSupport
 import Foundation
+import Logging
 import SuiteCore
 import SuitePluginKit
 
@@ -14,7 +15,7 @@ let memoryDocumentsPlugin = PluginExport(
     name: "MemoryDocuments", version: "1.0.0",
     engines: [
         .documents("plugin-memory") { _ in InMemoryDocumentEngine() },
-        .documents("plugin-sqlite") { options in
+        .documents("plugin-sqlite") { options, host in
             guard let path = options["path"]?.stringValue, !path.isEmpty else {
                 throw DocumentsError(
                     .invalidValue, "the sqlite documents engine needs a 'path' option naming its database file",
@@ -28,7 +29,10 @@ let memoryDocumentsPlugin = PluginExport(
                 }
                 durability = chosen
             }
-            return try SQLiteDocumentEngine(path: (path as NSString).expandingTildeInPath, durability: durability)
+            // Its log (a busy writer, an index flush) goes to the host's log at the host's level.
+            return try SQLiteDocumentEngine(
+                path: (path as NSString).expandingTildeInPath, durability: durability,
+                logger: Logger(label: "suite.documents.plugin-sqlite", factory: host.logHandler))
         },
     ])
 

@@ -166,7 +166,7 @@ extension SQLiteStorageIndex {
     }
 
     /// The roots scanned into this index, sorted.
-    public func scannedRoots() async throws -> [String] {
+    package func scannedRoots() async throws -> [String] {
         try await read("list the scanned roots") { db in
             try String.fetchAll(db, sql: "SELECT root FROM scans ORDER BY root")
         }

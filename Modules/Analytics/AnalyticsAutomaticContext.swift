@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// The app, device and library facts added to every record's ``AnalyticsRecord/context``, gathered once when the
 /// manager starts (never read again while it runs).
@@ -52,7 +52,7 @@ public struct AnalyticsAutomaticContext: Sendable, Hashable, Codable {
 
     /// Reads the context now: app facts from `bundle`'s Info.plist (absent for a command-line tool), the operating
     /// system from `processInfo`, the locale from `locale`. ``AnalyticsManager`` calls it once, in its `init`.
-    public static func gather(
+    package static func gather(
         bundle: Bundle = .main, processInfo: ProcessInfo = .processInfo, locale: Locale = .current
     ) -> AnalyticsAutomaticContext {
         let info = bundle.infoDictionary ?? [:]
@@ -65,7 +65,7 @@ public struct AnalyticsAutomaticContext: Sendable, Hashable, Codable {
     }
 
     /// The context as record context keys, leaving out what is unknown.
-    public var values: [String: String] {
+    package var values: [String: String] {
         let pairs: [(String, String?)] = [
             ("app_id", appID), ("app_version", appVersion), ("app_build", appBuild), ("os_name", osName),
             ("os_version", osVersion), ("locale", locale), ("library_name", libraryName),

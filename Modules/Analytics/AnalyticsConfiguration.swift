@@ -18,8 +18,8 @@ public struct AnalyticsConfiguration: Sendable {
     public var sessions: AnalyticsSessionPolicy
     /// Whether the app, OS, locale and library facts are added to every record's context.
     public var collectsAutomaticContext: Bool
-    /// The automatic context to add; nil: ``AnalyticsAutomaticContext/gather(bundle:processInfo:locale:)`` once, when
-    /// the manager starts. Set it in tests, or to report facts of your own.
+    /// The automatic context to add; nil: gathered from the main bundle, the process and the locale once, when the
+    /// manager starts. Set it in tests, or to report facts of your own.
     public var automaticContext: AnalyticsAutomaticContext?
     /// The validation limits (Firebase Analytics' by default).
     public var limits: AnalyticsLimits
@@ -74,7 +74,7 @@ public struct AnalyticsConfiguration: Sendable {
     /// Checks every limit, rate and size.
     ///
     /// - Throws: ``AnalyticsError`` `.invalidConfiguration` naming the value.
-    public func validate() throws(AnalyticsError) {
+    package func validate() throws(AnalyticsError) {
         try limits.validate()
         try sampling.validate()
         try retry.validate()

@@ -16,7 +16,7 @@ public enum AnalyticsConsent: String, Sendable, Hashable, Codable, CaseIterable 
     case denied
 
     /// Whether events are collected under this decision, given the configuration's default for ``undetermined``.
-    public func allowsCollection(byDefault collectionEnabled: Bool) -> Bool {
+    package func allowsCollection(byDefault collectionEnabled: Bool) -> Bool {
         switch self {
         case .undetermined: collectionEnabled
         case .granted: true

@@ -9,7 +9,7 @@ public struct AnalyticsError: SuiteDescribedError {
         private init(_ name: String) { self.name = name }
 
         /// The code whose ``description`` is `name`, to rebuild a code that crossed a process or plugin boundary.
-        public init(named name: String) { self.init(name) }
+        @_spi(Engine) public init(named name: String) { self.init(name) }
 
         /// A configuration value (limit, rate, path) is out of range or malformed.
         public static let invalidConfiguration = Code("invalidConfiguration")

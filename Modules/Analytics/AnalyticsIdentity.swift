@@ -12,7 +12,7 @@ public struct AnalyticsIdentity: Sendable, Hashable, Codable {
     public var traits: [String: String]
 
     /// Creates an identity.
-    public init(anonymousID: UUID, userID: String? = nil, traits: [String: String] = [:]) {
+    package init(anonymousID: UUID, userID: String? = nil, traits: [String: String] = [:]) {
         self.anonymousID = anonymousID
         self.userID = userID
         self.traits = traits

@@ -31,7 +31,7 @@ public struct AnalyticsLimits: Sendable, Hashable {
     /// Checks that every limit is positive.
     ///
     /// - Throws: ``AnalyticsError`` `.invalidConfiguration` naming the limit.
-    public func validate() throws(AnalyticsError) {
+    package func validate() throws(AnalyticsError) {
         let values = [
             ("maximumNameLength", maximumNameLength), ("maximumParameterCount", maximumParameterCount),
             ("maximumParameterNameLength", maximumParameterNameLength), ("maximumValueLength", maximumValueLength),

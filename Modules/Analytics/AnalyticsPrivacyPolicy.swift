@@ -37,7 +37,7 @@ public struct AnalyticsPrivacyPolicy: Sendable, Hashable {
     }
 
     /// The parameters with the policy applied.
-    public func apply(to parameters: [String: String]) -> [String: String] {
+    package func apply(to parameters: [String: String]) -> [String: String] {
         if rules.isEmpty && otherKeys == .keep { return parameters }
         var result: [String: String] = [:]
         result.reserveCapacity(parameters.count)
@@ -52,7 +52,7 @@ public struct AnalyticsPrivacyPolicy: Sendable, Hashable {
     }
 
     /// The salted SHA-256 of `value`, lowercase hex.
-    public func hash(_ value: String) -> String {
+    package func hash(_ value: String) -> String {
         var hasher = SHA256()
         hasher.update(data: salt)
         hasher.update(data: Data(value.utf8))

@@ -6,7 +6,7 @@ extension AnalyticsRecord {
     ///
     /// `{"anonymousID":"…","context":{…},"id":"…","name":"…","parameters":{…},"sampleRate":1,"sessionID":"…",
     /// "timestamp":"…","traits":{…},"userID":"…"}` (`userID` and `anonymousID` only when set).
-    public func jsonLine() throws -> String {
+    package func jsonLine() throws -> String {
         let data = try Self.lineEncoder.encode(self)
         return String(decoding: data, as: UTF8.self)
     }

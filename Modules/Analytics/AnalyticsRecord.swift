@@ -27,7 +27,7 @@ public struct AnalyticsRecord: Sendable, Hashable, Codable {
     public var traits: [String: String]
 
     /// Creates a record.
-    public init(
+    @_spi(Engine) public init(
         id: UUID, name: String, parameters: [String: String], timestamp: Date, sessionID: UUID,
         context: [String: String] = [:], sampleRate: Double = 1, userID: String? = nil, anonymousID: UUID? = nil,
         traits: [String: String] = [:]

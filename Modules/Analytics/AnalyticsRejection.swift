@@ -30,7 +30,7 @@ public struct AnalyticsRejection: Sendable, Hashable, CustomStringConvertible {
     public var detail: String
 
     /// Creates a rejection.
-    public init(eventName: String, reason: Reason, detail: String) {
+    package init(eventName: String, reason: Reason, detail: String) {
         self.eventName = eventName
         self.reason = reason
         self.detail = detail

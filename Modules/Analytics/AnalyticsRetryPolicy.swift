@@ -24,7 +24,7 @@ public struct AnalyticsRetryPolicy: Sendable {
     }
 
     /// The delay in seconds after `attempts` failed attempts (1 for the first failure).
-    public func delay(afterAttempts attempts: Int) -> Double {
+    package func delay(afterAttempts attempts: Int) -> Double {
         let exponent = Double(max(0, min(attempts - 1, 62)))
         let base = min(maximumDelay, initialDelay * pow2(exponent))
         let jitter = 0.5 + 0.5 * min(max(random(), 0), 1)
@@ -40,7 +40,7 @@ public struct AnalyticsRetryPolicy: Sendable {
     /// Checks the delays are non-negative and at least one attempt is allowed.
     ///
     /// - Throws: ``AnalyticsError`` `.invalidConfiguration` naming the value.
-    public func validate() throws(AnalyticsError) {
+    package func validate() throws(AnalyticsError) {
         if !(initialDelay >= 0) || !(maximumDelay >= initialDelay) || maximumAttempts < 1 {
             throw AnalyticsError(
                 .invalidConfiguration,

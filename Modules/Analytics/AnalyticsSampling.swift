@@ -17,12 +17,12 @@ public struct AnalyticsSampling: Sendable, Hashable {
     }
 
     /// The rate for events named `name`.
-    public func rate(for name: String) -> Double { rates[name] ?? rate }
+    package func rate(for name: String) -> Double { rates[name] ?? rate }
 
     /// Checks every rate is in `(0, 1]`.
     ///
     /// - Throws: ``AnalyticsError`` `.invalidConfiguration` naming the rate.
-    public func validate() throws(AnalyticsError) {
+    package func validate() throws(AnalyticsError) {
         for (name, value) in [("rate", rate)] + rates.sorted(by: { $0.key < $1.key }).map({ ("rates[\($0)]", $1) })
         where !(value > 0 && value <= 1) {
             throw AnalyticsError(

@@ -35,7 +35,7 @@ public struct AnalyticsSessionPolicy: Sendable, Hashable {
     /// Checks the timeout.
     ///
     /// - Throws: ``AnalyticsError`` `.invalidConfiguration` when the timeout is not positive.
-    public func validate() throws(AnalyticsError) {
+    package func validate() throws(AnalyticsError) {
         if timeout <= .zero {
             throw AnalyticsError(
                 .invalidConfiguration, "analytics session timeout is \(timeout); it must be positive",

@@ -25,5 +25,5 @@ public struct AnalyticsStatistics: Sendable, Hashable {
     public var rejected: Int { rejectedByReason.values.reduce(0, +) }
 
     /// Creates empty statistics.
-    public init() {}
+    package init() {}
 }

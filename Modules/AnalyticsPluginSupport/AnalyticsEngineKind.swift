@@ -1,4 +1,4 @@
-public import Analytics
+@_spi(Engine) public import Analytics
 import Foundation
 public import SuitePluginKit
 

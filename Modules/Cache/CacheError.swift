@@ -9,7 +9,7 @@ public struct CacheError: SuiteDescribedError {
         private init(_ name: String) { self.name = name }
 
         /// The code whose ``description`` is `name`, to rebuild a code that crossed a process or plugin boundary.
-        public init(named name: String) { self.init(name) }
+        @_spi(Engine) public init(named name: String) { self.init(name) }
 
         /// A URL, key, rule or option is malformed.
         public static let invalidInput = Code("invalidInput")

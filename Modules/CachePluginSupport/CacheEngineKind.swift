@@ -1,4 +1,4 @@
-import Cache
+@_spi(Engine) import Cache
 public import SuitePluginKit
 
 /// The `cache` engine kind: a `CacheStore` in a plugin. Binary payloads (``CacheStoreWire``), one request type for

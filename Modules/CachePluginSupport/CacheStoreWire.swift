@@ -1,4 +1,4 @@
-import Cache
+@_spi(Engine) import Cache
 import SuitePluginKit
 
 /// The binary payloads of the `cache` engine kind: how ``CacheStoreRequest``s and ``CacheStoreResponse``s cross the C

@@ -1,4 +1,4 @@
-import Cache
+@_spi(Engine) import Cache
 import SuitePluginKit
 
 // The cache kind's composite values, built on SuitePluginKit's wire primitives (see CacheStoreWire).

@@ -13,7 +13,7 @@ public struct StorageError: SuiteDescribedError {
         private init(_ name: String) { self.name = name }
 
         /// The code whose ``description`` is `name`, to rebuild a code that crossed a process or plugin boundary.
-        public init(named name: String) { self.init(name) }
+        package init(named name: String) { self.init(name) }
 
         /// A layout rule, a filter, a date or an option is malformed.
         public static let invalidInput = Code("invalidInput")

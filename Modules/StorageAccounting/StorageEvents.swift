@@ -24,7 +24,7 @@ public struct StorageScannedEvent: BusEvent {
     }
 
     /// Creates the event.
-    public init(payload: Payload) { self.payload = payload }
+    package init(payload: Payload) { self.payload = payload }
 }
 
 /// `storage.cleaned`: a cleanup deleted files and their index rows (docs/events.md).
@@ -43,5 +43,5 @@ public struct StorageCleanedEvent: BusEvent {
     }
 
     /// Creates the event.
-    public init(payload: Payload) { self.payload = payload }
+    package init(payload: Payload) { self.payload = payload }
 }

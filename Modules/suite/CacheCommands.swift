@@ -193,7 +193,11 @@ struct CacheCommand: AsyncParsableCommand {
             }
             let now = cache.now
             if globals.json {
-                Output.json(.array(found.map { CacheCommand.json(CacheEntrySummary($0), now: now) }))
+                Output.json(
+                    .array(
+                        found.map {
+                            CacheCommand.json(key: $0.key, bytes: $0.value.count, metadata: $0.metadata, now: now)
+                        }))
                 return
             }
             for entry in found {
@@ -345,9 +349,12 @@ struct CacheCommand: AsyncParsableCommand {
     }
 
     static func json(_ summary: CacheEntrySummary, now: Int64) -> JSONValue {
-        let metadata = summary.metadata
-        return .object([
-            "key": .string(summary.key), "bytes": .int(Int64(summary.bytes)),
+        json(key: summary.key, bytes: summary.bytes, metadata: summary.metadata, now: now)
+    }
+
+    static func json(key: String, bytes: Int, metadata: CacheMetadata, now: Int64) -> JSONValue {
+        .object([
+            "key": .string(key), "bytes": .int(Int64(bytes)),
             "status": metadata.status.map { .int(Int64($0)) } ?? .null,
             "storedAt": .int(metadata.storedAt), "freshUntil": metadata.freshUntil.map { .int($0) } ?? .null,
             "expiresAt": metadata.expiresAt.map { .int($0) } ?? .null,

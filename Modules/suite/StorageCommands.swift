@@ -51,8 +51,7 @@ struct StorageCommand: AsyncParsableCommand {
                     )
                 }
             }
-            let index = try await context.storageIndex()
-            let scanner = StorageScanner(index: index, bus: context.bus, logger: context.logger)
+            let scanner = try await context.storageScanner()
             var results: [StorageScanResult] = []
             for root in roots {
                 let rules = try root.layout.map { text in
@@ -73,7 +72,7 @@ struct StorageCommand: AsyncParsableCommand {
             }
             for result in results {
                 // The index's answer for the root: hard links counted once, as `du` does.
-                let usage = try await index.usage(StorageFilter(roots: [result.root]))
+                let usage = try await context.storageIndex().usage(StorageFilter(roots: [result.root]))
                 Output.print(
                     "\(result.root): \(usage.items) items, \(StorageCommand.bytes(usage.allocatedBytes)) "
                         + "(\(StorageCommand.bytes(usage.logicalBytes)) logical); walked \(result.files) files in "

@@ -27,9 +27,7 @@ extension StorageCommand {
             guard load > 0, maxWait >= 0 else {
                 throw SuiteError(.invalidArgument, "--load must be above 0 and --max-wait at least 0")
             }
-            let index = try await context.storageIndex()
-            let reconciler = Reconciler(
-                scanner: StorageScanner(index: index, bus: context.bus, logger: context.logger), logger: context.logger)
+            let reconciler = Reconciler(scanner: try await context.storageScanner(), logger: context.logger)
             let mode: ReconcileMode = full ? .full : .cheap
             let work: @Sendable () async throws -> [ReconcileReport] = { [root, fix] in
                 if let root { return [try await reconciler.reconcile(root: root, mode: mode, fix: fix)] }
@@ -109,8 +107,7 @@ extension StorageCommand {
                     .invalidArgument, "say what to clean",
                     hint: "use --category, --group, --item, --service or --older-than; e.g. --category video")
             }
-            let cleaner = StorageCleaner(
-                index: try await context.storageIndex(), bus: context.bus, logger: context.logger)
+            let cleaner = try await context.storageCleaner()
             guard yes else {
                 let plan = try await cleaner.plan(filter)
                 if globals.json {

@@ -6,7 +6,7 @@ import SuiteCore
 import SuiteTestSupport
 import Testing
 
-@testable import Analytics
+@_spi(Engine) @testable import Analytics
 
 #if canImport(Glibc)
     import Glibc

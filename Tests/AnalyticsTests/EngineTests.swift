@@ -1,4 +1,4 @@
-import Analytics
+@_spi(Engine) import Analytics
 import AnalyticsTestSupport
 import Foundation
 import SuiteTestSupport

@@ -5,7 +5,7 @@ import SuiteTestSupport
 import Testing
 import TransportTestSupport
 
-@testable import Analytics
+@_spi(Engine) @testable import Analytics
 
 /// The batch uploader against `analytics-receiver`, a real HTTP server on loopback in a process of its own.
 @Suite struct HTTPEngineTests {

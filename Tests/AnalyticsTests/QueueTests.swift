@@ -4,7 +4,7 @@ import SuiteCore
 import SuiteTestSupport
 import Testing
 
-@testable import Analytics
+@_spi(Engine) @testable import Analytics
 
 @Suite struct QueueTests {
     @Test func flushPersistsAndDeliversAndEmptiesTheQueue() async throws {

@@ -5,7 +5,7 @@ import SuiteCore
 import SuiteTestSupport
 import Testing
 
-@testable import Analytics
+@_spi(Engine) @testable import Analytics
 
 /// The identity fields cross every form a record takes: the queue's JSON, a JSON line, the SQLite engine, the plugin
 /// wire form; and records queued before they existed still read.

@@ -1,4 +1,4 @@
-public import Cache
+@_spi(Engine) public import Cache
 import Synchronization
 import Testing
 

@@ -1,4 +1,4 @@
-import Cache
+@_spi(Engine) import Cache
 import CacheStoreContract
 import Foundation
 import SuiteTestSupport

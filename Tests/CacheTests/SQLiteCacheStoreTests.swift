@@ -4,7 +4,7 @@ import Logging
 import SuiteTestSupport
 import Testing
 
-@testable import Cache
+@_spi(Engine) @testable import Cache
 
 @Suite("SQLite cache store")
 struct SQLiteCacheStoreTests {

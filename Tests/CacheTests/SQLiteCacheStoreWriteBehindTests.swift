@@ -5,7 +5,7 @@ import SuiteTestSupport
 import Synchronization
 import Testing
 
-@testable import Cache
+@_spi(Engine) @testable import Cache
 
 /// The SQLite store's opt-in write-behind mode: stores staged in memory, visible at once, written together.
 @Suite("SQLite cache store write-behind")

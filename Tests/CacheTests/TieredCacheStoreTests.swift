@@ -2,7 +2,7 @@ import Foundation
 import SuiteTestSupport
 import Testing
 
-@testable import Cache
+@_spi(Engine) @testable import Cache
 
 @Suite("Tiered cache store")
 struct TieredCacheStoreTests {

@@ -4,7 +4,7 @@ import SuiteTestSupport
 import Synchronization
 import Testing
 
-@testable import StorageAccounting
+@_spi(Engine) @testable import StorageAccounting
 
 #if canImport(Glibc)
     import Glibc
@@ -117,11 +117,11 @@ struct FirstScanTests {
             let fd = try FileWalker.openRoot(root)
             defer { close(fd) }
             let units = ScanUnit.plan(rootFD: fd, depth: options.effectiveUnitDepth, walker: FileWalker())
-            let mapper = ItemMapper(root: root, options: options)
+            let walk = ScanUnitWalk(rootFD: fd, mapper: ItemMapper(root: root, options: options))
             var pending = units[...]
             while !pending.isEmpty {
                 let done = try await index.commitUnits(
-                    pending, root: root, rootFD: fd, mapper: mapper, scanId: scanId, shouldStop: { false })
+                    pending, root: root, scanId: scanId, budget: .everyUnit, walk: walk)
                 pending = pending.dropFirst(done.count)
             }
         }

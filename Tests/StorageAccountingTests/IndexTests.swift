@@ -4,7 +4,7 @@ import SuiteTestSupport
 import Synchronization
 import Testing
 
-@testable import StorageAccounting
+@_spi(Engine) @testable import StorageAccounting
 
 /// A service's own model, as LINE's ChatStorageItemModel.
 struct ChatAttachment: StorageItemConvertible, Equatable {

@@ -3,7 +3,7 @@ import GRDB
 import SuiteTestSupport
 import Testing
 
-@testable import StorageAccounting
+@_spi(Engine) @testable import StorageAccounting
 
 /// The answers the index must give, from a plain list of items: in each bucket, each inode of a file with several
 /// links counts once, at the largest size any of its rows carries.

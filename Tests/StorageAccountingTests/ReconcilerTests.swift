@@ -2,7 +2,7 @@ import Foundation
 import SuiteTestSupport
 import Testing
 
-@testable import StorageAccounting
+@_spi(Engine) @testable import StorageAccounting
 
 #if canImport(Glibc)
     import Glibc

@@ -4,7 +4,7 @@ import SuiteTestSupport
 import Synchronization
 import Testing
 
-@testable import StorageAccounting
+@_spi(Engine) @testable import StorageAccounting
 
 @Suite("App size, snapshots, bus recording, idle scheduling")
 struct ViewsTests {

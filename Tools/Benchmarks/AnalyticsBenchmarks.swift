@@ -1,4 +1,4 @@
-import Analytics
+@_spi(Engine) import Analytics
 import Foundation
 import GRDB
 import Logging

@@ -1,4 +1,4 @@
-import Cache
+@_spi(Engine) import Cache
 import Foundation
 import GRDB
 import SuiteTestSupport

@@ -20,7 +20,7 @@ public struct ConsoleAnalyticsEngine: AnalyticsEngine {
     }
 
     /// The line printed for `record` (without the newline).
-    public static func line(for record: AnalyticsRecord) -> String {
+    package static func line(for record: AnalyticsRecord) -> String {
         let micros = Int64((record.timestamp.timeIntervalSince1970 * 1_000_000).rounded())
         var line = RFC3339Bridge.format(micros) + " " + record.name
         for key in record.parameters.keys.sorted() { line += " \(key)=\(record.parameters[key] ?? "")" }

@@ -9,9 +9,9 @@ public import SuiteHTTP
 /// let manager = try AnalyticsManager(engine: engine, queue: queue)
 /// ```
 ///
-/// The body is `{"sent_at": "…", "batch": [record, …]}`, each record as ``AnalyticsRecord/jsonLine()`` writes it
-/// (its `id` is the idempotency key: the receiver deduplicates by it), sent with `Content-Encoding: gzip` unless
-/// ``Options/gzip`` is off. What a response means:
+/// The body is `{"sent_at": "…", "batch": [record, …]}`, each record a JSON object with sorted keys and the time in
+/// RFC 3339 with microseconds (its `id` is the idempotency key: the receiver deduplicates by it), sent with
+/// `Content-Encoding: gzip` unless ``Options/gzip`` is off. What a response means:
 ///
 /// | response | the records of that request |
 /// |---|---|
@@ -74,7 +74,7 @@ public final class HTTPAnalyticsEngine: AnalyticsEngine {
     /// Checks `options`: an http(s) URL with a host, a batch size of at least 1, a positive timeout.
     ///
     /// - Throws: ``AnalyticsError`` `.invalidConfiguration` naming the option, with a hint.
-    public static func validate(_ options: Options) throws(AnalyticsError) {
+    package static func validate(_ options: Options) throws(AnalyticsError) {
         guard let url = URL(string: options.url), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
             url.host != nil
         else {

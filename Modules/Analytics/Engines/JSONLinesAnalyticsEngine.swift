@@ -8,8 +8,8 @@ import SuiteCore
     import Darwin
 #endif
 
-/// Appends each record as one line of JSON to a file (``AnalyticsRecord/jsonLine()``), synced before the batch counts
-/// as delivered. The file is created if needed; lines are only ever appended.
+/// Appends each record as one line of JSON (sorted keys, the time in RFC 3339 with microseconds) to a file, synced
+/// before the batch counts as delivered. The file is created if needed; lines are only ever appended.
 public struct JSONLinesAnalyticsEngine: AnalyticsEngine {
     /// The file the records are appended to.
     public let path: String

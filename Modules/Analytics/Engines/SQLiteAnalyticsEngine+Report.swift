@@ -12,7 +12,7 @@ public struct AnalyticsCount: Sendable, Hashable, Codable {
     public var estimated: Double
 
     /// Creates a line.
-    public init(key: String, count: Int, estimated: Double) {
+    package init(key: String, count: Int, estimated: Double) {
         self.key = key
         self.count = count
         self.estimated = estimated
@@ -55,13 +55,13 @@ extension SQLiteAnalyticsEngine {
     static func start(_ date: Date?) -> Double { date?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude }
 
     /// Every stored record with this name (all when nil), oldest first; for tests and small exports.
-    public func records(named name: String? = nil) async throws -> [AnalyticsRecord] {
+    package func records(named name: String? = nil) async throws -> [AnalyticsRecord] {
         try await fetchRecords(
             sql: "SELECT * FROM events WHERE ? IS NULL OR name = ? ORDER BY timestamp, id", arguments: [name, name])
     }
 
     /// The newest `limit` records stored after `timestamp` (all when nil), oldest first: what `tail` prints.
-    public func latestRecords(limit: Int, after timestamp: Date? = nil) async throws -> [AnalyticsRecord] {
+    package func latestRecords(limit: Int, after timestamp: Date? = nil) async throws -> [AnalyticsRecord] {
         let after = Self.start(timestamp)
         return try await fetchRecords(
             sql: """
@@ -112,7 +112,7 @@ public struct AnalyticsCollectionCost: Sendable, Hashable, Codable {
     public var day: String?
 
     /// Creates a line.
-    public init(collection: String, reads: Double, writes: Double, deletes: Double, day: String? = nil) {
+    package init(collection: String, reads: Double, writes: Double, deletes: Double, day: String? = nil) {
         self.collection = collection
         self.day = day
         self.reads = reads
@@ -124,7 +124,7 @@ public struct AnalyticsCollectionCost: Sendable, Hashable, Codable {
 extension SQLiteAnalyticsEngine {
     /// Records per value of parameter `key` (of the events named `event`, or all), most frequent first; with no
     /// `key`, records per `name.parameter=value` over every parameter.
-    public func countsByParameter(
+    package func countsByParameter(
         _ key: String? = nil, event: String? = nil, since date: Date? = nil
     ) async throws -> [AnalyticsCount] {
         try await fetchCounts(
@@ -144,7 +144,7 @@ extension SQLiteAnalyticsEngine {
     }
 
     /// The same per UTC day and collection, oldest day first — the console's usage chart.
-    public func documentCostsByDay(since date: Date? = nil) async throws -> [AnalyticsCollectionCost] {
+    package func documentCostsByDay(since date: Date? = nil) async throws -> [AnalyticsCollectionCost] {
         try await costs(since: date, perDay: true)
     }
 

@@ -33,7 +33,7 @@ public struct AnalyticsMetricsOptions: Sendable {
     /// Checks that the interval is positive and at least one series is allowed.
     ///
     /// - Throws: ``AnalyticsError`` `.invalidConfiguration` naming the value.
-    public func validate() throws(AnalyticsError) {
+    package func validate() throws(AnalyticsError) {
         if let flushInterval, flushInterval <= .zero {
             throw AnalyticsError(
                 .invalidConfiguration, "metrics flushInterval is \(flushInterval); it must be positive",

@@ -15,7 +15,7 @@ public struct AnalyticsSpanContext: Sendable, Hashable {
     public var parentSpanID: String?
 
     /// Creates a span context from ids.
-    public init(traceID: String, spanID: String, parentSpanID: String? = nil) {
+    package init(traceID: String, spanID: String, parentSpanID: String? = nil) {
         self.traceID = traceID
         self.spanID = spanID
         self.parentSpanID = parentSpanID
@@ -24,7 +24,7 @@ public struct AnalyticsSpanContext: Sendable, Hashable {
     /// Parses a W3C `traceparent` header (`00-<trace id>-<parent id>-<flags>`); nil when it is malformed or uses the
     /// all-zero ids the specification declares invalid. The parsed span is the remote parent of the spans started
     /// under it.
-    public init?(traceparent: String) {
+    package init?(traceparent: String) {
         let fields = traceparent.split(separator: "-", omittingEmptySubsequences: false)
         // Version 00 has exactly four fields; a later version may append more, which are ignored.
         guard fields.count == 4 || (fields.count > 4 && fields[0] != "00"), fields[0].count == 2, fields[0] != "ff",

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import GRDB
 import SuiteCore
 
@@ -96,7 +96,7 @@ public final class AnalyticsQueue: Sendable {
     }()
 
     /// The queue's counts at `now`: pending, in flight, waiting to retry and failed (with reasons).
-    public func status(at now: Date = Date()) async throws -> AnalyticsQueueStatus {
+    package func status(at now: Date = Date()) async throws -> AnalyticsQueueStatus {
         try await read("read the queue status") { db in
             let time = now.timeIntervalSince1970
             let row = try Row.fetchOne(

@@ -8,7 +8,7 @@ public struct AnalyticsQueueStatus: Sendable, Hashable, Codable {
         public var count: Int
 
         /// Creates a line.
-        public init(reason: String, count: Int) {
+        package init(reason: String, count: Int) {
             self.reason = reason
             self.count = count
         }
@@ -26,7 +26,7 @@ public struct AnalyticsQueueStatus: Sendable, Hashable, Codable {
     public var failureReasons: [FailureReason]
 
     /// Creates a snapshot.
-    public init(pending: Int, inFlight: Int, retrying: Int, failed: Int, failureReasons: [FailureReason]) {
+    package init(pending: Int, inFlight: Int, retrying: Int, failed: Int, failureReasons: [FailureReason]) {
         self.pending = pending
         self.inFlight = inFlight
         self.retrying = retrying

@@ -59,7 +59,7 @@ public struct CacheStoreOutcome: Sendable, Hashable {
     public var evicted: [CacheEntrySummary]
 
     /// Creates an outcome.
-    public init(evicted: [CacheEntrySummary] = []) { self.evicted = evicted }
+    @_spi(Engine) public init(evicted: [CacheEntrySummary] = []) { self.evicted = evicted }
 }
 
 /// An entry without its value: for listings, events and statistics.
@@ -72,14 +72,16 @@ public struct CacheEntrySummary: Sendable, Hashable, Codable {
     public var metadata: CacheMetadata
 
     /// Creates a summary.
-    public init(key: String, bytes: Int, metadata: CacheMetadata) {
+    @_spi(Engine) public init(key: String, bytes: Int, metadata: CacheMetadata) {
         self.key = key
         self.bytes = bytes
         self.metadata = metadata
     }
 
     /// The summary of `entry`.
-    public init(_ entry: CacheEntry) { self.init(key: entry.key, bytes: entry.value.count, metadata: entry.metadata) }
+    @_spi(Engine) public init(_ entry: CacheEntry) {
+        self.init(key: entry.key, bytes: entry.value.count, metadata: entry.metadata)
+    }
 }
 
 /// How much a store holds, and its limits.
@@ -96,7 +98,7 @@ public struct CacheStoreStatistics: Sendable, Hashable, Codable {
     public var countLimit: Int?
 
     /// Creates statistics.
-    public init(engine: String, entries: Int, bytes: Int, byteLimit: Int? = nil, countLimit: Int? = nil) {
+    @_spi(Engine) public init(engine: String, entries: Int, bytes: Int, byteLimit: Int? = nil, countLimit: Int? = nil) {
         self.engine = engine
         self.entries = entries
         self.bytes = bytes

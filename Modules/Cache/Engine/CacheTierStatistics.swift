@@ -6,7 +6,7 @@ public struct CacheTierStatistics: Sendable, Hashable, Codable {
     public var back: CacheStoreStatistics
 
     /// Creates tier statistics.
-    public init(memory: CacheStoreStatistics, back: CacheStoreStatistics) {
+    package init(memory: CacheStoreStatistics, back: CacheStoreStatistics) {
         self.memory = memory
         self.back = back
     }

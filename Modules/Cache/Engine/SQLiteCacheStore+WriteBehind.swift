@@ -4,17 +4,19 @@ import Synchronization
 /// A store that can evict outside ``CacheStore/store(_:)``: a write-behind ``SQLiteCacheStore`` evicts when it
 /// writes its staged entries. It reports those evictions to the handlers added here; evictions made during a `store`
 /// still come back in its ``CacheStoreOutcome``. ``DataCache`` publishes both as `cache.evict` events.
-public protocol CacheEvictionReporting: CacheStore {
+@_spi(Engine) public protocol CacheEvictionReporting: CacheStore {
     /// Adds `handler`, called with the entries evicted outside a `store` (least recently used first), after the
     /// transaction that evicted them committed.
     func onEvictions(_ handler: @escaping @Sendable ([CacheEntrySummary]) -> Void)
 }
 
-extension SQLiteCacheStore: CacheEvictionReporting {
-    public func onEvictions(_ handler: @escaping @Sendable ([CacheEntrySummary]) -> Void) {
+@_spi(Engine) extension SQLiteCacheStore: CacheEvictionReporting {
+    @_spi(Engine) public func onEvictions(_ handler: @escaping @Sendable ([CacheEntrySummary]) -> Void) {
         evictionHandlers.withLock { $0.append(handler) }
     }
+}
 
+extension SQLiteCacheStore {
     func reportEvictions(_ evicted: [CacheEntrySummary]) {
         for handler in evictionHandlers.withLock({ $0 }) { handler(evicted) }
     }

@@ -38,7 +38,7 @@ import Synchronization
 /// Nuke's `DataCache` does. A store of a small value then costs a few microseconds instead of a commit. The price:
 /// a crash of the process loses what was staged (at most the delay's worth of stores: they are misses afterwards, the
 /// file stays consistent), and evictions happen when the staged entries are written, so they are reported to the
-/// ``onEvictions(_:)`` handlers instead of in the store's outcome. ``flush()`` writes the staged entries now;
+/// `onEvictions(_:)` handlers instead of in the store's outcome. ``flush()`` writes the staged entries now;
 /// ``close()`` does too.
 ///
 /// Log checkpoints (copying the write-ahead log into the database, and syncing both) run in the background on a

@@ -49,11 +49,14 @@ public final class TieredCacheStore: Sendable {
     }
 }
 
-extension TieredCacheStore: CacheEvictionReporting {
+@_spi(Engine) extension TieredCacheStore: CacheEvictionReporting {
     /// Adds `handler` to the back store's (when it reports evictions outside `store`; otherwise it never runs).
-    public func onEvictions(_ handler: @escaping @Sendable ([CacheEntrySummary]) -> Void) {
+    @_spi(Engine) public func onEvictions(_ handler: @escaping @Sendable ([CacheEntrySummary]) -> Void) {
         (back as? any CacheEvictionReporting)?.onEvictions(handler)
     }
+}
+
+extension TieredCacheStore: CacheStore {
     public func entry(forKey key: String, now: Int64) async throws -> CacheEntry? {
         if let hit = memory.entryNow(forKey: key, now: now) { return hit }
         let start = generation.withLock { $0 }

@@ -12,7 +12,7 @@ public struct CacheEventPayload: Codable, Sendable, Hashable {
     public var message: String
 
     /// Creates a payload.
-    public init(key: String, bytes: Int, tier: String, message: String = "") {
+    package init(key: String, bytes: Int, tier: String, message: String = "") {
         self.key = key
         self.bytes = bytes
         self.tier = tier
@@ -28,7 +28,7 @@ public struct CacheHit: BusEvent {
     public var payload: CacheEventPayload
 
     /// Creates the event.
-    public init(payload: CacheEventPayload) { self.payload = payload }
+    package init(payload: CacheEventPayload) { self.payload = payload }
 }
 
 /// A lookup found nothing usable. Name `cache.miss`, source `cache`.
@@ -39,7 +39,7 @@ public struct CacheMiss: BusEvent {
     public var payload: CacheEventPayload
 
     /// Creates the event.
-    public init(payload: CacheEventPayload) { self.payload = payload }
+    package init(payload: CacheEventPayload) { self.payload = payload }
 }
 
 /// A lookup found an entry past its freshness: it is revalidated, refreshed, or served stale by the policy. Name `cache.stale`, source `cache`.
@@ -50,7 +50,7 @@ public struct CacheStale: BusEvent {
     public var payload: CacheEventPayload
 
     /// Creates the event.
-    public init(payload: CacheEventPayload) { self.payload = payload }
+    package init(payload: CacheEventPayload) { self.payload = payload }
 }
 
 /// An entry was stored. Name `cache.store`, source `cache`.
@@ -61,7 +61,7 @@ public struct CacheStored: BusEvent {
     public var payload: CacheEventPayload
 
     /// Creates the event.
-    public init(payload: CacheEventPayload) { self.payload = payload }
+    package init(payload: CacheEventPayload) { self.payload = payload }
 }
 
 /// An entry was evicted to keep a store within its limits. Name `cache.evict`, source `cache`.
@@ -72,7 +72,7 @@ public struct CacheEvicted: BusEvent {
     public var payload: CacheEventPayload
 
     /// Creates the event.
-    public init(payload: CacheEventPayload) { self.payload = payload }
+    package init(payload: CacheEventPayload) { self.payload = payload }
 }
 
 /// A cache operation failed without failing its caller: a protected entry that did not decrypt (tampered, or another key), a store or plugin engine error treated as a miss. Name `cache.error`, source `cache`.
@@ -83,7 +83,7 @@ public struct CacheFailed: BusEvent {
     public var payload: CacheEventPayload
 
     /// Creates the event.
-    public init(payload: CacheEventPayload) { self.payload = payload }
+    package init(payload: CacheEventPayload) { self.payload = payload }
 }
 
 /// Why entries were removed on request (not evicted): the ``DataCache`` call that removed them.
@@ -110,7 +110,7 @@ public struct CacheRemovalPayload: Codable, Sendable, Hashable {
     public var reason: CacheRemovalReason
 
     /// Creates a payload.
-    public init(key: String, bytes: Int, tier: String, reason: CacheRemovalReason) {
+    package init(key: String, bytes: Int, tier: String, reason: CacheRemovalReason) {
         self.key = key
         self.bytes = bytes
         self.tier = tier
@@ -127,7 +127,7 @@ public struct CacheRemoved: BusEvent {
     public var payload: CacheRemovalPayload
 
     /// Creates the event.
-    public init(payload: CacheRemovalPayload) { self.payload = payload }
+    package init(payload: CacheRemovalPayload) { self.payload = payload }
 }
 
 /// What a `cache.clear` event carries.
@@ -138,7 +138,7 @@ public struct CacheClearPayload: Codable, Sendable, Hashable {
     public var entries: Int
 
     /// Creates a payload.
-    public init(tier: String, entries: Int) {
+    package init(tier: String, entries: Int) {
         self.tier = tier
         self.entries = entries
     }
@@ -153,5 +153,5 @@ public struct CacheCleared: BusEvent {
     public var payload: CacheClearPayload
 
     /// Creates the event.
-    public init(payload: CacheClearPayload) { self.payload = payload }
+    package init(payload: CacheClearPayload) { self.payload = payload }
 }

@@ -12,7 +12,7 @@ public enum CacheStatus: String, Sendable, Hashable, Codable {
     case bypass
 
     /// The `Cache-Status` header's value for it, e.g. `Suite; fwd=stale; fwd-status=304` for ``revalidated``.
-    public var headerValue: String {
+    package var headerValue: String {
         switch self {
         case .hit: "Suite; hit"
         case .miss: "Suite; fwd=uri-miss"

@@ -22,7 +22,7 @@ public enum CachePolicy: Sendable, Hashable {
 
     /// The policy named `text`: `http`, `network-only`, `cache-only`, `cache-first`, `cache-then-network`,
     /// `stale-while-revalidate`, `stale-if-error` (the last two take `seconds`, `cache-first` `maxAge`).
-    public init(parsing text: String, seconds: Int? = nil) throws {
+    package init(parsing text: String, seconds: Int? = nil) throws {
         switch text.lowercased() {
         case "http": self = .http
         case "network-only": self = .networkOnly
@@ -39,7 +39,7 @@ public enum CachePolicy: Sendable, Hashable {
     }
 
     /// Every policy's name, as ``init(parsing:seconds:)`` reads them.
-    public static let names = [
+    package static let names = [
         "http", "network-only", "cache-only", "cache-first", "cache-then-network", "stale-while-revalidate",
         "stale-if-error",
     ]

@@ -45,7 +45,7 @@ public struct CacheRules: Sendable {
     }
 
     /// The rules that apply to `url`.
-    public func matching(_ url: NormalizedURL) -> [Rule] {
+    package func matching(_ url: NormalizedURL) -> [Rule] {
         let target = url.text.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url.text
         return rules.filter { Self.glob($0.pattern, matches: target) }
     }

@@ -30,14 +30,22 @@ public import SuiteCore
 /// ```
 public final class StorageCleaner: Sendable {
     /// The index the cleaner reads and updates.
-    public let index: SQLiteStorageIndex
+    @_spi(Engine) public let index: any StorageScanIndex
     private let managedRoots: [String]?
     private let events: EventPublisher?
     private let logger: Logger
 
     /// A cleaner deleting only below `managedRoots` (absolute paths; the index's scanned roots when `nil`).
-    public init(
+    public convenience init(
         index: SQLiteStorageIndex, managedRoots: [String]? = nil, bus: EventBus? = nil,
+        logger: Logger = Logger(label: "suite.storage")
+    ) {
+        self.init(index: index as any StorageScanIndex, managedRoots: managedRoots, bus: bus, logger: logger)
+    }
+
+    /// A cleaner of any scanning index (an engine of the host's registry), deleting only below `managedRoots`.
+    @_spi(Engine) public init(
+        index: any StorageScanIndex, managedRoots: [String]? = nil, bus: EventBus? = nil,
         logger: Logger = Logger(label: "suite.storage")
     ) {
         self.index = index

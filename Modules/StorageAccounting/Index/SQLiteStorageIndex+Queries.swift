@@ -320,7 +320,9 @@ extension SQLiteStorageIndex {
 
 extension SQLiteStorageIndex {
     /// The selected items with ids after `after`, in id order: paging through a large selection.
-    func itemsPage(_ filter: StorageFilter, after: String?, limit: Int) async throws -> [StorageItem] {
+    @_spi(Engine) public func itemsPage(_ filter: StorageFilter, after: String?, limit: Int) async throws
+        -> [StorageItem]
+    {
         try await read("list storage items") { db in
             var (condition, arguments) = filter.condition()
             if let after {

@@ -1,21 +1,33 @@
 import Foundation
 import GRDB
 
-/// What committing one unit found.
-struct UnitOutcome: Sendable {
-    var files = 0
-    var directories = 0
-    var otherEntries = 0
-    var logicalBytes: Int64 = 0
-    var allocatedBytes: Int64 = 0
-    var warnings: [StorageWarning] = []
+/// What committing one unit found. Engine API: a ``ScanUnitWalk`` makes it, a ``StorageScanIndex`` hands it back.
+@_spi(Engine) public struct UnitOutcome: Sendable {
+    /// Regular files indexed.
+    @_spi(Engine) public var files = 0
+    /// Directories walked (the unit's own included).
+    @_spi(Engine) public var directories = 0
+    /// Entries that are not regular files or directories (links, devices…): not indexed.
+    @_spi(Engine) public var otherEntries = 0
+    /// The files' logical bytes.
+    @_spi(Engine) public var logicalBytes: Int64 = 0
+    /// The files' allocated bytes.
+    @_spi(Engine) public var allocatedBytes: Int64 = 0
+    /// What could not be read.
+    @_spi(Engine) public var warnings: [StorageWarning] = []
+
+    /// Nothing found yet.
+    @_spi(Engine) public init() {}
 }
 
 /// When a scan commits: after the unit that brings the open transaction to `files` files or `duration` of walking.
 /// Larger transactions write each touched page of the table and its indexes once per commit instead of once per unit.
-struct CommitBudget: Sendable {
-    var files: Int
-    var duration: Duration
+/// Engine API.
+@_spi(Engine) public struct CommitBudget: Sendable {
+    /// Files walked in one transaction before it commits.
+    @_spi(Engine) public var files: Int
+    /// Walking time in one transaction before it commits.
+    @_spi(Engine) public var duration: Duration
 
     /// About ten commits a second at most: finished groups show within a tenth of a second.
     static let scan = CommitBudget(files: 4_000, duration: .milliseconds(100))
@@ -23,22 +35,35 @@ struct CommitBudget: Sendable {
     static let everyUnit = CommitBudget(files: 0, duration: .zero)
 }
 
-/// The stored state of a root's scan.
-struct ScanState: Sendable {
-    var scanId: String
-    var options: StorageScanOptions
-    var finished: Bool
-    var doneUnits: Set<[UInt8]>
+/// The stored state of a root's scan. Engine API: a ``StorageScanIndex`` keeps it.
+@_spi(Engine) public struct ScanState: Sendable {
+    /// The scan's id (a resumed scan keeps it).
+    @_spi(Engine) public var scanId: String
+    /// The options it was started with (``StorageScanOptions/restart`` off).
+    @_spi(Engine) public var options: StorageScanOptions
+    /// Whether it ran to its end.
+    @_spi(Engine) public var finished: Bool
+    /// The keys of the units it committed.
+    @_spi(Engine) public var doneUnits: Set<[UInt8]>
+
+    /// A scan's state.
+    @_spi(Engine) public init(scanId: String, options: StorageScanOptions, finished: Bool, doneUnits: Set<[UInt8]>) {
+        self.scanId = scanId
+        self.options = options
+        self.finished = finished
+        self.doneUnits = doneUnits
+    }
 }
 
-// The scan-side writes and reads: replacing a unit, the scan state, directory stamps.
+@_spi(Engine) extension SQLiteStorageIndex: StorageScanIndex {}
+
+// The scan-side writes and reads: replacing a unit, the scan state, directory stamps (see StorageScanIndex).
 extension SQLiteStorageIndex {
-    /// Replaces the items and directory stamps of a prefix of `units` with what a walk of them finds now, in one
+    /// Replaces the items and directory stamps of a prefix of `units` with what `walk` finds in them now, in one
     /// transaction, and marks them done for `scanId` when given: units are walked until one brings the transaction to
     /// `budget`. Returns one outcome per unit committed (at least one). A unit whose directory is gone ends up empty.
-    func commitUnits(
-        _ units: ArraySlice<ScanUnit>, root: String, rootFD: Int32, mapper: ItemMapper, scanId: String?,
-        budget: CommitBudget = .everyUnit, shouldStop: @escaping @Sendable () -> Bool
+    @_spi(Engine) public func commitUnits(
+        _ units: ArraySlice<ScanUnit>, root: String, scanId: String?, budget: CommitBudget, walk: ScanUnitWalk
     ) async throws -> [UnitOutcome] {
         let name = units.first.map(\.displayName) ?? "nothing"
         return try await write("index \(name) of \(root)") { db in
@@ -51,8 +76,7 @@ extension SQLiteStorageIndex {
             var files = 0
             for unit in units {
                 let outcome = try Self.replaceUnit(
-                    unit, root: root, rootFD: rootFD, mapper: mapper, scanId: scanId, bulk: bulk, db: db,
-                    delta: &delta, shouldStop: shouldStop)
+                    unit, root: root, walk: walk, scanId: scanId, bulk: bulk, db: db, delta: &delta)
                 outcomes.append(outcome)
                 files += outcome.files
                 if files >= budget.files || ContinuousClock.now - started >= budget.duration { break }
@@ -62,49 +86,29 @@ extension SQLiteStorageIndex {
         }
     }
 
-    /// One unit's part of ``commitUnits(_:root:rootFD:mapper:scanId:budget:shouldStop:)``.
+    /// One unit's part of ``commitUnits(_:root:scanId:budget:walk:)``.
     private static func replaceUnit(
-        _ unit: ScanUnit, root: String, rootFD: Int32, mapper: ItemMapper, scanId: String?, bulk: Bool, db: Database,
-        delta: inout GroupTotalsDelta, shouldStop: @escaping @Sendable () -> Bool
+        _ unit: ScanUnit, root: String, walk: ScanUnitWalk, scanId: String?, bulk: Bool, db: Database,
+        delta: inout GroupTotalsDelta
     ) throws -> UnitOutcome {
         let key = Data(unit.key)
         if !bulk { _ = try deleteItems(db, where: "root = ? AND unit = ?", [root, key], delta: &delta) }
         try db.execute(sql: "DELETE FROM directories WHERE root = ? AND unit = ?", arguments: [root, key])
-        var outcome = UnitOutcome()
-        let walker = FileWalker()
         let stamp = try db.cachedStatement(
             sql: "INSERT OR REPLACE INTO directories (root, path, unit, mtime) VALUES (?, ?, ?, ?)")
-        try walker.walk(
-            rootFD: rootFD, start: unit.directory, recursive: unit.recursive, shouldStop: shouldStop,
-            onDirectory: { path, stat in
-                outcome.directories += 1
-                try stamp.execute(arguments: [root, Data(path), key, stat.modified])
-            },
-            onEntry: { path, stat in
-                guard stat.kind == .regular else {
-                    outcome.otherEntries += 1
-                    return
-                }
-                let item = mapper.item(path: path, stat: stat, rootFD: rootFD)
-                try insert(item, unit: unit.key, into: db, delta: &delta, bulk: bulk)
-                outcome.files += 1
-                outcome.logicalBytes += stat.size
-                outcome.allocatedBytes += stat.allocated
-            })
+        let outcome = try walk.walk(
+            unit, directory: { path, modified in try stamp.execute(arguments: [root, Data(path), key, modified]) },
+            item: { item in try insert(item, unit: unit.key, into: db, delta: &delta, bulk: bulk) })
         if let scanId {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO scan_units (root, unit, scanId) VALUES (?, ?, ?)",
                 arguments: [root, key, scanId])
         }
-        // A unit that vanished is not worth a warning: it is simply empty now.
-        outcome.warnings = walker.warnings.filter {
-            !($0.path.bytes == unit.directory && $0.message.contains("No such file"))
-        }
         return outcome
     }
 
     /// The stored scan of `root`, if any.
-    func scanState(root: String) async throws -> ScanState? {
+    @_spi(Engine) public func scanState(root: String) async throws -> ScanState? {
         try await read("read the scan state of \(root)") { db in
             guard
                 let row = try Row.fetchOne(
@@ -124,7 +128,7 @@ extension SQLiteStorageIndex {
     }
 
     /// Records the start of a new scan of `root`, forgetting the units of any earlier one.
-    func beginScan(root: String, scanId: String, options: StorageScanOptions) async throws {
+    @_spi(Engine) public func beginScan(root: String, scanId: String, options: StorageScanOptions) async throws {
         var stored = options
         stored.restart = false
         let text = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
@@ -140,7 +144,7 @@ extension SQLiteStorageIndex {
     }
 
     /// Finishes the scan: removes the items and stamps of units that no longer exist; returns the items removed.
-    func finishScan(root: String, scanId: String, units: [ScanUnit]) async throws -> Int {
+    @_spi(Engine) public func finishScan(root: String, scanId: String, units: [ScanUnit]) async throws -> Int {
         let keep = Set(units.map(\.key))
         return try await write("finish the scan of \(root)") { db in
             try Self.ensureIndexes(db)
@@ -166,14 +170,15 @@ extension SQLiteStorageIndex {
     }
 
     /// The roots scanned into this index, sorted.
-    public func scannedRoots() async throws -> [String] {
+    @_spi(Engine) public func scannedRoots() async throws -> [String] {
         try await read("list the scanned roots") { db in
             try String.fetchAll(db, sql: "SELECT root FROM scans ORDER BY root")
         }
     }
 
     /// Directory stamps of `root`: path → (unit key, modification time in nanoseconds).
-    func directoryStamps(root: String) async throws -> [[UInt8]: (unit: [UInt8], modified: Int64)] {
+    @_spi(Engine) public func directoryStamps(root: String) async throws -> [[UInt8]: (unit: [UInt8], modified: Int64)]
+    {
         try await read("read the directory stamps of \(root)") { db in
             var stamps: [[UInt8]: (unit: [UInt8], modified: Int64)] = [:]
             let rows = try Row.fetchCursor(
@@ -188,7 +193,7 @@ extension SQLiteStorageIndex {
     }
 
     /// The indexed files of one unit: path → (id, logical, allocated, modified).
-    func unitFiles(root: String, unit: [UInt8]) async throws -> [[UInt8]: IndexedFile] {
+    @_spi(Engine) public func unitFiles(root: String, unit: [UInt8]) async throws -> [[UInt8]: IndexedFile] {
         try await read("read the indexed files of \(root)") { db in
             var files: [[UInt8]: IndexedFile] = [:]
             let rows = try Row.fetchCursor(
@@ -203,7 +208,7 @@ extension SQLiteStorageIndex {
     }
 
     /// The unit keys holding items or directory stamps under `root`.
-    func knownUnits(root: String) async throws -> Set<[UInt8]> {
+    @_spi(Engine) public func knownUnits(root: String) async throws -> Set<[UInt8]> {
         try await read("list the units of \(root)") { db in
             let fromDirectories = try Data.fetchAll(
                 db, sql: "SELECT DISTINCT unit FROM directories WHERE root = ?", arguments: [root])
@@ -214,10 +219,22 @@ extension SQLiteStorageIndex {
     }
 }
 
-/// An indexed file as reconciliation compares it with the disk.
-struct IndexedFile: Sendable {
-    var id: String
-    var logical: Int64
-    var allocated: Int64
-    var modified: Int64
+/// An indexed file as reconciliation compares it with the disk. Engine API.
+@_spi(Engine) public struct IndexedFile: Sendable {
+    /// The item's id.
+    @_spi(Engine) public var id: String
+    /// Its logical bytes.
+    @_spi(Engine) public var logical: Int64
+    /// Its allocated bytes.
+    @_spi(Engine) public var allocated: Int64
+    /// Its modification time in nanoseconds since 1970.
+    @_spi(Engine) public var modified: Int64
+
+    /// A file as indexed.
+    @_spi(Engine) public init(id: String, logical: Int64, allocated: Int64, modified: Int64) {
+        self.id = id
+        self.logical = logical
+        self.allocated = allocated
+        self.modified = modified
+    }
 }

@@ -34,7 +34,7 @@ public enum StorageCategory: String, Codable, Sendable, CaseIterable, Comparable
     /// The category named `name` (`image`, `video`, `audio`, `file`, `other`; also `photo(s)`, `videos`, `files`).
     ///
     /// - Throws: ``StorageError`` `.invalidInput` naming the accepted values.
-    public init(parsing name: String) throws {
+    package init(parsing name: String) throws {
         switch name.lowercased() {
         case "image", "images", "photo", "photos": self = .image
         case "video", "videos": self = .video

@@ -60,7 +60,7 @@ public struct StorageUsage: Codable, Sendable, Hashable {
     public var allocatedBytes: Int64
 
     /// Creates a usage.
-    public init(items: Int = 0, logicalBytes: Int64 = 0, allocatedBytes: Int64 = 0) {
+    @_spi(Engine) public init(items: Int = 0, logicalBytes: Int64 = 0, allocatedBytes: Int64 = 0) {
         self.items = items
         self.logicalBytes = logicalBytes
         self.allocatedBytes = allocatedBytes

@@ -51,7 +51,7 @@ public struct StoragePath: Hashable, Sendable, Comparable, CustomStringConvertib
     public var description: String { Self.escape(bytes[...]) }
 
     /// The components, split at `/`.
-    public var components: [ArraySlice<UInt8>] {
+    package var components: [ArraySlice<UInt8>] {
         bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
     }
 
@@ -62,7 +62,7 @@ public struct StoragePath: Hashable, Sendable, Comparable, CustomStringConvertib
     }
 
     /// Whether every byte is printable UTF-8 (the escaped form equals the plain one).
-    public var isPlainUTF8: Bool {
+    package var isPlainUTF8: Bool {
         !bytes.contains(UInt8(ascii: "\\")) && String(validating: bytes, as: UTF8.self) != nil
     }
 

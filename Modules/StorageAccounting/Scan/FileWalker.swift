@@ -24,7 +24,7 @@ public struct StorageWarning: Codable, Sendable, Hashable, CustomStringConvertib
     public var message: String
 
     /// Creates a warning.
-    public init(path: StoragePath, message: String) {
+    package init(path: StoragePath, message: String) {
         self.path = path
         self.message = message
     }

@@ -26,7 +26,7 @@ public struct LayoutRule: Sendable, Hashable, Codable, CustomStringConvertible {
     private let matcher: Matcher
 
     /// The placeholders a rule may use.
-    public static let placeholders = ["service", "groupId", "contentId", "contentSubId", "ext"]
+    package static let placeholders = ["service", "groupId", "contentId", "contentSubId", "ext"]
 
     /// Parses a rule.
     ///
@@ -46,7 +46,7 @@ public struct LayoutRule: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String { service.map { "\($0)=\(pattern)" } ?? pattern }
 
     /// What the rule captures from `path`, or `nil` when it does not match.
-    public func match(_ path: StoragePath) -> LayoutMatch? {
+    package func match(_ path: StoragePath) -> LayoutMatch? {
         switch matcher {
         case .glob(let glob): glob.match(path.bytes)
         case .regex(let regex): regex.match(path.description)
@@ -56,7 +56,7 @@ public struct LayoutRule: Sendable, Hashable, Codable, CustomStringConvertible {
     /// How many directory levels below the root decide the group (`chats/{groupId}/…` → 2), or `nil` when that is
     /// not fixed (`**` before `{groupId}`, a regular expression, no `{groupId}`). A scan commits one directory at
     /// that depth at a time.
-    public var groupDepth: Int? {
+    package var groupDepth: Int? {
         guard case .glob(let glob) = matcher else { return nil }
         return glob.groupDepth
     }
@@ -94,17 +94,17 @@ public struct LayoutRule: Sendable, Hashable, Codable, CustomStringConvertible {
 }
 
 /// What a ``LayoutRule`` captured (escaped text, see ``StoragePath``); `nil` for what it does not capture.
-public struct LayoutMatch: Sendable, Hashable, Codable {
+package struct LayoutMatch: Sendable, Hashable, Codable {
     /// `{service}`.
-    public var service: String?
+    package var service: String?
     /// `{groupId}`.
-    public var groupId: String?
+    package var groupId: String?
     /// `{contentId}`.
-    public var contentId: String?
+    package var contentId: String?
     /// `{contentSubId}`.
-    public var contentSubId: String?
+    package var contentSubId: String?
     /// `{ext}`.
-    public var ext: String?
+    package var ext: String?
 
     mutating func set(_ name: String, _ value: String) {
         switch name {

@@ -10,7 +10,7 @@ public struct StorageScanOptions: Codable, Sendable, Hashable {
     /// its extension; an unrecognised file falls back to its extension. Costs one `open` + `read` per file.
     public var sniffContent: Bool
     /// The directory depth of a scan unit (what is committed at once and what a resumed scan skips); by default the
-    /// rules' ``LayoutRule/groupDepth`` (the deepest), else 1: each top-level directory.
+    /// rules' group depth (the deepest fixed depth of a `{groupId}`), else 1: each top-level directory.
     public var unitDepth: Int?
     /// Start over even when an unfinished scan of the root could be resumed.
     public var restart: Bool
@@ -28,7 +28,7 @@ public struct StorageScanOptions: Codable, Sendable, Hashable {
     }
 
     /// The unit depth in effect.
-    public var effectiveUnitDepth: Int {
+    package var effectiveUnitDepth: Int {
         min(16, max(1, unitDepth ?? layout.compactMap(\.groupDepth).max() ?? 1))
     }
 

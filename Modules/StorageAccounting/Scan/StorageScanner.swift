@@ -33,7 +33,7 @@ import Synchronization
 /// ```
 public final class StorageScanner: Sendable {
     /// The index the scanner fills.
-    public let index: SQLiteStorageIndex
+    @_spi(Engine) public let index: any StorageScanIndex
     private let events: EventPublisher?
     private let logger: Logger
     let budget: CommitBudget
@@ -45,9 +45,17 @@ public final class StorageScanner: Sendable {
         self.init(index: index, bus: bus, logger: logger, budget: .scan)
     }
 
+    /// A scanner writing into any scanning index (an engine of the host's registry), publishing `storage.scanned` on
+    /// `bus` when given.
+    @_spi(Engine) public convenience init(
+        index: any StorageScanIndex, bus: EventBus? = nil, logger: Logger = Logger(label: "suite.storage")
+    ) {
+        self.init(index: index, bus: bus, logger: logger, budget: .scan)
+    }
+
     /// A scanner committing a scan's units in transactions of `budget`.
     init(
-        index: SQLiteStorageIndex, bus: EventBus? = nil, logger: Logger = Logger(label: "suite.storage"),
+        index: any StorageScanIndex, bus: EventBus? = nil, logger: Logger = Logger(label: "suite.storage"),
         budget: CommitBudget
     ) {
         self.index = index
@@ -85,6 +93,8 @@ public final class StorageScanner: Sendable {
             return (ScanUnit.plan(rootFD: rootFD, depth: options.effectiveUnitDepth, walker: walker), walker.warnings)
         }
         let mapper = ItemMapper(root: rootPath, options: options)
+        let stop = StopFlag()
+        let walk = ScanUnitWalk(rootFD: rootFD, mapper: mapper, shouldStop: { stop.isSet })
         var result = StorageScanResult(
             root: rootPath, scanId: scanId, resumed: resumed, unitsTotal: units.count, unitsWalked: 0,
             unitsResumed: units.filter { done.contains($0.key) }.count, files: 0, directories: 0, otherEntries: 0,
@@ -101,17 +111,13 @@ public final class StorageScanner: Sendable {
         }
         await report(nil)
 
-        let stop = StopFlag()
-        let shouldStop: @Sendable () -> Bool = { stop.isSet }
         var pending = units.filter { !done.contains($0.key) }[...]
         while let first = pending.first {
             if Task.isCancelled { throw Self.cancelled(rootPath) }
             let outcomes: [UnitOutcome]
             do {
                 outcomes = try await withTaskCancellationHandler {
-                    try await index.commitUnits(
-                        pending, root: rootPath, rootFD: rootFD, mapper: mapper, scanId: scanId, budget: budget,
-                        shouldStop: shouldStop)
+                    try await index.commitUnits(pending, root: rootPath, scanId: scanId, budget: budget, walk: walk)
                 } onCancel: {
                     stop.set()
                 }
@@ -151,12 +157,12 @@ public final class StorageScanner: Sendable {
         let options = try await index.scanState(root: root)?.options ?? StorageScanOptions()
         let rootFD = try FileWalker.openRoot(root)
         defer { close(rootFD) }
-        let mapper = ItemMapper(root: root, options: options)
+        let walk = ScanUnitWalk(rootFD: rootFD, mapper: ItemMapper(root: root, options: options))
         var total = UnitOutcome()
         for unit in units.sorted() {
             guard
                 let outcome = try await index.commitUnits(
-                    [unit], root: root, rootFD: rootFD, mapper: mapper, scanId: nil, shouldStop: { false }
+                    [unit], root: root, scanId: nil, budget: .everyUnit, walk: walk
                 ).first
             else { continue }
             total.files += outcome.files

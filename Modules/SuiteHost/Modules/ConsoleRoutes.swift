@@ -175,7 +175,7 @@ extension SuiteContext {
             }
             confirm = flag
         }
-        let cleaner = StorageCleaner(index: try await storageIndex(), bus: bus, logger: logger)
+        let cleaner = try await storageCleaner()
         guard confirm else {
             guard case .object(var plan) = try Self.json(try await cleaner.plan(filter, listing: 20)) else {
                 return .null

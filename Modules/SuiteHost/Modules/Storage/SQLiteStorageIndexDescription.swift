@@ -1,5 +1,5 @@
 import Foundation
-package import StorageAccounting
+@_spi(Engine) package import StorageAccounting
 package import SuiteCore
 
 /// The Storage module's `sqlite` index: ``StorageAccounting/SQLiteStorageIndex`` in one file (option `path`, default
@@ -19,7 +19,7 @@ package struct SQLiteStorageIndexDescription: EngineDescription {
 
     package func options(_ options: EngineOptions) throws -> Options { Options(path: options["path"]) }
 
-    package func make(_ options: Options, in context: SuiteContext) async throws -> SQLiteStorageIndex {
+    package func make(_ options: Options, in context: SuiteContext) async throws -> any StorageScanIndex {
         try open(options, in: context)
     }
 
@@ -49,10 +49,10 @@ package struct SQLiteStorageIndexDescription: EngineDescription {
     }
 }
 
-extension ConfiguredEngine where Engine == SQLiteStorageIndex {
+extension ConfiguredEngine where Engine == any StorageScanIndex {
     /// A connection of its own for the bus recorder (the Cache module's entries as items of the `caches` service),
     /// when the index is the SQLite file.
-    func recorderIndex(in context: SuiteContext) throws -> SQLiteStorageIndex? {
+    func recorderIndex(in context: SuiteContext) throws -> (any StorageIndex)? {
         guard let options = options(as: SQLiteStorageIndexDescription.Options.self) else { return nil }
         return try SQLiteStorageIndexDescription().open(options, in: context)
     }

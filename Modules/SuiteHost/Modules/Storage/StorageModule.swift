@@ -1,6 +1,6 @@
 import Foundation
 package import ServiceLifecycle
-package import StorageAccounting
+@_spi(Engine) package import StorageAccounting
 package import SuiteCore
 
 /// The Storage accounting module as the host sees it: the `storage` section, its index, the managed roots and how
@@ -17,8 +17,8 @@ package import SuiteCore
 ///   record-caches: true                 # the Cache module's stored and evicted entries, as the `caches` service
 /// ```
 package struct StorageModule: SuiteModule {
-    /// The index engines: `sqlite`.
-    package var engines: EngineRegistry<SQLiteStorageIndex>
+    /// The index engines (what the scanner, the reconciler and the cleaner need of one): `sqlite`.
+    package var engines: EngineRegistry<any StorageScanIndex>
 
     /// The module with its built-in index.
     package init() {
@@ -52,7 +52,7 @@ package struct StorageModule: SuiteModule {
     /// The section's settings.
     package struct Settings: Sendable {
         /// The index engine, its options decoded.
-        package var engine: ConfiguredEngine<SQLiteStorageIndex>
+        package var engine: ConfiguredEngine<any StorageScanIndex>
         /// The managed roots.
         package var roots: [Root]
         /// The directories of `suite storage app-size` when not given on the command line.
@@ -141,7 +141,7 @@ extension StorageModule {
 /// Runs until the command ends, then writes what the recorder still holds and closes its index.
 struct StorageRecorderService: Service {
     let recorder: StorageBusRecorder
-    let index: SQLiteStorageIndex
+    let index: any StorageIndex
 
     func run() async throws {
         try? await gracefulShutdown()
@@ -152,7 +152,7 @@ struct StorageRecorderService: Service {
 
 extension SuiteContext {
     /// The storage index on the configured engine, opened once per context and closed when the context shuts down.
-    package func storageIndex() async throws -> SQLiteStorageIndex {
+    package func storageIndex() async throws -> any StorageScanIndex {
         try await resources.open("storage") { [self] in
             let settings = try settings(of: StorageModule.self)
             let index = try await settings.engine.make(in: self)
@@ -164,5 +164,15 @@ extension SuiteContext {
                 }
             )
         }
+    }
+
+    /// A scanner of the storage index, publishing on the context's bus.
+    package func storageScanner() async throws -> StorageScanner {
+        StorageScanner(index: try await storageIndex(), bus: bus, logger: logger)
+    }
+
+    /// A cleaner of the storage index (managing its scanned roots), publishing on the context's bus.
+    package func storageCleaner() async throws -> StorageCleaner {
+        StorageCleaner(index: try await storageIndex(), bus: bus, logger: logger)
     }
 }

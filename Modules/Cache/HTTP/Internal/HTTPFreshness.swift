@@ -1,19 +1,19 @@
-public import Foundation
+package import Foundation
 
 /// How long a stored response is fresh and how old it is (RFC 9111 §4.2), from its headers and the times it was
 /// requested and received.
-public struct HTTPFreshness: Sendable, Hashable {
+package struct HTTPFreshness: Sendable, Hashable {
     /// The freshness lifetime in seconds: `s-maxage` (shared caches), `max-age`, `Expires` − `Date`, or for a
     /// response with `Last-Modified` and no explicit lifetime a tenth of its age then (at most a day); 0 otherwise.
-    public var lifetime: TimeInterval
+    package var lifetime: TimeInterval
     /// Whether the lifetime came from the response itself rather than the heuristic.
-    public var isExplicit: Bool
+    package var isExplicit: Bool
     /// The response's age when it was received, in seconds: its `Age` header (not the lag of its `Date` behind our
     /// clock, which is only meaningful between synchronised clocks).
-    public var initialAge: TimeInterval
+    package var initialAge: TimeInterval
 
     /// Computes freshness for `headers` received at `responseTime` (`shared`: the cache serves several users).
-    public init(headers: [CacheHeader], responseTime: Date, shared: Bool = false) {
+    package init(headers: [CacheHeader], responseTime: Date, shared: Bool = false) {
         let control = CacheControl(headers.filter { $0.name == "cache-control" }.map(\.value))
         // Parsed only where a rule below needs the origin's clock.
         var date: Date? { headers.first { $0.name == "date" }.flatMap { HTTPDate.parse($0.value) } }

@@ -1,20 +1,23 @@
 /// A part of a root committed in one transaction: a directory with everything below it, or only the entries directly
-/// in a directory (for directories shallower than the unit depth).
-struct ScanUnit: Hashable, Sendable, Comparable {
+/// in a directory (for directories shallower than the unit depth). Engine API: a ``StorageScanIndex`` tags the rows
+/// a unit produced with its ``key``.
+@_spi(Engine) public struct ScanUnit: Hashable, Sendable, Comparable {
     /// The directory, relative to the root.
-    var directory: [UInt8]
+    @_spi(Engine) public var directory: [UInt8]
     /// Whether the unit takes the whole subtree, or only the directory's own non-directory entries.
-    var recursive: Bool
+    @_spi(Engine) public var recursive: Bool
 
     /// The key stored in `items.unit`: the directory's bytes, plus a NUL (which no name contains) for a shallow unit.
-    var key: [UInt8] { recursive ? directory : directory + [0] }
+    @_spi(Engine) public var key: [UInt8] { recursive ? directory : directory + [0] }
 
-    init(directory: [UInt8], recursive: Bool) {
+    /// The unit of `directory`, whole (`recursive`) or its own entries only.
+    @_spi(Engine) public init(directory: [UInt8], recursive: Bool) {
         self.directory = directory
         self.recursive = recursive
     }
 
-    init(key: [UInt8]) {
+    /// The unit whose ``key`` is `key`.
+    @_spi(Engine) public init(key: [UInt8]) {
         if key.last == 0 {
             self.init(directory: Array(key.dropLast()), recursive: false)
         } else {
@@ -23,12 +26,14 @@ struct ScanUnit: Hashable, Sendable, Comparable {
     }
 
     /// `chats/c1/` or `chats (files)`, `. (files)` for the root's own files.
-    var displayName: String {
+    @_spi(Engine) public var displayName: String {
         let name = directory.isEmpty ? "." : StoragePath(bytes: directory).description
         return recursive ? name + "/" : name + " (files)"
     }
 
-    static func < (lhs: ScanUnit, rhs: ScanUnit) -> Bool { lhs.key.lexicographicallyPrecedes(rhs.key) }
+    @_spi(Engine) public static func < (lhs: ScanUnit, rhs: ScanUnit) -> Bool {
+        lhs.key.lexicographicallyPrecedes(rhs.key)
+    }
 
     /// The units of a root down to `depth`: every directory above `depth` as a shallow unit, every directory at
     /// `depth` as a whole subtree.

@@ -284,6 +284,7 @@ let package = Package(
         // The contract every CacheStore passes, as a library so a plugin engine's tests run it too.
         .target(name: "CacheStoreContract", dependencies: ["Cache"], path: "Tests/CacheStoreContract"),
         .target(name: "DocumentEngineContract", dependencies: ["Documents"], path: "Tests/DocumentEngineContract"),
+        .target(name: "AnalyticsEngineContract", dependencies: ["Analytics"], path: "Tests/AnalyticsEngineContract"),
         .testTarget(
             name: "CacheTests",
             dependencies: [
@@ -303,8 +304,8 @@ let package = Package(
         .testTarget(
             name: "AnalyticsTests",
             dependencies: [
-                "Analytics", "AnalyticsPluginSupport", "AnalyticsTestSupport", "SuiteCore", "SuiteTestSupport",
-                "SuiteHTTP", "TransportTestSupport", grdb,
+                "Analytics", "AnalyticsEngineContract", "AnalyticsPluginSupport", "AnalyticsTestSupport", "SuiteCore",
+                "SuitePluginKit", "SuiteTestSupport", "SuiteHTTP", "TransportTestSupport", grdb,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Tests/AnalyticsTests"),

@@ -41,6 +41,7 @@ final class PrometheusTextfileEngine: AnalyticsEngine {
     let path: String
     let labels: [String]
     private let state = Mutex<(counts: [String: Double], seen: Set<UUID>, order: [UUID])>(([:], [], []))
+    private let writing = Mutex(())
 
     init(options: JSONValue) throws {
         let map = options.objectValue ?? [:]
@@ -68,7 +69,7 @@ final class PrometheusTextfileEngine: AnalyticsEngine {
     }
 
     func deliver(_ batch: [AnalyticsRecord]) async throws -> DeliveryReport {
-        let text = state.withLock { state -> String in
+        state.withLock { state in
             for record in batch where state.seen.insert(record.id).inserted {
                 state.order.append(record.id)
                 var series = #"event="\#(Self.escape(record.name))""#
@@ -79,9 +80,10 @@ final class PrometheusTextfileEngine: AnalyticsEngine {
                 for id in state.order.prefix(state.order.count - 100_000) { state.seen.remove(id) }
                 state.order.removeFirst(state.order.count - 100_000)
             }
-            return Self.render(state.counts)
         }
-        try Self.writeAtomically(text, to: path)
+        // One write at a time, each of the counts as they are when it starts: concurrent deliveries neither share
+        // the temporary file nor let an older snapshot replace a newer one.
+        try writing.withLock { _ in try Self.writeAtomically(state.withLock { Self.render($0.counts) }, to: path) }
         return .delivered
     }
 

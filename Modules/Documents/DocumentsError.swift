@@ -37,7 +37,7 @@ public struct DocumentsError: SuiteDescribedError {
         /// The engine does not support the operation.
         public static let unsupported = Code("unsupported")
         /// The changes asked for are older than the change log's retained horizon (they were pruned): take a fresh
-        /// snapshot — ``DocumentEngine/lastSequence()``, then the documents followed — and follow the changes after it.
+        /// snapshot — `DocumentEngine/lastSequence()`, then the documents followed — and follow the changes after it.
         /// Store listeners do so by themselves.
         public static let resyncRequired = Code("resyncRequired")
         /// A prepared commit was handed to an engine other than the one that prepared it.

@@ -1,8 +1,8 @@
 import Documents
 public import SuitePluginKit
 
-/// The `documents` engine kind: a `DocumentEngine` in a plugin. Binary payloads (``DocumentEngineWire``), one
-/// request type for every operation (``DocumentEngineRequest``); a `DocumentsError` crosses the boundary with its
+/// The `documents` engine kind: a `DocumentEngine` in a plugin. Binary payloads (`DocumentEngineWire`), one
+/// request type for every operation (`DocumentEngineRequest`); a `DocumentsError` crosses the boundary with its
 /// code, message and hint.
 public enum DocumentsEngineKind: PluginEngineKind {
     /// `"documents"` (`EngineKind/documents`).

@@ -4,7 +4,7 @@ public import SuitePluginKit
 
 extension ExportedEngine {
     /// A Documents storage engine: an ordinary `DocumentEngine` made from the configured options, served as the
-    /// `documents` kind (``DocumentsEngineKind``) with the ``DocumentEngineWire`` payloads.
+    /// `documents` kind (``DocumentsEngineKind``) with the `DocumentEngineWire` payloads.
     ///
     /// ```swift
     /// let plugin = PluginExport(name: "MemoryDocuments", version: "1.0.0", engines: [

@@ -4,7 +4,7 @@ public import SuiteCore
 public import SuitePluginKit
 
 /// A plugin's `documents` engine, seen by the host as an ordinary `DocumentEngine`: each requirement is one call
-/// through the C ABI with a ``DocumentEngineWire`` payload.
+/// through the C ABI with a `DocumentEngineWire` payload.
 ///
 /// ```swift
 /// let plugin = try PluginLoader.load(path: "/opt/suite/plugins/libMemoryDocuments.so")

@@ -1,7 +1,7 @@
 public import SuiteCore
 
 /// What an engine's index maintenance has left to do: the index operations commits wrote but no flush has put into a
-/// sorted run yet, and the runs. ``DocumentEngine/indexStatus()`` returns it; `suite docs stats` prints it.
+/// sorted run yet, and the runs. `DocumentEngine/indexStatus()` returns it; `suite docs stats` prints it.
 ///
 /// The SQLite engine keeps a small commit's index changes in its change-log rows ("pending operations") and every
 /// process reads them on its first query, so a large number of them makes each new process slower to start querying;

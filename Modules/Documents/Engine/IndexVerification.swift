@@ -51,7 +51,7 @@ public struct IndexDifference: Sendable, Hashable {
     public var kind: Kind
     /// The index's engine name, e.g. `users|points`.
     public var index: String
-    /// The entry's key (see ``IndexKey``).
+    /// The entry's key (see `IndexKey`).
     public var key: [UInt8]
     /// The document path of the entry.
     public var path: String
@@ -108,12 +108,12 @@ public typealias IndexProgressHandler = @Sendable (_ done: Int, _ total: Int) ->
 
 extension DocumentEngine {
     /// Compares every selected index with the documents' own entries (see
-    /// ``verifyIndexes(_:maximumReported:progress:)``), reporting at most 1,000 differences, without progress.
+    /// `verifyIndexes(_:maximumReported:progress:)`), reporting at most 1,000 differences, without progress.
     public func verifyIndexes(_ selection: IndexSelection = .all) async throws -> IndexVerification {
         try await verifyIndexes(selection, maximumReported: 1_000, progress: nil)
     }
 
-    /// Rebuilds every selected index from the documents' own entries (see ``rebuildIndexes(_:progress:)``).
+    /// Rebuilds every selected index from the documents' own entries (see `rebuildIndexes(_:progress:)`).
     public func rebuildIndexes(_ selection: IndexSelection = .all) async throws -> IndexRebuild {
         try await rebuildIndexes(selection, progress: nil)
     }

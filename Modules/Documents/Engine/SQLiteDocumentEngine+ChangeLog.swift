@@ -40,11 +40,11 @@ public struct ChangeLogRetention: Sendable, Hashable {
     }
 }
 
-/// The change log's size and horizon (``DocumentEngine/changeLogStatus()``, `suite docs stats`).
+/// The change log's size and horizon (`DocumentEngine/changeLogStatus()`, `suite docs stats`).
 public struct ChangeLogStatus: Sendable, Hashable {
     /// Records held, including those kept only because a document's current body lives in them.
     public var records: Int
-    /// The retained horizon: ``DocumentEngine/changes(after:limit:)`` answers every sequence at or after it; before
+    /// The retained horizon: `DocumentEngine/changes(after:limit:)` answers every sequence at or after it; before
     /// it, it throws ``DocumentsError/Code-swift.struct/resyncRequired``. 0 while nothing was pruned.
     public var horizon: Int64
     /// The last commit's sequence.

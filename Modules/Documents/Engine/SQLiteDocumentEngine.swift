@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// ## Durability
 ///
-/// A commit is one SQLite write transaction; ``commit(_:commitTime:)`` returns only after it has committed.
+/// A commit is one SQLite write transaction; `commit(_:commitTime:)` returns only after it has committed.
 ///
 /// - With ``Durability-swift.enum/normal`` (the default, `PRAGMA synchronous = NORMAL`, GRDB's own default for WAL)
 ///   the write-ahead log is synced to disk at checkpoints, not at every commit. **Guarantee:** an acknowledged commit
@@ -35,7 +35,7 @@ import Synchronization
 /// under way, flushes the pending index operations into a run when more than 8,192 are left (every process reads the
 /// pending ones on its first query), does the merges then due, and closes the file — suspending the caller, never
 /// blocking a thread. ``close()`` is the synchronous, immediate variant: it abandons background work and blocks.
-/// ``indexStatus()`` tells how many operations are pending.
+/// `indexStatus()` tells how many operations are pending.
 ///
 /// ## Storage
 ///

@@ -55,7 +55,7 @@ public struct CollectionPath: Hashable, Sendable, CustomStringConvertible {
         return DocumentPath(validated: segments + [id])
     }
 
-    /// The path of a new document in this collection with an automatically generated id (see ``AutoID``).
+    /// The path of a new document in this collection with an automatically generated id (see `AutoID`).
     public func newDocument() -> DocumentPath {
         DocumentPath(validated: segments + [AutoID.generate()])
     }

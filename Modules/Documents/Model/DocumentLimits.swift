@@ -9,7 +9,7 @@ public struct DocumentLimits: Sendable, Hashable {
     /// The largest encoded document body, in bytes (1 MiB by default).
     public var maximumDocumentSize: Int = 1 << 20
     /// The deepest nesting of maps and arrays: a top-level field is at depth 1 (20 by default). Values deeper
-    /// than ``ValueCodec/maximumDecodingDepth`` are refused whatever this says.
+    /// than `ValueCodec/maximumDecodingDepth` are refused whatever this says.
     public var maximumDepth: Int = 20
     /// The most writes in one batch or transaction commit (500 by default).
     public var maximumBatchSize: Int = 500

@@ -11,7 +11,7 @@ import Synchronization
 /// ```
 ///
 /// Semantics:
-/// - Each document is *set* (replacing any existing document with the same id); a `nil` id gets an ``AutoID``.
+/// - Each document is *set* (replacing any existing document with the same id); a `nil` id gets an `AutoID`.
 /// - Each chunk (``chunkSize`` documents, fewer when their bodies and index keys reach ``maximumChunkBytes``) is one
 ///   atomic engine commit; **the import as a whole is not atomic**: when
 ///   it fails, the chunks committed before stay. Chunks are not subject to ``DocumentLimits/maximumBatchSize``

@@ -167,11 +167,11 @@ package struct PluginEngines<Engine: Sendable>: Sendable {
             make: { context in
                 try context.plugins.requireAllLoaded()
                 guard let plugin = context.plugins.provider(kind: kind, name: name) else {
-                    let available = builtIn + context.plugins.engines(of: kind)
+                    let (message, suggestion) = Self.notFound(
+                        name, kind: kind, module: module, builtIn: builtIn, in: context)
                     throw PluginError(
-                        .engineNotFound,
-                        "no \(module) engine named '\(name)' (available: \(available.joined(separator: ", ")))",
-                        hint: Suggestion.closest(to: name, among: available).map { "did you mean '\($0)'?" }
+                        .engineNotFound, message,
+                        hint: suggestion
                             ?? "use a built-in engine, or list the plugin that provides '\(name)' under `plugins`")
                 }
                 let selection = EngineSelection(engine: name, options: .object(options))
@@ -179,18 +179,29 @@ package struct PluginEngines<Engine: Sendable>: Sendable {
             },
             status: { context in
                 guard let provider = context.plugins.provider(kind: kind, name: name) else {
-                    let available = builtIn + context.plugins.engines(of: kind)
-                    let suggestion = Suggestion.closest(to: name, among: available).map { "; did you mean '\($0)'?" }
+                    let (message, suggestion) = Self.notFound(
+                        name, kind: kind, module: module, builtIn: builtIn, in: context)
                     return ModuleStatus(
                         engine: name, location: "no plugin provides it",
-                        health: "no \(module) engine named '\(name)' (available: "
-                            + "\(available.joined(separator: ", ")))\(suggestion ?? "")",
-                        isHealthy: false)
+                        health: message + (suggestion.map { "; \($0)" } ?? ""), isHealthy: false)
                 }
                 return ModuleStatus(
                     engine: name, location: "plugin \(provider.name) (\(provider.path))", health: "ok", isHealthy: true)
             },
             close: { _ in })
+    }
+
+    /// Why no engine `name` was found, naming the engines there are, and the closest one as "did you mean".
+    static func notFound(_ name: String, kind: String, module: String, builtIn: [String], in context: SuiteContext)
+        -> (
+            message: String, suggestion: String?
+        )
+    {
+        let available = builtIn + context.plugins.engines(of: kind)
+        return (
+            "no \(module) engine named '\(name)' (available: \(available.joined(separator: ", ")))",
+            Suggestion.closest(to: name, among: available).map { "did you mean '\($0)'?" }
+        )
     }
 }
 

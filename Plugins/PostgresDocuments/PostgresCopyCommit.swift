@@ -46,8 +46,6 @@ struct PostgresCopyCommit: Sendable {
         var ends: [Int] = []
         ends.reserveCapacity(writes.count)
         var entries = PostgresCopyText(capacity: writes.count * 128)
-        var bodies: [ByteBuffer] = []
-        bodies.reserveCapacity(writes.count)
         for write in writes {
             let body = write.body ?? []
             documents.text(write.path)
@@ -67,9 +65,9 @@ struct PostgresCopyCommit: Sendable {
                 entries.text(write.path)
                 entries.endRow()
             }
-            bodies.append(PostgresDocumentEngine.buffer(body))
         }
         let paths = writes.map(\.path)
+        let bodies = PostgresByteaArray(elements: writes.map { $0.body ?? [] })
         self.documentRows = documents
         self.documentRowEnds = ends
         self.entryRows = entries
@@ -89,7 +87,7 @@ struct PostgresCopyCommit: Sendable {
     func documentRows(version: Int64, time: Int64) -> ByteBuffer {
         let tail = Array("\t\(version)\t\(time)\t\(time)\n".utf8)
         var rows = ByteBufferAllocator().buffer(capacity: documentRows.count + tail.count * documentRowEnds.count)
-        documentRows.buffer.withUnsafeReadableBytes { bytes in
+        documentRows.bytes.withUnsafeBytes { bytes in
             var start = 0
             for end in documentRowEnds {
                 rows.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))

@@ -1,4 +1,5 @@
 import NIOCore
+import PostgresNIO
 
 /// Rows in the text format of `COPY … FROM STDIN` (the format postgres-nio's `copyFrom` sends): a row per line,
 /// its columns separated by tabs, `\N` for NULL; backslash, tab, newline and carriage return in a value are escaped.
@@ -11,134 +12,147 @@ import NIOCore
 /// rows.endRow()  // items/a\\tb<TAB>\\x01ff<LF>
 /// ```
 struct PostgresCopyText: Sendable {
-    private(set) var buffer: ByteBuffer
+    /// The rows so far.
+    private(set) var bytes: [UInt8] = []
     /// Whether the row being written has a column yet (the next one is preceded by a tab).
     private var rowStarted = false
 
     init(capacity: Int = 0) {
-        buffer = ByteBufferAllocator().buffer(capacity: capacity)
+        bytes.reserveCapacity(capacity)
     }
 
     /// The number of bytes written.
-    var count: Int { buffer.readableBytes }
+    var count: Int { bytes.count }
+
+    /// The rows as one buffer.
+    var buffer: ByteBuffer { ByteBuffer(bytes: bytes) }
 
     /// Ends the row.
     mutating func endRow() {
-        buffer.writeInteger(UInt8(ascii: "\n"))
+        bytes.append(Self.newline)
         rowStarted = false
     }
 
     /// A text column.
     mutating func text(_ value: String) {
         separate()
-        var value = value
-        value.withUTF8 { Self.escape($0, into: &buffer) }
+        append(escaping: value)
     }
 
     /// A `bytea` column.
     mutating func bytea(_ value: [UInt8]) {
         separate()
         // `\x` in hex input form; its backslash is escaped for COPY.
-        buffer.writeBytes([UInt8(ascii: "\\"), UInt8(ascii: "\\"), UInt8(ascii: "x")])
-        Self.hex(value, into: &buffer)
-    }
-
-    /// A column of a decimal integer.
-    mutating func integer(_ value: Int64) {
-        separate()
-        buffer.writeString(String(value))
+        bytes.append(contentsOf: [Self.backslash, Self.backslash, UInt8(ascii: "x")])
+        appendHex(value)
     }
 
     /// A NULL column.
     mutating func null() {
         separate()
-        buffer.writeBytes([UInt8(ascii: "\\"), UInt8(ascii: "N")])
+        bytes.append(contentsOf: [Self.backslash, UInt8(ascii: "N")])
     }
 
     /// A `text[]` column: `{"a","b"}`, each element quoted, its `"` and `\` escaped for the array, then every
     /// backslash escaped again for COPY.
     mutating func textArray(_ values: some Sequence<String>) {
         separate()
-        buffer.writeInteger(UInt8(ascii: "{"))
+        bytes.append(UInt8(ascii: "{"))
         var first = true
         for value in values {
-            if !first { buffer.writeInteger(UInt8(ascii: ",")) }
+            if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
-            buffer.writeInteger(UInt8(ascii: "\""))
-            var value = value
-            value.withUTF8 { utf8 in
-                var start = 0
-                for (position, byte) in utf8.enumerated() where byte == UInt8(ascii: "\"") || byte == Self.backslash {
-                    Self.escape(UnsafeBufferPointer(rebasing: utf8[start..<position]), into: &buffer)
-                    // The array's escape (a backslash) and the byte, each escaped for COPY.
-                    buffer.writeBytes([Self.backslash, Self.backslash])
-                    Self.escape(UnsafeBufferPointer(rebasing: utf8[position..<position + 1]), into: &buffer)
-                    start = position + 1
-                }
-                Self.escape(UnsafeBufferPointer(rebasing: utf8[start...]), into: &buffer)
-            }
-            buffer.writeInteger(UInt8(ascii: "\""))
+            bytes.append(Self.quote)
+            append(escaping: value, inArray: true)
+            bytes.append(Self.quote)
         }
-        buffer.writeInteger(UInt8(ascii: "}"))
+        bytes.append(UInt8(ascii: "}"))
     }
 
     /// A `bytea[]` column: `{"\\x…","\\x…"}` (the array keeps one backslash of the hex form's `\x`, COPY two more).
     mutating func byteaArray(_ values: some Sequence<[UInt8]>) {
         separate()
-        buffer.writeInteger(UInt8(ascii: "{"))
+        bytes.append(UInt8(ascii: "{"))
         var first = true
         for value in values {
-            if !first { buffer.writeInteger(UInt8(ascii: ",")) }
-            buffer.writeBytes(Self.quotedHexStart)
+            if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
-            Self.hex(value, into: &buffer)
-            buffer.writeInteger(UInt8(ascii: "\""))
+            bytes.append(contentsOf: Self.quotedHexStart)
+            appendHex(value)
+            bytes.append(Self.quote)
         }
-        buffer.writeInteger(UInt8(ascii: "}"))
-    }
-
-    /// Appends the bytes of `other` (whole rows).
-    mutating func append(_ other: ByteBufferView) {
-        buffer.writeBytes(other)
+        bytes.append(UInt8(ascii: "}"))
     }
 
     private mutating func separate() {
-        if rowStarted { buffer.writeInteger(UInt8(ascii: "\t")) }
+        if rowStarted { bytes.append(Self.tab) }
         rowStarted = true
     }
 
     private static let backslash = UInt8(ascii: "\\")
+    private static let quote = UInt8(ascii: "\"")
+    private static let tab = UInt8(ascii: "\t")
+    private static let newline = UInt8(ascii: "\n")
     /// A quoted `bytea` element's start, `"\\x` (the hex form's backslash escaped for the array), escaped for COPY.
     private static let quotedHexStart: [UInt8] = Array(#""\\\\x"#.utf8)
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// Writes `bytes`, escaping what COPY's text format reads specially.
-    private static func escape(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout ByteBuffer) {
-        var start = 0
-        for (position, byte) in bytes.enumerated() {
-            let escaped: UInt8
+    /// Appends `value`, escaping what COPY's text format reads specially and, `inArray`, what a quoted array element
+    /// does (`"` and `\`, each preceded by a backslash that COPY in turn reads escaped).
+    private mutating func append(escaping value: String, inArray: Bool = false) {
+        for byte in value.utf8 {
             switch byte {
-            case backslash: escaped = backslash
-            case UInt8(ascii: "\t"): escaped = UInt8(ascii: "t")
-            case UInt8(ascii: "\n"): escaped = UInt8(ascii: "n")
-            case UInt8(ascii: "\r"): escaped = UInt8(ascii: "r")
-            default: continue
+            case Self.backslash:
+                if inArray { bytes.append(contentsOf: [Self.backslash, Self.backslash]) }
+                bytes.append(contentsOf: [Self.backslash, Self.backslash])
+            case Self.quote where inArray: bytes.append(contentsOf: [Self.backslash, Self.backslash, Self.quote])
+            case Self.tab: bytes.append(contentsOf: [Self.backslash, UInt8(ascii: "t")])
+            case Self.newline: bytes.append(contentsOf: [Self.backslash, UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: [Self.backslash, UInt8(ascii: "r")])
+            default: bytes.append(byte)
             }
-            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<position]))
-            buffer.writeBytes([backslash, escaped])
-            start = position + 1
         }
-        buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
     }
 
-    private static func hex(_ bytes: [UInt8], into buffer: inout ByteBuffer) {
-        buffer.reserveCapacity(minimumWritableBytes: bytes.count * 2)
-        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: bytes.count * 2) { out in
-            for (position, byte) in bytes.enumerated() {
-                out[2 * position] = hexDigits[Int(byte >> 4)]
-                out[2 * position + 1] = hexDigits[Int(byte & 0x0f)]
+    private mutating func appendHex(_ value: [UInt8]) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: value.count * 2))
+        bytes.withUnsafeMutableBufferPointer { out in
+            var position = start
+            for byte in value {
+                out[position] = Self.hexDigit(byte >> 4)
+                out[position + 1] = Self.hexDigit(byte & 0x0f)
+                position += 2
             }
-            return bytes.count * 2
+        }
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+    }
+}
+
+/// A `bytea[]` parameter encoded straight from the byte arrays (postgres-nio's `[ByteBuffer]` needs a buffer per
+/// element first): PostgreSQL's binary array format, one dimension, no NULLs.
+struct PostgresByteaArray: PostgresNonThrowingEncodable, Sendable {
+    static var psqlType: PostgresDataType { .byteaArray }
+    static var psqlFormat: PostgresFormat { .binary }
+
+    var elements: [[UInt8]]
+
+    func encode<JSONEncoder: PostgresJSONEncoder>(
+        into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>
+    ) {
+        buffer.writeInteger(elements.isEmpty ? 0 : 1, as: Int32.self)  // dimensions
+        buffer.writeInteger(0, as: Int32.self)  // no NULLs
+        buffer.writeInteger(PostgresDataType.bytea.rawValue)
+        guard !elements.isEmpty else { return }
+        buffer.writeInteger(Int32(elements.count))  // length
+        buffer.writeInteger(1, as: Int32.self)  // lower bound
+        buffer.reserveCapacity(minimumWritableBytes: elements.reduce(0) { $0 + 4 + $1.count })
+        for element in elements {
+            buffer.writeInteger(Int32(element.count))
+            buffer.writeBytes(element)
         }
     }
 }

@@ -2,53 +2,85 @@
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// A large commit of new documents (a bulk import's chunk) written with `COPY … FROM STDIN`: PostgreSQL inserts
 /// copied rows a page at a time, where `commit_v3`'s `INSERT … SELECT FROM unnest(…)` inserts them one by one.
 extension PostgresDocumentEngine {
     /// Writes `copy` in one transaction on `connection`: it takes the commit lock (the `state` row, as `commit_v3`
-    /// does, so commits from every server stay serialised and their sequences in commit order), checks that none of
-    /// the written documents exists, copies the documents and their index entries, adds the change log's row,
-    /// advances `state` and notifies listeners, then commits. When a written document exists already (COPY only
-    /// inserts), the same transaction runs `commit_v3` instead. Either way the commit applies whole or not at all:
-    /// a failure or a lost connection before `COMMIT` leaves nothing, and `COMMIT` answers once it is durable.
+    /// does, so commits from every server stay serialised and their sequences in commit order), copies the documents
+    /// and their index entries, adds the change log's row, advances `state` and notifies listeners, then commits.
+    /// The commit applies whole or not at all: a failure or a lost connection before `COMMIT` leaves nothing, and
+    /// `COMMIT` answers once it is durable.
+    ///
+    /// COPY only inserts. The documents' primary key is the check that none of them exists: when one does, the
+    /// copy fails, its transaction is rolled back, and `commit_v3` writes the commit instead. Checking first would
+    /// cost every chunk of an import a probe of 5,000 paths, so the engine checks first (under the lock, in the same
+    /// transaction) only after a copy found an existing document — a re-import then logs one unique-key error on
+    /// the server, not one per chunk.
     ///
     /// Returns `commit_v3`'s answer: the sequence, no failed check, and the create times (`nil`: all the commit's).
     func commitByCopy(
         _ copy: PostgresCopyCommit, _ prepared: PostgresPreparedCommit, _ commitTime: Int64,
         on connection: PostgresConnection
     ) async throws -> (Int64, Int?, Int64?, [Int64]?) {
-        try await Self.inTransaction(connection, logger: logger) {
-            let (last, rewrites) = try await lockForCopy(copy, on: connection)
-            if rewrites { return try await callCommitFunction(prepared, commitTime, on: connection) }
-            let sequence = last + 1
-            try await copyRows(
-                copy.documentRows(version: sequence, time: commitTime), into: "documents",
-                columns: PostgresCopyCommit.documentColumns, on: connection)
-            if copy.entryRows.count > 0 {
-                try await copyRows(
-                    copy.entryRows.buffer, into: "entries", columns: PostgresCopyCommit.entryColumns, on: connection)
+        let checksFirst = copyChecksFirst.load(ordering: .relaxed)
+        do {
+            return try await Self.inTransaction(connection, logger: logger) {
+                let (last, exists) = try await lockForCopy(checking: checksFirst ? copy.paths : nil, on: connection)
+                if exists { return try await callCommitFunction(prepared, commitTime, on: connection) }
+                copyChecksFirst.store(false, ordering: .relaxed)
+                try await write(copy, sequence: last + 1, commitTime, on: connection)
+                return (last + 1, nil, nil, nil)
             }
-            try await connection.query(copy.logStatement(sequence: sequence, time: commitTime), logger: logger)
-            return (sequence, nil, nil, nil)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == Self.uniqueViolation {
+            // A document exists (or, in a damaged index, an entry): rolled back; commit_v3 rewrites it (or fails).
+            copyChecksFirst.store(true, ordering: .relaxed)
+            let answer = try await callCommitFunction(prepared, commitTime, on: connection)
+            try await confirmCommitted(connection)
+            return answer
         }
     }
 
-    /// Locks the `state` row for the commit; returns the last sequence and whether any of the copy's documents
-    /// exists.
-    private func lockForCopy(_ copy: PostgresCopyCommit, on connection: PostgresConnection) async throws -> (
+    /// SQLSTATE `unique_violation`.
+    private static let uniqueViolation = "23505"
+
+    /// Locks the `state` row for the commit; returns the last sequence and whether any of `paths` is a document.
+    private func lockForCopy(checking paths: [String]?, on connection: PostgresConnection) async throws -> (
         Int64, Bool
     ) {
-        let rows = try await connection.query(
-            """
-            SELECT st.last_sequence,
-                EXISTS (SELECT 1 FROM \(unescaped: schema).documents d WHERE d.path = ANY(\(copy.paths)::text[]))
-            FROM \(unescaped: schema).state st WHERE st.id = 1 FOR UPDATE
-            """, logger: logger)
+        let rows: PostgresRowSequence
+        if let paths {
+            rows = try await connection.query(
+                """
+                SELECT st.last_sequence,
+                    EXISTS (SELECT 1 FROM \(unescaped: schema).documents d WHERE d.path = ANY(\(paths)::text[]))
+                FROM \(unescaped: schema).state st WHERE st.id = 1 FOR UPDATE
+                """, logger: logger)
+        } else {
+            rows = try await connection.query(
+                "SELECT st.last_sequence, false FROM \(unescaped: schema).state st WHERE st.id = 1 FOR UPDATE",
+                logger: logger)
+        }
         var answer: (Int64, Bool)?
         for try await row in rows.decode((Int64, Bool).self) where answer == nil { answer = row }
         guard let answer else { throw DocumentsError(.corrupted, "schema '\(schema)' has no state row") }
         return answer
+    }
+
+    /// The copy's statements, under the lock: the documents, their entries, the change log's row with `state`
+    /// and NOTIFY.
+    private func write(
+        _ copy: PostgresCopyCommit, sequence: Int64, _ commitTime: Int64, on connection: PostgresConnection
+    ) async throws {
+        try await copyRows(
+            copy.documentRows(version: sequence, time: commitTime), into: "documents",
+            columns: PostgresCopyCommit.documentColumns, on: connection)
+        if copy.entryRows.count > 0 {
+            try await copyRows(
+                copy.entryRows.buffer, into: "entries", columns: PostgresCopyCommit.entryColumns, on: connection)
+        }
+        try await connection.query(copy.logStatement(sequence: sequence, time: commitTime), logger: logger)
     }
 
     /// Sends `rows` (COPY's text format) into `table` of the engine's schema (every connection's `search_path`), in
@@ -58,8 +90,8 @@ extension PostgresDocumentEngine {
     ) async throws {
         try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
             var rows = rows
-            while rows.readableBytes > 0,
-                let piece = rows.readSlice(length: min(rows.readableBytes, Self.copyMessageBytes))
+            while let piece = rows.readSlice(length: min(rows.readableBytes, Self.copyMessageBytes)),
+                piece.readableBytes > 0
             {
                 try await writer.write(piece)
             }

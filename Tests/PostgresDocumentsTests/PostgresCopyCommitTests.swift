@@ -112,13 +112,14 @@ struct PostgresCopyCommitTests {
         #expect(row.split(separator: "\n") == ["日本|14 back\\slash|3 quote\"d|4", "91"])
     }
 
-    @Test("a large commit that rewrites documents runs commit_v3 in the copy's transaction: create times kept")
+    @Test("a large commit that rewrites documents fails its copy and runs commit_v3: create times kept")
     func rewriteFallsBack() async throws {
         let options = try await PostgresFixture.options()
         let engine = try PostgresFixture.engine(options)
         let first = try await engine.commit(puts(1_000), commitTime: 1)
         #expect(first.sequence == 1)
-        // Half of these exist: the commit rewrites them and creates the rest.
+        // Half of these exist: the copy fails on the documents' primary key; commit_v3 rewrites them and creates the
+        // rest.
         let second = try await engine.commit(puts(1_000, salt: "y", from: 500), commitTime: 2)
         #expect(second.sequence == 2)
         let documents = second.documents.compactMap { $0 }
@@ -130,6 +131,13 @@ struct PostgresCopyCommitTests {
         #expect(try await engine.scan(IndexScan(index: "sy")).count == (500..<1_500).filter { $0 % 13 != 0 }.count)
         let changes = try await engine.changes(after: 1, limit: 10_000)
         #expect(changes.count == 1_000 && changes.allSatisfy { $0.sequence == 2 })
+        // New documents again: copied, the first after a check under the lock, the next one without.
+        try await commitFunction(schema(options), present: false)
+        #expect(try await engine.commit(puts(1_000, from: 2_000), commitTime: 3).sequence == 3)
+        #expect(try await engine.commit(puts(1_000, from: 3_000), commitTime: 4).sequence == 4)
+        try await commitFunction(schema(options), present: true)
+        #expect(try await engine.documents(inCollection: "items", after: nil, limit: nil).count == 3_500)
+        #expect(try await engine.verifyIndexes().isConsistent)
     }
 
     @Test("a copy that fails, halfway or at COMMIT, leaves nothing, and the next commit gets the next sequence")

@@ -29,7 +29,8 @@ struct PostgresCopyCommit: Sendable {
     private(set) var entryRows: PostgresCopyText
     /// The written paths, in the plan's order (to find those that exist already).
     private(set) var paths: [String]
-    /// The change log's row, but for its sequence (`$3`) and time (`$4`); it also advances `state` and notifies.
+    /// The statement that takes the commit lock and the next sequence, adds the change log's row and notifies; but
+    /// for the commit's time (`$3`).
     private var logQuery: PostgresQuery
 
     /// The copy of `plan`, or `nil` when `plan` is not a large commit of unconditional puts of storable paths and
@@ -72,13 +73,18 @@ struct PostgresCopyCommit: Sendable {
         self.documentRowEnds = ends
         self.entryRows = entries
         self.paths = paths
+        // Updating the `state` row locks it, as commit_v3's `FOR UPDATE` does, and waits for the commit holding it.
         self.logQuery = """
-            WITH log AS (
+            WITH advanced AS (
+                UPDATE \(unescaped: schema).state SET last_sequence = last_sequence + 1 WHERE id = 1
+                RETURNING last_sequence),
+            log AS (
                 INSERT INTO \(unescaped: schema).changes (sequence, update_time, records, paths, bodies, create_times)
-                VALUES ($3::bigint, $4::bigint, cardinality($1::text[]), \(paths)::text[], \(bodies)::bytea[],
-                    array_fill($4::bigint, ARRAY[cardinality($1::text[])]))),
-            advanced AS (UPDATE \(unescaped: schema).state SET last_sequence = $3::bigint WHERE id = 1)
-            SELECT pg_notify('\(unescaped: PostgresSchema.channel(schema))', $3::bigint::text)
+                SELECT a.last_sequence, $3::bigint, cardinality($1::text[]), \(paths)::text[], \(bodies)::bytea[],
+                    array_fill($3::bigint, ARRAY[cardinality($1::text[])])
+                FROM advanced a)
+            SELECT a.last_sequence FROM advanced a
+                CROSS JOIN LATERAL pg_notify('\(unescaped: PostgresSchema.channel(schema))', a.last_sequence::text)
             """
     }
 
@@ -98,10 +104,10 @@ struct PostgresCopyCommit: Sendable {
         return rows
     }
 
-    /// The statement that adds the change log's row, advances `state` to `sequence` and notifies listeners.
-    func logStatement(sequence: Int64, time: Int64) -> PostgresQuery {
+    /// The statement that locks the `state` row (or waits for the commit holding it), advances it to the next
+    /// sequence, adds the change log's row with `time` and notifies listeners; it answers the sequence.
+    func logStatement(time: Int64) -> PostgresQuery {
         var query = logQuery
-        query.binds.append(sequence, context: .default)
         query.binds.append(time, context: .default)
         return query
     }

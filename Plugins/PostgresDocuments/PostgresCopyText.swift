@@ -99,18 +99,30 @@ struct PostgresCopyText: Sendable {
     /// Appends `value`, escaping what COPY's text format reads specially and, `inArray`, what a quoted array element
     /// does (`"` and `\`, each preceded by a backslash that COPY in turn reads escaped).
     private mutating func append(escaping value: String, inArray: Bool = false) {
-        for byte in value.utf8 {
-            switch byte {
-            case Self.backslash:
-                if inArray { bytes.append(contentsOf: [Self.backslash, Self.backslash]) }
-                bytes.append(contentsOf: [Self.backslash, Self.backslash])
-            case Self.quote where inArray: bytes.append(contentsOf: [Self.backslash, Self.backslash, Self.quote])
-            case Self.tab: bytes.append(contentsOf: [Self.backslash, UInt8(ascii: "t")])
-            case Self.newline: bytes.append(contentsOf: [Self.backslash, UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [Self.backslash, UInt8(ascii: "r")])
-            default: bytes.append(byte)
+        var value = value
+        value.withUTF8 { utf8 in
+            // Most values have nothing to escape: one copy.
+            guard utf8.contains(where: { Self.isSpecial($0, inArray: inArray) }) else {
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            for byte in utf8 {
+                switch byte {
+                case Self.backslash:
+                    if inArray { bytes.append(contentsOf: [Self.backslash, Self.backslash]) }
+                    bytes.append(contentsOf: [Self.backslash, Self.backslash])
+                case Self.quote where inArray: bytes.append(contentsOf: [Self.backslash, Self.backslash, Self.quote])
+                case Self.tab: bytes.append(contentsOf: [Self.backslash, UInt8(ascii: "t")])
+                case Self.newline: bytes.append(contentsOf: [Self.backslash, UInt8(ascii: "n")])
+                case UInt8(ascii: "\r"): bytes.append(contentsOf: [Self.backslash, UInt8(ascii: "r")])
+                default: bytes.append(byte)
+                }
             }
         }
+    }
+
+    private static func isSpecial(_ byte: UInt8, inArray: Bool) -> Bool {
+        byte == backslash || byte == tab || byte == newline || byte == UInt8(ascii: "\r") || (inArray && byte == quote)
     }
 
     private mutating func appendHex(_ value: [UInt8]) {

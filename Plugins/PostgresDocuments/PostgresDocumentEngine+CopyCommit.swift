@@ -7,11 +7,11 @@ import Synchronization
 /// A large commit of new documents (a bulk import's chunk) written with `COPY … FROM STDIN`: PostgreSQL inserts
 /// copied rows a page at a time, where `commit_v3`'s `INSERT … SELECT FROM unnest(…)` inserts them one by one.
 extension PostgresDocumentEngine {
-    /// Writes `copy` in one transaction on `connection`: it takes the commit lock (the `state` row, as `commit_v3`
-    /// does, so commits from every server stay serialised and their sequences in commit order), copies the documents
-    /// and their index entries, adds the change log's row, advances `state` and notifies listeners, then commits.
-    /// The commit applies whole or not at all: a failure or a lost connection before `COMMIT` leaves nothing, and
-    /// `COMMIT` answers once it is durable.
+    /// Writes `copy` in one transaction on `connection`: one statement takes the commit lock (it updates the `state`
+    /// row, which `commit_v3` locks first, so commits from every server stay serialised and their sequences in
+    /// commit order) and the next sequence, adds the change log's row and notifies listeners (delivered at commit);
+    /// then the documents and their index entries are copied, and the transaction commits. It applies whole or not
+    /// at all: a failure or a lost connection before `COMMIT` leaves nothing, and `COMMIT` answers once it is durable.
     ///
     /// COPY only inserts. The documents' primary key is the check that none of them exists: when one does, the
     /// copy fails, its transaction is rolled back, and `commit_v3` writes the commit instead. Checking first would
@@ -27,11 +27,22 @@ extension PostgresDocumentEngine {
         let checksFirst = copyChecksFirst.load(ordering: .relaxed)
         do {
             return try await Self.inTransaction(connection, logger: logger) {
-                let (last, exists) = try await lockForCopy(checking: checksFirst ? copy.paths : nil, on: connection)
-                if exists { return try await callCommitFunction(prepared, commitTime, on: connection) }
-                copyChecksFirst.store(false, ordering: .relaxed)
-                try await write(copy, sequence: last + 1, commitTime, on: connection)
-                return (last + 1, nil, nil, nil)
+                if checksFirst {
+                    if try await lockFindingAny(of: copy.paths, on: connection) {
+                        return try await callCommitFunction(prepared, commitTime, on: connection)
+                    }
+                    copyChecksFirst.store(false, ordering: .relaxed)
+                }
+                let sequence = try await advance(copy, commitTime, on: connection)
+                try await copyRows(
+                    copy.documentRows(version: sequence, time: commitTime), into: "documents",
+                    columns: PostgresCopyCommit.documentColumns, on: connection)
+                if copy.entryRows.count > 0 {
+                    try await copyRows(
+                        copy.entryRows.buffer, into: "entries", columns: PostgresCopyCommit.entryColumns,
+                        on: connection)
+                }
+                return (sequence, nil, nil, nil)
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == Self.uniqueViolation {
             // A document exists (or, in a damaged index, an entry): rolled back; commit_v3 rewrites it (or fails).
@@ -45,42 +56,24 @@ extension PostgresDocumentEngine {
     /// SQLSTATE `unique_violation`.
     private static let uniqueViolation = "23505"
 
-    /// Locks the `state` row for the commit; returns the last sequence and whether any of `paths` is a document.
-    private func lockForCopy(checking paths: [String]?, on connection: PostgresConnection) async throws -> (
-        Int64, Bool
-    ) {
-        let rows: PostgresRowSequence
-        if let paths {
-            rows = try await connection.query(
-                """
-                SELECT st.last_sequence,
-                    EXISTS (SELECT 1 FROM \(unescaped: schema).documents d WHERE d.path = ANY(\(paths)::text[]))
-                FROM \(unescaped: schema).state st WHERE st.id = 1 FOR UPDATE
-                """, logger: logger)
-        } else {
-            rows = try await connection.query(
-                "SELECT st.last_sequence, false FROM \(unescaped: schema).state st WHERE st.id = 1 FOR UPDATE",
-                logger: logger)
-        }
-        var answer: (Int64, Bool)?
-        for try await row in rows.decode((Int64, Bool).self) where answer == nil { answer = row }
-        guard let answer else { throw DocumentsError(.corrupted, "schema '\(schema)' has no state row") }
-        return answer
+    /// Locks the `state` row for the commit; returns whether any of `paths` is a document.
+    private func lockFindingAny(of paths: [String], on connection: PostgresConnection) async throws -> Bool {
+        let rows = try await connection.query(
+            """
+            SELECT EXISTS (SELECT 1 FROM \(unescaped: schema).documents d WHERE d.path = ANY(\(paths)::text[]))
+            FROM \(unescaped: schema).state st WHERE st.id = 1 FOR UPDATE
+            """, logger: logger)
+        for try await exists in rows.decode(Bool.self) { return exists }
+        throw DocumentsError(.corrupted, "schema '\(schema)' has no state row")
     }
 
-    /// The copy's statements, under the lock: the documents, their entries, the change log's row with `state`
-    /// and NOTIFY.
-    private func write(
-        _ copy: PostgresCopyCommit, sequence: Int64, _ commitTime: Int64, on connection: PostgresConnection
-    ) async throws {
-        try await copyRows(
-            copy.documentRows(version: sequence, time: commitTime), into: "documents",
-            columns: PostgresCopyCommit.documentColumns, on: connection)
-        if copy.entryRows.count > 0 {
-            try await copyRows(
-                copy.entryRows.buffer, into: "entries", columns: PostgresCopyCommit.entryColumns, on: connection)
-        }
-        try await connection.query(copy.logStatement(sequence: sequence, time: commitTime), logger: logger)
+    /// Runs the copy's log statement (``PostgresCopyCommit/logStatement(time:)``); returns the commit's sequence.
+    private func advance(_ copy: PostgresCopyCommit, _ commitTime: Int64, on connection: PostgresConnection)
+        async throws -> Int64
+    {
+        let rows = try await connection.query(copy.logStatement(time: commitTime), logger: logger)
+        for try await sequence in rows.decode(Int64.self) { return sequence }
+        throw DocumentsError(.corrupted, "schema '\(schema)' has no state row")
     }
 
     /// Sends `rows` (COPY's text format) into `table` of the engine's schema (every connection's `search_path`), in

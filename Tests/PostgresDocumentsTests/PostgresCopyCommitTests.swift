@@ -4,6 +4,7 @@ import Foundation
 import PostgresTestSupport
 import SuiteCore
 import SuitePluginKit
+import Synchronization
 import Testing
 
 /// A large commit of unconditional puts (a bulk import's chunk) is written with `COPY`, not `commit_v3`: it must leave
@@ -216,6 +217,50 @@ struct PostgresCopyCommitTests {
         for change in changes { #expect(change.document?.version == change.sequence) }
     }
 
+    @Test("a server killed under a stream of copied commits keeps every acknowledged one whole and no partial one")
+    func killUnderCopies() async throws {
+        let server = try await PostgresServer.start()
+        defer { server.stop() }
+        let options: JSONValue = [
+            "url": .string(server.url), "schema": "crash", "pool-size": 4, "connect-timeout": 10,
+        ]
+        let engine = try PostgresFixture.engine(options)
+        let chunks = ChunkCounter()
+        let writer = Task { () -> Int in
+            var chunk = 0
+            while chunk < 1_000 {
+                do {
+                    _ = try await engine.commit(puts(1_000, from: chunk * 1_000), commitTime: Int64(chunk))
+                    chunks.value.add(1, ordering: .relaxed)
+                    chunk += 1
+                } catch {
+                    // Before the kill, a slow machine's lease timeout (nothing sent): retry. After it, the stream ends.
+                    if chunks.killed.load(ordering: .relaxed) { return chunk }
+                }
+            }
+            return chunk
+        }
+        // Kill it mid-stream, once a few chunks are acknowledged (however slow the machine is).
+        let deadline = ContinuousClock.now + .seconds(120)
+        while chunks.value.load(ordering: .relaxed) < 3, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        chunks.killed.store(true, ordering: .relaxed)
+        server.kill()
+        let acknowledged = try await writer.value
+        #expect(acknowledged >= 3)
+        try await server.restart()
+        let reopened = try PostgresFixture.engine(options)
+        let all = try await reopened.documents(inCollection: "items", after: nil, limit: nil)
+        // Whole chunks only (each 1,000 documents, its entries and its change-log row), every acknowledged one.
+        #expect(all.count % 1_000 == 0 && all.count / 1_000 >= acknowledged && all.count / 1_000 <= acknowledged + 1)
+        let found = try await reopened.documents(at: puts(acknowledged * 1_000).map(\.path))
+        #expect(found.allSatisfy { $0 != nil }, "an acknowledged chunk is missing after the crash")
+        #expect(try await reopened.changes(after: 0, limit: 1_000_000).count == all.count)
+        #expect(try await reopened.lastSequence() == Int64(all.count / 1_000))
+        #expect(try await reopened.verifyIndexes().isConsistent)
+    }
+
     @Test("the bulk importer's chunks through the plugin (prepareCommit) are copied")
     func importerChunks() async throws {
         let options = try await PostgresFixture.options()
@@ -232,4 +277,9 @@ struct PostgresCopyCommitTests {
         #expect(found.documents.count == 300)
         #expect(try await store.verifyIndexes().isConsistent)
     }
+}
+
+private final class ChunkCounter: Sendable {
+    let value = Atomic<Int>(0)
+    let killed = Atomic<Bool>(false)
 }

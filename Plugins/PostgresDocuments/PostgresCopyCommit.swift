@@ -4,9 +4,8 @@ import PostgresNIO
 
 /// A large commit of unconditional puts (a bulk import's chunk), ready to be written with `COPY … FROM STDIN` instead
 /// of `commit_v3`: the `documents` rows and the `entries` rows in COPY's text format, and the change log's row as a
-/// statement. Only documents that do not exist yet can be copied (COPY inserts); the commit checks that under the
-/// commit lock and otherwise runs `commit_v3` in the same transaction (see
-/// ``PostgresDocumentEngine/commitByCopy(_:_:_:on:)``).
+/// statement. Only documents that do not exist yet can be copied (COPY inserts): when one exists, the copy fails on
+/// the primary key and the commit goes through `commit_v3` (see ``PostgresDocumentEngine/commitByCopy(_:_:_:on:)``).
 ///
 /// Everything but the commit's sequence and time is encoded here, when the commit is prepared: the bulk importer
 /// prepares a chunk while the one before writes.

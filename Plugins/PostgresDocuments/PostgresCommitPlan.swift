@@ -92,7 +92,7 @@ struct PostgresCommitPlan: Sendable {
                 steps.append(.check)
             case .delete:
                 states[key] = .deleted
-                record(path, parts: parts, body: nil, entries: [], keeps: false, in: &writeIndex)
+                record(path, key: key, parts: parts, body: nil, entries: [], keeps: false, in: &writeIndex)
                 steps.append(.delete)
             case .put(let body, let entries):
                 let keeps: Bool
@@ -103,8 +103,8 @@ struct PostgresCommitPlan: Sendable {
                 }
                 states[key] = .put(keepsCreateTime: keeps)
                 let index = record(
-                    path, parts: parts, body: body, entries: IndexEntryList.canonical(entries), keeps: keeps,
-                    in: &writeIndex)
+                    path, key: key, parts: parts, body: body, entries: IndexEntryList.canonical(entries),
+                    keeps: keeps, in: &writeIndex)
                 steps.append(.put(body: body, keepsCreateTime: keeps, write: index))
             }
         }
@@ -112,11 +112,10 @@ struct PostgresCommitPlan: Sendable {
 
     @discardableResult
     private mutating func record(
-        _ path: String, parts: EnginePath.Parts, body: [UInt8]?, entries: [IndexEntry], keeps: Bool,
+        _ path: String, key: [UInt8], parts: EnginePath.Parts, body: [UInt8]?, entries: [IndexEntry], keeps: Bool,
         in index: inout [[UInt8]: Int]
     ) -> Int {
         let write = Write(path: path, parts: parts, body: body, entries: entries, keepsCreateTime: keeps)
-        let key = Array(path.utf8)
         if let existing = index[key] {
             writes[existing] = write
             return existing

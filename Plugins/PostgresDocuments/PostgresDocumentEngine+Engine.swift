@@ -5,24 +5,22 @@ import PostgresNIO
 import Synchronization
 
 extension PostgresDocumentEngine: DocumentEngine {
-    /// One call of `commit_v3`: see ``PostgresCommitPlan`` and ``PostgresSchema``.
+    /// One call of `commit_v3`, or for a large commit of new documents a copy: see ``PostgresCommitPlan``,
+    /// ``PostgresCopyCommit`` and ``PostgresSchema``.
     func commit(_ mutations: [DocumentMutation], commitTime: Int64) async throws -> CommitResult {
         if mutations.isEmpty { return CommitResult(sequence: try await lastSequence(), documents: []) }
         return try await commit(try PostgresPreparedCommit(mutations, schema: schema, json: options.json), commitTime)
     }
 
-    /// Runs a commit's `commit_v3` call, its commit time bound last.
+    /// Runs a commit: its copy (``commitByCopy(_:_:_:on:)``) or its `commit_v3` call, the commit time bound last.
     func commit(_ prepared: PostgresPreparedCommit, _ commitTime: Int64) async throws -> CommitResult {
         let plan = prepared.plan
-        var timed = prepared.query
-        timed.binds.append(commitTime, context: .default)
-        let query = timed
         let (sequence, failed, failedVersion, createTimes) = try await run("committing", idempotent: false) {
             [self] connection in
-            let rows = try await connection.query(query, logger: logger)
-            var answer: (Int64, Int?, Int64?, [Int64]?)?
-            for try await row in rows.decode((Int64, Int?, Int64?, [Int64]?).self) where answer == nil { answer = row }
-            guard let answer else { throw DocumentsError(.storage, "commit_v3 returned no row") }
+            if let copy = prepared.copy {
+                return try await commitByCopy(copy, prepared, commitTime, on: connection)
+            }
+            let answer = try await callCommitFunction(prepared, commitTime, on: connection)
             try await confirmCommitted(connection)
             return answer
         }
@@ -41,6 +39,19 @@ extension PostgresDocumentEngine: DocumentEngine {
         let times = createTimes ?? Array(repeating: commitTime, count: writes.count)
         return CommitResult(
             sequence: sequence, documents: plan.results(sequence: sequence, commitTime: commitTime, createTimes: times))
+    }
+
+    /// Calls `commit_v3` for `prepared`: its answer (sequence, failed check, that document's version, create times).
+    func callCommitFunction(_ prepared: PostgresPreparedCommit, _ commitTime: Int64, on connection: PostgresConnection)
+        async throws -> (Int64, Int?, Int64?, [Int64]?)
+    {
+        var query = try prepared.functionCall()
+        query.binds.append(commitTime, context: .default)
+        let rows = try await connection.query(query, logger: logger)
+        var answer: (Int64, Int?, Int64?, [Int64]?)?
+        for try await row in rows.decode((Int64, Int?, Int64?, [Int64]?).self) where answer == nil { answer = row }
+        guard let answer else { throw DocumentsError(.storage, "commit_v3 returned no row") }
+        return answer
     }
 
     /// Waits until PostgreSQL has committed the statement just run on `connection`. postgres-nio ends a query at its

@@ -22,6 +22,9 @@ final class PostgresDocumentEngine: Sendable {
     let notifier: PostgresChangeNotifier
     /// Whether this engine has committed a write (its shutdown then prunes the change log).
     let hasCommitted = Atomic<Bool>(false)
+    /// Whether the last copied commit found documents that existed: the next one checks before it copies (see
+    /// ``commitByCopy(_:_:_:on:)``).
+    let copyChecksFirst = Atomic<Bool>(false)
     /// Tells the commits this engine prepared from those of other engines.
     let instanceID = UUID()
     private let runner: Task<Void, Never>

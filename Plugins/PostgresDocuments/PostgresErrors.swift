@@ -80,7 +80,7 @@ enum PostgresErrors {
                 .storage, "lost the connection to PostgreSQL at \(server) while \(what)",
                 hint: idempotent
                     ? "is the server up? The read was retried once"
-                    : "a commit is one statement: it applied whole or not at all; re-read to see which")
+                    : "a commit applies whole or not at all; re-read to see which")
         }
         if let psql = error as? PSQLError, psql.code == .server {
             let state = psql.serverInfo?[.sqlState] ?? ""

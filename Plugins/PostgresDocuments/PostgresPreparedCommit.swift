@@ -3,16 +3,37 @@ import Foundation
 import NIOCore
 import PostgresNIO
 
-/// A commit worked out before it reaches the database: its plan (``PostgresCommitPlan``) and the `commit_v3` call
-/// with every parameter encoded but the commit time, which ``PostgresDocumentEngine/commit(_:_:)`` binds last. The
-/// bulk importer prepares its next chunk this way (`prepareCommit`) while the chunk before writes.
+/// A commit worked out before it reaches the database: its plan (``PostgresCommitPlan``) and either its copy (a large
+/// commit of unconditional puts, ``PostgresCopyCommit``) or the `commit_v3` call with every parameter encoded but the
+/// commit time, which ``PostgresDocumentEngine/commit(_:_:)`` binds last. The bulk importer prepares its next chunk
+/// this way (`prepareCommit`) while the chunk before writes.
 struct PostgresPreparedCommit: Sendable {
     var plan: PostgresCommitPlan
-    var query: PostgresQuery
     var mutationCount: Int
+    /// The commit as `COPY`, when it can be one.
+    var copy: PostgresCopyCommit?
+    /// The `commit_v3` call; `nil` for a copy, which builds it only if it has to run it (``functionCall()``).
+    private var function: PostgresQuery?
+    private let schema: String
+    private let json: Bool
 
     init(_ mutations: [DocumentMutation], schema: String, json: Bool) throws {
         let plan = try PostgresCommitPlan(mutations)
+        self.plan = plan
+        self.mutationCount = mutations.count
+        self.schema = schema
+        self.json = json
+        self.copy = PostgresCopyCommit(plan, schema: schema, json: json)
+        if copy == nil { function = try Self.functionCall(plan, schema: schema, json: json) }
+    }
+
+    /// The `commit_v3` call, but for its commit time (`$17`).
+    func functionCall() throws -> PostgresQuery {
+        if let function { return function }
+        return try Self.functionCall(plan, schema: schema, json: json)
+    }
+
+    private static func functionCall(_ plan: PostgresCommitPlan, schema: String, json: Bool) throws -> PostgresQuery {
         var entryPaths: [String] = []
         var entryIndexes: [String] = []
         var entryKeys: [ByteBuffer] = []
@@ -27,7 +48,7 @@ struct PostgresPreparedCommit: Sendable {
         let jsonTexts = json ? writes.map { $0.body.map(PostgresJSON.text) ?? "" } : writes.map { _ in "" }
         let empty = ByteBuffer()
         // Sixteen parameters, then the commit time as $17 (bound when the commit runs).
-        self.query = """
+        let query: PostgresQuery = """
             SELECT sequence, failed, failed_version, create_times FROM \(unescaped: schema).commit_v3(
                 $17::bigint, \(!writes.isEmpty),
                 \(plan.checks.map(\.path))::text[], \(plan.checks.map(\.kind.rawValue))::smallint[],
@@ -44,8 +65,7 @@ struct PostgresPreparedCommit: Sendable {
             throw DocumentsError(
                 .storage, "commit_v3 got \(query.binds.count) parameters before its commit time, not 16")
         }
-        self.plan = plan
-        self.mutationCount = mutations.count
+        return query
     }
 }
 

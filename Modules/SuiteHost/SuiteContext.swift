@@ -123,6 +123,8 @@ package final class SuiteContext: Sendable {
     package func run(
         withServices: Bool = true, cancelOnShutdown: Bool = true, _ body: @escaping @Sendable () async throws -> Void
     ) async throws {
+        // Each service is named here: the configuration's default name is `"\(service)"`, which walks the service's
+        // stored properties by reflection (the whole context), a few milliseconds of every command's start.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if withServices {
             for module in modules {
@@ -130,19 +132,20 @@ package final class SuiteContext: Sendable {
                     services.append(
                         .init(
                             service: service, successTerminationBehavior: .gracefullyShutdownGroup,
-                            failureTerminationBehavior: .gracefullyShutdownGroup))
+                            failureTerminationBehavior: .gracefullyShutdownGroup,
+                            serviceName: _typeName(type(of: service), qualified: false)))
                 }
             }
         }
         services.append(
             .init(
                 service: ResourcesService(resources: resources), successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup))
+                failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "ResourcesService"))
         services.append(
             .init(
                 service: CommandService(body: body, cancelOnShutdown: cancelOnShutdown),
                 successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup))
+                failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "CommandService"))
         var quiet = logger
         if quiet.logLevel > .debug { quiet.logLevel = .error }
         let group = ServiceGroup(

@@ -197,6 +197,25 @@ extension RealBinary {
 
         }
 
+        @Test("the caches recorder opens the storage index on the first cache event: a documents command creates none")
+        func recorderOpensTheIndexLazily() throws {
+            let fixture = try Fixture()
+            let index = fixture.suite.directory.appendingPathComponent("xdg-data/suite/storage.sqlite").path
+            let set = try fixture.run(["docs", "set", "users/ana", #"{"points":3}"#])
+            #expect(set.status == 0, "\(set.stderr)")
+            let get = try fixture.run(["docs", "get", "users/ana"])
+            #expect(get.status == 0, "\(get.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: index))
+
+            let nginx = try NginxServer(files: ["fresh/a.txt": String(repeating: "a", count: 1_000)])
+            defer { nginx.stop() }
+            let fetched = try fixture.run(["cache", "get", nginx.url("/fresh/a.txt")])
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+            #expect(FileManager.default.fileExists(atPath: index))
+            let rows = try fixture.json(["storage", "groups", "--service", "caches"]).arrayValue ?? []
+            #expect(rows.compactMap { $0["usage"]?["items"]?.intValue }.reduce(0, +) == 1)
+        }
+
         @Test("suite cache purge --prefix and --all take the purged entries out of the caches service")
         func purgedCacheEntriesLeaveTheIndex() throws {
             let nginx = try NginxServer(files: [

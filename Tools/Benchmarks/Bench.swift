@@ -65,6 +65,7 @@ struct BenchGroup: Sendable {
         BenchGroup(name: "storage", run: { try await StorageBenchmarks.run(scale: $0) }),
         BenchGroup(name: "storage-tree", run: { try await StorageBenchmarks.run(scale: $0, synthetic: false) }),
         BenchGroup(name: "work", run: { try await WorkBenchmarks.run(scale: $0) }),
+        BenchGroup(name: "startup", run: { try await StartupBenchmarks.run(scale: $0) }),
         BenchGroup(name: "sync", run: { try await SyncBenchmarks.run(scale: $0) }),
         BenchGroup(name: "sync-wire", run: { try await SyncWireBenchmarks.run(scale: $0) }),
         BenchGroup(name: "postgres", run: { try await PostgresBenchmarks.run(scale: $0) }),

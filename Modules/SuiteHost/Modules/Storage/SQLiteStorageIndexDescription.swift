@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Engine) package import StorageAccounting
 package import SuiteCore
+import Synchronization
 
 /// The Storage module's `sqlite` index: ``StorageAccounting/SQLiteStorageIndex`` in one file (option `path`, default
 /// `storage.sqlite` in the data directory).
@@ -51,9 +52,58 @@ package struct SQLiteStorageIndexDescription: EngineDescription {
 
 extension ConfiguredEngine where Engine == any StorageScanIndex {
     /// A connection of its own for the bus recorder (the Cache module's entries as items of the `caches` service),
-    /// when the index is the SQLite file.
-    func recorderIndex(in context: SuiteContext) throws -> (any StorageIndex)? {
+    /// when the index is the SQLite file. It opens on the recorder's first write: most commands store nothing in the
+    /// cache, and opening an index costs each of them a few milliseconds.
+    func recorderIndex(in context: SuiteContext) -> LazyStorageIndex? {
         guard let options = options(as: SQLiteStorageIndexDescription.Options.self) else { return nil }
-        return try SQLiteStorageIndexDescription().open(options, in: context)
+        return LazyStorageIndex { try SQLiteStorageIndexDescription().open(options, in: context) }
+    }
+}
+
+/// A storage index opened on first use; ``close()`` closes it only if it was opened. An open that fails is tried
+/// again by the next call, each call throwing the open's error.
+final class LazyStorageIndex: StorageIndex {
+    private let open: @Sendable () throws -> any StorageIndex
+    private let opened = Mutex<(any StorageIndex)?>(nil)
+
+    init(open: @escaping @Sendable () throws -> any StorageIndex) { self.open = open }
+
+    /// Whether the index has been opened.
+    var isOpen: Bool { opened.withLock { $0 != nil } }
+
+    private func index() throws -> any StorageIndex {
+        try opened.withLock { index in
+            if let index { return index }
+            let made = try open()
+            index = made
+            return made
+        }
+    }
+
+    func record(_ items: [StorageItem]) async throws { try await index().record(items) }
+    func remove(ids: [String]) async throws -> Int { try await index().remove(ids: ids) }
+    func usage(_ filter: StorageFilter) async throws -> StorageUsage { try await index().usage(filter) }
+    func categories(_ filter: StorageFilter) async throws -> [StorageCategoryUsage] {
+        try await index().categories(filter)
+    }
+    func groups(_ filter: StorageFilter, sort: StorageGroupSort, limit: Int?) async throws -> [StorageGroupUsage] {
+        try await index().groups(filter, sort: sort, limit: limit)
+    }
+    func services(_ filter: StorageFilter) async throws -> [StorageServiceUsage] { try await index().services(filter) }
+    func items(_ filter: StorageFilter, order: StorageItemOrder, limit: Int?) async throws -> [StorageItem] {
+        try await index().items(filter, order: order, limit: limit)
+    }
+    func freedIfDeleted(_ filter: StorageFilter) async throws -> StorageFreedEstimate {
+        try await index().freedIfDeleted(filter)
+    }
+    func report(topGroups: Int) async throws -> StorageReport { try await index().report(topGroups: topGroups) }
+
+    func close() async throws {
+        guard
+            let index = opened.withLock({ index in
+                defer { index = nil }; return index
+            })
+        else { return }
+        try await index.close()
     }
 }

@@ -131,7 +131,7 @@ extension StorageModule {
     /// While a command runs, the Cache module's stored and evicted entries are recorded as items of the `caches`
     /// service (``StorageAccounting/StorageBusRecorder``), into an index of the recorder's own, closed after it drains.
     package func services(_ settings: Settings, in context: SuiteContext) throws -> [any Service] {
-        guard settings.recordCaches, let index = try settings.engine.recorderIndex(in: context) else { return [] }
+        guard settings.recordCaches, let index = settings.engine.recorderIndex(in: context) else { return [] }
         let recorder = StorageBusRecorder(bus: context.bus, index: index)
         recorder.start()
         return [StorageRecorderService(recorder: recorder, index: index)]

@@ -210,12 +210,24 @@ public struct SuiteServer: Sendable {
     ) async throws -> Response {
         try await handle(route, request) { request in
             let (account, json) = try await authenticated(request)
-            let path = context.parameters.getCatchAll().joined(separator: "/")
+            let path = Self.catchAllPath(context.parameters)
             guard !path.isEmpty else {
                 throw ServerError(.invalidRequest, "no document path", hint: "e.g. /v1/docs/users/ana")
             }
             return try await body(account, path, json)
         }
+    }
+
+    /// The route's `**` part as a document path: its components without empty ones, joined by `/` (what
+    /// `getCatchAll().joined(separator: "/")` gives), taken as it is when it is already so (one string, no split).
+    static func catchAllPath(_ parameters: Parameters) -> String {
+        guard let raw = parameters[Parameters.recursiveCaptureKey] else { return "" }
+        let bytes = raw.utf8
+        let slash = UInt8(ascii: "/")
+        let clean =
+            bytes.first != slash && bytes.last != slash
+            && !zip(bytes, bytes.dropFirst()).contains { $0 == slash && $1 == slash }
+        return clean ? String(raw) : raw.split(separator: "/").joined(separator: "/")
     }
 
     /// The caller (from `Authorization: Bearer …`, or the console's session cookie) and the body as JSON (nil when

@@ -19,6 +19,10 @@ struct CompressionMiddlewareTests {
         #expect(
             CompressionMiddleware<BasicRequestContext>.isCompressible(Self.response(type: "text/html; charset=utf-8")))
         #expect(CompressionMiddleware<BasicRequestContext>.isCompressible(Self.response(type: "text/javascript")))
+        for type in ["application/javascript", "image/svg+xml", "application/xml", "APPLICATION/PROBLEM+JSON"] {
+            #expect(CompressionMiddleware<BasicRequestContext>.isCompressible(Self.response(type: type)), "\(type)")
+        }
+        #expect(!CompressionMiddleware<BasicRequestContext>.isCompressible(Self.response(type: "application/jso")))
         #expect(
             !CompressionMiddleware<BasicRequestContext>.isCompressible(
                 Self.response(type: "application/json", encoding: "gzip")),
@@ -32,5 +36,21 @@ struct CompressionMiddlewareTests {
         #expect(
             !CompressionMiddleware<BasicRequestContext>.isCompressible(
                 Self.response(.notModified, type: "application/json")))
+    }
+}
+
+/// The document path a `/v1/docs/**` route reads from its catch-all part.
+@Suite("SuiteServer.catchAllPath")
+struct CatchAllPathTests {
+    @Test("the same path as getCatchAll().joined(separator: \"/\"), empty components dropped")
+    func sameAsJoinedComponents() {
+        for raw in [
+            "users/ana", "users", "a/b/c/d", "/users/ana", "users/ana/", "users//ana", "//", "/", "", "a%2Fb/c",
+        ] {
+            var parameters = Parameters()
+            parameters.setCatchAll(Substring(raw))
+            #expect(SuiteServer.catchAllPath(parameters) == parameters.getCatchAll().joined(separator: "/"), "\(raw)")
+        }
+        #expect(SuiteServer.catchAllPath(Parameters()) == "")
     }
 }

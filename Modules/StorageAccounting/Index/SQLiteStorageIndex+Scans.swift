@@ -70,6 +70,7 @@ extension SQLiteStorageIndex {
             // Only a first scan's own units may load without the deferred indexes; anything else builds them.
             if scanId == nil { try Self.ensureIndexes(db) }
             let bulk = try Self.isBulkLoading(db)
+            if bulk { try db.execute(sql: "PRAGMA cache_size = -\(Self.loadCacheSize)") }
             let started = ContinuousClock.now
             var delta = GroupTotalsDelta()
             var outcomes: [UnitOutcome] = []

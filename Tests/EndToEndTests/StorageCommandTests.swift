@@ -124,7 +124,8 @@ extension RealBinary {
             let expected = Self.expectedTotals(fixture.app)
             #expect(report["allocatedBytes"]?.intValue == expected.allocated)
             #expect(report["logicalBytes"]?.intValue == expected.logical)
-            #expect(report["items"]?.intValue == 5 + 80 * 50)
+            let items: Int64 = 5 + 80 * 50
+            #expect(report["items"]?.intValue == items)
             let groups = try fixture.json(["storage", "groups", "--sort", "name"]).arrayValue ?? []
             #expect(groups.count == 2 + 80 + 1)
         }

@@ -150,17 +150,22 @@ struct ScanPipelineTests {
 
     struct WalkFailed: Error, Equatable {}
 
+    /// The units a walk started, in order.
+    final class Walked: Sendable {
+        let numbers = Mutex<[Int]>([])
+    }
+
     static func units(_ count: Int) -> [ScanUnit] {
         (0..<count).map { ScanUnit(directory: Array("u\($0)".utf8), recursive: true) }
     }
 
     /// A walk that hands over `chunks` chunks of one file each per unit, failing at the unit `failAt`.
-    static func fakeWalk(chunks: Int, failAt: Int? = nil, walked: Mutex<[Int]>? = nil)
+    static func fakeWalk(chunks: Int, failAt: Int? = nil, walked: Walked? = nil)
         -> @Sendable (ScanUnit, () -> Bool, (MappedChunk) throws -> Void) throws -> UnitOutcome
     {
         { unit, shouldStop, deliver in
             let number = Int(String(decoding: unit.directory.dropFirst(), as: UTF8.self)) ?? -1
-            walked?.withLock { $0.append(number) }
+            walked?.numbers.withLock { $0.append(number) }
             if number == failAt { throw WalkFailed() }
             var outcome = UnitOutcome()
             for _ in 0..<chunks {
@@ -181,7 +186,7 @@ struct ScanPipelineTests {
         for number in [0, 1, 3] {
             var seen: [Int64] = []
             let outcome = try prefetcher.take(Self.units(6)[number]) { chunk in
-                seen += chunk.directories.map(\.modified)
+                seen += chunk.directories.map { $0.modified }
             }
             #expect(outcome?.files == 3 && seen == [Int64](repeating: Int64(number), count: 3))
         }
@@ -203,7 +208,7 @@ struct ScanPipelineTests {
 
     @Test("an error in the writer stops the walk: the thread ends without walking the rest")
     func writerError() async throws {
-        let walked = Mutex<[Int]>([])
+        let walked = Walked()
         let prefetcher = UnitPrefetcher(
             units: Self.units(1_000), capacity: 1, walkUnit: Self.fakeWalk(chunks: 2, walked: walked))
         prefetcher.start()
@@ -211,7 +216,7 @@ struct ScanPipelineTests {
         prefetcher.stop()
         await prefetcher.finished()
         // The queue holds one chunk: the thread cannot have got far ahead of the writer.
-        #expect(walked.withLock { $0.count } < 5)
+        #expect(walked.numbers.withLock { $0.count } < 5)
         // And a writer waiting for a chunk is woken by a stop.
         let idle = UnitPrefetcher(
             units: Self.units(2),

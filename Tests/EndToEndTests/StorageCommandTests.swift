@@ -97,6 +97,39 @@ extension RealBinary {
             #expect(byCount.arrayValue?.map { $0["groupId"]?.stringValue ?? "" } == ["c1", "c2", "downloads"])
         }
 
+        @Test("a first scan killed (SIGKILL) while it writes: the next scan completes it, totals equal lstat's")
+        func killedFirstScan() throws {
+            let fixture = try Fixture()
+            for group in 0..<80 {
+                let directory = fixture.app.appendingPathComponent("chats/k\(group)")
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                for file in 0..<50 {
+                    try Data(repeating: 7, count: 100 + group * 50 + file).write(
+                        to: directory.appendingPathComponent("\(file).jpg"))
+                }
+            }
+            let arguments = ["storage", "scan", fixture.app.path, "--layout", "chat=chats/{groupId}/{contentId}.{ext}"]
+            let running = try fixture.suite.start(arguments)
+            // The signal that the scan writes: the index's write-ahead log exists (the scan begins with a write).
+            let wal = fixture.suite.directory.appendingPathComponent("xdg-data/suite/storage.sqlite-wal").path
+            let deadline = Date().addingTimeInterval(30)
+            while !FileManager.default.fileExists(atPath: wal), Date() < deadline { sched_yield() }
+            running.send(SIGKILL)
+            running.wait()
+            #expect(!running.exitedNormally)
+
+            let again = try fixture.json(arguments)
+            #expect(again.arrayValue?.first?["files"]?.intValue ?? 0 > 0)
+            let report = try fixture.json(["storage", "report"])
+            let expected = Self.expectedTotals(fixture.app)
+            #expect(report["allocatedBytes"]?.intValue == expected.allocated)
+            #expect(report["logicalBytes"]?.intValue == expected.logical)
+            let items: Int64 = 5 + 80 * 50
+            #expect(report["items"]?.intValue == items)
+            let groups = try fixture.json(["storage", "groups", "--sort", "name"]).arrayValue ?? []
+            #expect(groups.count == 2 + 80 + 1)
+        }
+
         @Test("clean: a dry run frees nothing; --yes deletes files and rows; a link out of the root is refused")
         func clean() throws {
             let fixture = try Fixture()

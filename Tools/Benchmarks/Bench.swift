@@ -100,7 +100,8 @@ struct BenchResult: Sendable {
             let met =
                 r.target.map { target in r.meets(target) ? "\(target) ok" : "\(target) MISSED" } ?? "-"
             rows.append([
-                r.name, format(r.ours) + " " + r.unit, format(r.peer), String(format: "%.2f×", r.ratio), met,
+                r.name, format(r.ours, r.unit) + " " + r.unit, format(r.peer, r.unit), String(format: "%.2f×", r.ratio),
+                met,
                 r.peerName,
             ])
         }
@@ -124,8 +125,10 @@ struct BenchResult: Sendable {
         return target.contains("≤") ? measured <= value : measured >= value
     }
 
-    static func format(_ value: Double) -> String {
-        switch value {
+    static func format(_ value: Double, _ unit: String = "") -> String {
+        // Milliseconds in whole numbers: "1050 ms", not "1.1k ms".
+        if unit == "ms" { return String(format: "%.0f", value) }
+        return switch value {
         case 1_000_000...: String(format: "%.2fM", value / 1_000_000)
         case 1_000...: String(format: "%.1fk", value / 1_000)
         default: String(format: "%.1f", value)

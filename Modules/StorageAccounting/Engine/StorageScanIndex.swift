@@ -17,7 +17,8 @@
     func beginScan(root: String, scanId: String, options: StorageScanOptions) async throws
 
     /// Replaces the rows of a prefix of `units` with what `walk` finds in them now, in one write transaction: units
-    /// are walked (inside the transaction) until one brings it to `budget`. Marks each done for `scanId` when given
+    /// are taken from `walk` (inside the transaction; during a scan, walked ahead by the scanner's thread) until one
+    /// brings it to `budget`. Marks each done for `scanId` when given
     /// (`nil`: a repair outside a scan). Returns one outcome per unit committed, at least one.
     func commitUnits(
         _ units: ArraySlice<ScanUnit>, root: String, scanId: String?, budget: CommitBudget, walk: ScanUnitWalk

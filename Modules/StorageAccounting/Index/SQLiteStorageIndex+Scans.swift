@@ -70,6 +70,7 @@ extension SQLiteStorageIndex {
             // Only a first scan's own units may load without the deferred indexes; anything else builds them.
             if scanId == nil { try Self.ensureIndexes(db) }
             let bulk = try Self.isBulkLoading(db)
+            if bulk { try db.execute(sql: "PRAGMA cache_size = -\(Self.loadCacheSize)") }
             let started = ContinuousClock.now
             var delta = GroupTotalsDelta()
             var outcomes: [UnitOutcome] = []
@@ -96,15 +97,73 @@ extension SQLiteStorageIndex {
         try db.execute(sql: "DELETE FROM directories WHERE root = ? AND unit = ?", arguments: [root, key])
         let stamp = try db.cachedStatement(
             sql: "INSERT OR REPLACE INTO directories (root, path, unit, mtime) VALUES (?, ?, ?, ?)")
-        let outcome = try walk.walk(
-            unit, directory: { path, modified in try stamp.execute(arguments: [root, Data(path), key, modified]) },
-            item: { item in try insert(item, unit: unit.key, into: db, delta: &delta, bulk: bulk) })
+        let values = "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        let statement = try ItemInsert(
+            db, sql: "INSERT INTO items (\(itemColumns)) \(values)" + (bulk ? "" : " ON CONFLICT (id) DO NOTHING"))
+        let rootBytes = Array(root.utf8)
+        let outcome = try walk.walkChunks(unit) { chunk in
+            for directory in chunk.directories {
+                try stamp.execute(arguments: [root, Data(chunk.slice(directory.path)), key, directory.modified])
+            }
+            try insert(
+                chunk, root: root, rootBytes: rootBytes, unit: unit.key, statement: statement, db: db, delta: &delta)
+        }
         if let scanId {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO scan_units (root, unit, scanId) VALUES (?, ?, ?)",
                 arguments: [root, key, scanId])
         }
         return outcome
+    }
+
+    /// Inserts the files of a scan's chunk like ``insert(_:unit:into:delta:bulk:)`` inserts their items, binding their
+    /// bytes as they are and adding to `delta` once per run of files of one service, group and category.
+    private static func insert(
+        _ chunk: MappedChunk, root: String, rootBytes: [UInt8], unit: [UInt8], statement: ItemInsert, db: Database,
+        delta: inout GroupTotalsDelta
+    ) throws {
+        var run: (file: MappedFile, totals: GroupTotalsDelta.Value)?
+        func flush() {
+            guard let (file, totals) = run else { return }
+            delta.add(
+                service: chunk.string(file.service) ?? "", groupId: chunk.string(file.groupId) ?? "",
+                category: file.category, totals)
+        }
+        try chunk.bytes.withUnsafeBytes { bytes in
+            try rootBytes.withUnsafeBytes { rootBytes in
+                try unit.withUnsafeBytes { unitBytes in
+                    for file in chunk.files {
+                        if try !statement.run(file, bytes: bytes, root: rootBytes, unit: unitBytes) {
+                            // Rare: the id is indexed already (recorded by the app, or scanned under another unit).
+                            _ = try deleteItems(db, where: "id = ?", [chunk.string(file.id)], delta: &delta)
+                            _ = try statement.run(file, bytes: bytes, root: rootBytes, unit: unitBytes)
+                        }
+                        if let current = run, current.file.category == file.category,
+                            chunk.same(current.file.groupId, file.groupId),
+                            chunk.same(current.file.service, file.service)
+                        {
+                            run?.totals.add(logical: file.logical, allocated: file.allocated)
+                        } else {
+                            flush()
+                            var totals = GroupTotalsDelta.Value()
+                            totals.add(logical: file.logical, allocated: file.allocated)
+                            run = (file, totals)
+                        }
+                        if file.linkCount > 1 {
+                            delta.links.note(
+                                device: Int64(bitPattern: file.device), inode: Int64(bitPattern: file.inode),
+                                linkCount: file.linkCount,
+                                LinkEntry(
+                                    service: chunk.string(file.service) ?? "",
+                                    groupId: chunk.string(file.groupId) ?? "",
+                                    category: file.category, logical: file.logical, allocated: file.allocated),
+                                sign: 1)
+                        }
+                    }
+                }
+            }
+        }
+        flush()
     }
 
     /// The stored scan of `root`, if any.

@@ -12,6 +12,13 @@ struct GroupTotalsDelta {
         var items = 0
         var logical: Int64 = 0
         var allocated: Int64 = 0
+
+        /// One more item of these sizes.
+        mutating func add(logical: Int64, allocated: Int64) {
+            items += 1
+            self.logical += logical
+            self.allocated += allocated
+        }
     }
     var values: [Key: Value] = [:]
     var links = LinkChanges()
@@ -24,6 +31,14 @@ struct GroupTotalsDelta {
         }
         // One hash of the key per row.
         update(&values[Key(service: service, groupId: groupId, category: category), default: Value()])
+    }
+
+    /// Adds the items counted in `totals` to the row of (service, group, category).
+    mutating func add(service: String, groupId: String, category: Int, _ totals: Value) {
+        let key = Key(service: service, groupId: groupId, category: category)
+        values[key, default: Value()].items += totals.items
+        values[key, default: Value()].logical += totals.logical
+        values[key, default: Value()].allocated += totals.allocated
     }
 
     /// Upserts every changed row and deletes those left without items; updates the hard-link corrections.

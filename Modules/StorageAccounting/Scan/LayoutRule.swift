@@ -53,6 +53,15 @@ public struct LayoutRule: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// What the rule captures from the path `bytes`: byte ranges for a glob, escaped text for a regular expression;
+    /// `nil` when it does not match. ``match(_:)`` without building strings, for the scan's hot path.
+    func captures(_ bytes: [UInt8]) -> LayoutCaptures? {
+        switch matcher {
+        case .glob(let glob): glob.captureRanges(bytes).map(LayoutCaptures.ranges)
+        case .regex(let regex): regex.match(StoragePath(bytes: bytes).description).map(LayoutCaptures.text)
+        }
+    }
+
     /// How many directory levels below the root decide the group (`chats/{groupId}/…` → 2), or `nil` when that is
     /// not fixed (`**` before `{groupId}`, a regular expression, no `{groupId}`). A scan commits one directory at
     /// that depth at a time.
@@ -91,6 +100,14 @@ public struct LayoutRule: Sendable, Hashable, Codable, CustomStringConvertible {
         case glob(GlobPattern)
         case regex(RegexBox)
     }
+}
+
+/// What ``LayoutRule/captures(_:)`` found.
+enum LayoutCaptures {
+    /// A glob's captures, as ranges of the path's bytes.
+    case ranges(LayoutCaptureRanges)
+    /// A regular expression's captures, as escaped text.
+    case text(LayoutMatch)
 }
 
 /// What a ``LayoutRule`` captured (escaped text, see ``StoragePath``); `nil` for what it does not capture.

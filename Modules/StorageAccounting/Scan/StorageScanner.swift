@@ -94,7 +94,11 @@ public final class StorageScanner: Sendable {
         }
         let mapper = ItemMapper(root: rootPath, options: options)
         let stop = StopFlag()
-        let walk = ScanUnitWalk(rootFD: rootFD, mapper: mapper, shouldStop: { stop.isSet })
+        var pending = units.filter { !done.contains($0.key) }[...]
+        // Walks and maps the units ahead on a thread of its own while the index's writer inserts them.
+        let prefetcher = UnitPrefetcher(
+            units: Array(pending), rootFD: rootFD, mapper: mapper, shouldStop: { stop.isSet })
+        let walk = ScanUnitWalk(rootFD: rootFD, mapper: mapper, shouldStop: { stop.isSet }, prefetcher: prefetcher)
         var result = StorageScanResult(
             root: rootPath, scanId: scanId, resumed: resumed, unitsTotal: units.count, unitsWalked: 0,
             unitsResumed: units.filter { done.contains($0.key) }.count, files: 0, directories: 0, otherEntries: 0,
@@ -111,32 +115,33 @@ public final class StorageScanner: Sendable {
         }
         await report(nil)
 
-        var pending = units.filter { !done.contains($0.key) }[...]
-        while let first = pending.first {
-            if Task.isCancelled { throw Self.cancelled(rootPath) }
-            let outcomes: [UnitOutcome]
-            do {
-                outcomes = try await withTaskCancellationHandler {
-                    try await index.commitUnits(pending, root: rootPath, scanId: scanId, budget: budget, walk: walk)
-                } onCancel: {
-                    stop.set()
+        prefetcher.start()
+        do {
+            while let first = pending.first {
+                if Task.isCancelled { throw Self.cancelled(rootPath) }
+                let outcomes: [UnitOutcome]
+                do {
+                    outcomes = try await withTaskCancellationHandler {
+                        try await index.commitUnits(pending, root: rootPath, scanId: scanId, budget: budget, walk: walk)
+                    } onCancel: {
+                        stop.set()
+                        prefetcher.stop()
+                    }
+                } catch let error as StorageError where error.code == .cancelled {
+                    throw Self.cancelled(rootPath)
                 }
-            } catch let error as StorageError where error.code == .cancelled {
-                throw Self.cancelled(rootPath)
+                let last = pending[pending.startIndex + max(0, outcomes.count - 1)]
+                pending = pending.dropFirst(max(1, outcomes.count))
+                for outcome in outcomes { result.add(outcome) }
+                await report(outcomes.isEmpty ? first.displayName : last.displayName)
             }
-            let last = pending[pending.startIndex + max(0, outcomes.count - 1)]
-            pending = pending.dropFirst(max(1, outcomes.count))
-            for outcome in outcomes {
-                result.unitsWalked += 1
-                result.files += outcome.files
-                result.directories += outcome.directories
-                result.otherEntries += outcome.otherEntries
-                result.logicalBytes += outcome.logicalBytes
-                result.allocatedBytes += outcome.allocatedBytes
-                result.warnings += outcome.warnings
-            }
-            await report(outcomes.isEmpty ? first.displayName : last.displayName)
+        } catch {
+            // The walking thread reads `rootFD`: it ends before the descriptor closes.
+            prefetcher.stop()
+            await prefetcher.finished()
+            throw error
         }
+        await prefetcher.finished()
         result.removedItems = try await index.finishScan(root: rootPath, scanId: scanId, units: units)
         result.durationSeconds = Self.seconds(ContinuousClock.now - started)
         logger.info(
@@ -194,6 +199,19 @@ public final class StorageScanner: Sendable {
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+extension StorageScanResult {
+    /// Counts a committed unit.
+    mutating func add(_ outcome: UnitOutcome) {
+        unitsWalked += 1
+        files += outcome.files
+        directories += outcome.directories
+        otherEntries += outcome.otherEntries
+        logicalBytes += outcome.logicalBytes
+        allocatedBytes += outcome.allocatedBytes
+        warnings += outcome.warnings
     }
 }
 

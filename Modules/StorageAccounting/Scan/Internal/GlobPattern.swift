@@ -1,3 +1,31 @@
+/// The byte ranges a glob captured, one per placeholder of ``LayoutRule/placeholders`` (`nil`: not captured).
+struct LayoutCaptureRanges: Sendable {
+    private var ranges: (Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?) = (nil, nil, nil, nil, nil)
+
+    subscript(name: Int) -> Range<Int>? {
+        get {
+            switch name {
+            case 0: ranges.0
+            case 1: ranges.1
+            case 2: ranges.2
+            case 3: ranges.3
+            default: ranges.4
+            }
+        }
+        set {
+            switch name {
+            case 0: ranges.0 = newValue
+            case 1: ranges.1 = newValue
+            case 2: ranges.2 = newValue
+            case 3: ranges.3 = newValue
+            default: ranges.4 = newValue
+            }
+        }
+    }
+
+    func enumerated() -> [(offset: Int, element: Range<Int>?)] { (0..<5).map { ($0, self[$0]) } }
+}
+
 /// A glob over path bytes: segments of literals, `*` and `{placeholder}` captures, and `**` for any number of
 /// segments. Matching walks byte offsets into the path (no slices, no per-segment arrays): it runs for every scanned
 /// file.
@@ -89,6 +117,17 @@ struct GlobPattern: Sendable {
     }
 
     func match(_ path: [UInt8]) -> LayoutMatch? {
+        guard let ranges = captureRanges(path) else { return nil }
+        var result = LayoutMatch()
+        for (name, range) in ranges.enumerated() {
+            if let range { result.set(LayoutRule.placeholders[name], StoragePath.escape(path[range])) }
+        }
+        return result
+    }
+
+    /// What `path` captures, by placeholder (the index in ``LayoutRule/placeholders``), as ranges of its bytes; `nil`
+    /// when the pattern does not match. A placeholder captured twice keeps its last capture.
+    func captureRanges(_ path: [UInt8]) -> LayoutCaptureRanges? {
         path.withUnsafeBufferPointer { bytes in
             tokens.withUnsafeBufferPointer { tokens in
                 literals.withUnsafeBufferPointer { literals in
@@ -96,12 +135,8 @@ struct GlobPattern: Sendable {
                         path: bytes, segments: segments, tokens: tokens, literals: literals, captures: [])
                     matcher.captures.reserveCapacity(4)
                     guard matcher.matchSegments(0, 0) else { return nil }
-                    var result = LayoutMatch()
-                    for capture in matcher.captures {
-                        result.set(
-                            LayoutRule.placeholders[capture.name], StoragePath.escape(path[capture.start..<capture.end])
-                        )
-                    }
+                    var result = LayoutCaptureRanges()
+                    for capture in matcher.captures { result[capture.name] = capture.start..<capture.end }
                     return result
                 }
             }

@@ -25,8 +25,8 @@ enum StartupBenchmarks {
         ]
         let runs = max(11, Int(41 * scale))
         // A document to read, and a day with work in it.
-        _ = try seconds(suite, ["docs", "set", "users/ana", #"{"name":"Ana","points":12}"#], environment)
-        _ = try seconds(suite, ["work", "start", "--user", "ana"], environment)
+        _ = try WholeProcess.seconds(suite, ["docs", "set", "users/ana", #"{"name":"Ana","points":12}"#], environment)
+        _ = try WholeProcess.seconds(suite, ["work", "start", "--user", "ana"], environment)
         let how = staticStdlib ? "swiftc -O -static-stdlib, as suite is linked" : "swiftc -O, as suite is linked"
         var results: [BenchResult] = []
         for (name, arguments) in [
@@ -37,8 +37,8 @@ enum StartupBenchmarks {
             var ours: [Double] = []
             var floor: [Double] = []
             for run in 0..<(runs + 3) {
-                let command = try seconds(suite, arguments, environment)
-                let base = try seconds(hello, [], environment)
+                let command = try WholeProcess.seconds(suite, arguments, environment)
+                let base = try WholeProcess.seconds(hello, [], environment)
                 if run >= 3 {
                     ours.append(command)
                     floor.append(base)
@@ -55,24 +55,6 @@ enum StartupBenchmarks {
                     unit: "op/s", target: "≥ 0.5"))
         }
         return results
-    }
-
-    /// Seconds one run of `executable` takes, from spawn to exit; a failed run is an error.
-    static func seconds(_ executable: String, _ arguments: [String], _ environment: [String: String]) throws -> Double {
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let start = ContinuousClock.now
-        try process.run()
-        process.waitUntilExit()
-        let elapsed = AnalyticsBenchmarks.seconds(ContinuousClock.now - start)
-        guard process.terminationStatus == 0 else {
-            throw AnalyticsBenchmarks.BenchFailure("\(executable) \(arguments.joined(separator: " ")) failed")
-        }
-        return elapsed
     }
 
     static func median(_ values: [Double]) -> Double {
@@ -106,5 +88,29 @@ enum StartupBenchmarks {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         return nil
+    }
+}
+
+/// One run of a process as a user runs it, timed from spawn to exit.
+enum WholeProcess {
+    /// Seconds one run of `executable` takes, its output discarded; a failed run is an error. `environment` nil keeps
+    /// this process's.
+    static func seconds(
+        _ executable: String, _ arguments: [String], _ environment: [String: String]? = nil
+    ) throws -> Double {
+        let process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let start = ContinuousClock.now
+        try process.run()
+        process.waitUntilExit()
+        let elapsed = AnalyticsBenchmarks.seconds(ContinuousClock.now - start)
+        guard process.terminationStatus == 0 else {
+            throw AnalyticsBenchmarks.BenchFailure("\(executable) \(arguments.joined(separator: " ")) failed")
+        }
+        return elapsed
     }
 }

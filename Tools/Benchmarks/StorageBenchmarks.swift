@@ -168,20 +168,8 @@ enum StorageBenchmarks {
         for run in 0..<3 {
             du = min(du, try duSeconds(tree, runs: 1))
             let data = directory + "/process-\(run)"
-            let process = TestProcess()
-            process.executableURL = URL(fileURLWithPath: suite)
-            process.arguments = [
-                "--data-dir", data, "storage", "scan", tree, "--layout", "chats/{groupId}/{contentId}.{ext}",
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            let start = ContinuousClock.now
-            try process.run()
-            process.waitUntilExit()
-            let elapsed = AnalyticsBenchmarks.seconds(ContinuousClock.now - start)
-            guard process.terminationStatus == 0 else {
-                throw AnalyticsBenchmarks.BenchFailure("suite storage scan \(tree) failed")
-            }
+            let elapsed = try WholeProcess.seconds(
+                suite, ["--data-dir", data, "storage", "scan", tree, "--layout", "chats/{groupId}/{contentId}.{ext}"])
             scan = min(scan, elapsed)
             AnalyticsBenchmarks.removeDirectory(data)
         }

@@ -50,19 +50,7 @@ enum WorkBenchmarks {
         func seconds(_ executable: String, _ arguments: [String]) throws -> Double {
             var best = Double.infinity
             for run in 0...5 {
-                let process = TestProcess()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = arguments
-                process.environment = environment
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                let start = ContinuousClock.now
-                try process.run()
-                process.waitUntilExit()
-                let elapsed = AnalyticsBenchmarks.seconds(ContinuousClock.now - start)
-                guard process.terminationStatus == 0 else {
-                    throw AnalyticsBenchmarks.BenchFailure("\(executable) \(arguments) failed")
-                }
+                let elapsed = try WholeProcess.seconds(executable, arguments, environment)
                 if run > 0 { best = min(best, elapsed) }
             }
             return best

@@ -68,9 +68,6 @@ final class LazyStorageIndex: StorageIndex {
 
     init(open: @escaping @Sendable () throws -> any StorageIndex) { self.open = open }
 
-    /// Whether the index has been opened.
-    var isOpen: Bool { opened.withLock { $0 != nil } }
-
     private func index() throws -> any StorageIndex {
         try opened.withLock { index in
             if let index { return index }
@@ -99,11 +96,11 @@ final class LazyStorageIndex: StorageIndex {
     func report(topGroups: Int) async throws -> StorageReport { try await index().report(topGroups: topGroups) }
 
     func close() async throws {
-        guard
-            let index = opened.withLock({ index in
-                defer { index = nil }; return index
-            })
-        else { return }
-        try await index.close()
+        let index = opened.withLock { index in
+            let taken = index
+            index = nil
+            return taken
+        }
+        try await index?.close()
     }
 }

@@ -150,13 +150,15 @@ extension SQLiteStorageIndex {
         }
     }
 
-    /// The selection's rows of files with more than one link (the partial index `items_links`).
+    /// The selection's rows of files with more than one link, read through the partial index `items_links`, which
+    /// holds those rows only (SQLite would otherwise take `items_unit` for a root and read every row of it: 30 ms
+    /// against 10 for 200k files, 8k of them linked).
     static func linkedRows(_ db: Database, _ filter: StorageFilter) throws -> [LinkedRow] {
         let (condition, arguments) = filter.condition()
         return try Row.fetchAll(
             db,
             sql: """
-                SELECT dev, ino, nlink, service, groupId, category, logical, allocated FROM items
+                SELECT dev, ino, nlink, service, groupId, category, logical, allocated FROM items INDEXED BY items_links
                 WHERE nlink > 1 AND dev IS NOT NULL AND ino IS NOT NULL AND \(condition)
                 """, arguments: arguments
         ).map { row in

@@ -1,21 +1,25 @@
 import GRDB
 
-// A first scan into an empty index inserts its rows without the secondary indexes of `items` and builds them once at
-// its end (a sort each, several times cheaper than updating four B-trees row by row). While they are missing:
+// A first scan into an empty index inserts its rows without three secondary indexes of `items` and builds them once at
+// its end (a sort each, several times cheaper than updating their B-trees row by row). While they are missing:
 // - every row of `items` belongs to a unit the current scan has committed (an interrupted unit rolls back), so a
 //   unit's replace has nothing to delete and its ids are new;
 // - any other write (record, remove, a rescan, the end of the scan, another scan starting on a non-empty index)
 //   builds them first, in its own transaction, and then runs as usual;
-// - queries stay exact (totals, groups and link corrections are kept as always); lookups by id, unit or size scan
-//   the table until the indexes exist.
-// `items_links` (rows with nlink > 1, what the link corrections look up) is always kept.
+// - queries stay exact (totals, groups and link corrections are kept as always); lookups by id or size scan the table
+//   until the indexes exist.
+// Two indexes are always kept: `items_links` (rows with nlink > 1, what the link corrections look up) and `items_unit`
+// (root, unit): a first scan commits its units in their sorted order with growing rowids, so its rows land at the end
+// of that index, which costs the writer less than sorting it at the end costs the scan (measured: 60 ms of 840 on
+// 200k files).
 extension SQLiteStorageIndex {
-    /// The indexes of `items` a first scan builds at its end.
+    /// The indexes of `items` that ``ensureIndexes(_:)`` builds when missing: the three a first scan drops, and
+    /// `items_unit`, which first scans of earlier versions dropped too.
     static let deferredIndexes = [
         "CREATE UNIQUE INDEX IF NOT EXISTS items_id ON items(id)",
         "CREATE INDEX IF NOT EXISTS items_group ON items(service, groupId)",
-        "CREATE INDEX IF NOT EXISTS items_unit ON items(root, unit) WHERE root IS NOT NULL",
         "CREATE INDEX IF NOT EXISTS items_allocated ON items(allocated)",
+        "CREATE INDEX IF NOT EXISTS items_unit ON items(root, unit) WHERE root IS NOT NULL",
     ]
 
     /// The writer's cache while a first scan loads (KiB): rows are appended, so the table needs few pages cached, and
@@ -34,7 +38,7 @@ extension SQLiteStorageIndex {
             try ensureIndexes(db)
             return
         }
-        for name in ["items_id", "items_group", "items_unit", "items_allocated"] {
+        for name in ["items_id", "items_group", "items_allocated"] {
             try db.execute(sql: "DROP INDEX IF EXISTS \(name)")
         }
     }

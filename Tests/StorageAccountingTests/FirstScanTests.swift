@@ -21,6 +21,8 @@ struct FirstScanTests {
     }
 
     static let allIndexes: Set<String> = ["items_id", "items_group", "items_unit", "items_allocated", "items_links"]
+    /// The indexes a first scan keeps while it loads.
+    static let keptIndexes: Set<String> = ["items_links", "items_unit"]
 
     static func tree() throws -> TestTree {
         let tree = try TestTree("first")
@@ -45,8 +47,8 @@ struct FirstScanTests {
             }
         }
         #expect(result.files == 62)
-        // While loading only the link index exists; queries still answer.
-        #expect(during.withLock { $0 }.allSatisfy { $0 == ["items_links"] } && !during.withLock { $0 }.isEmpty)
+        // While loading only the link and unit indexes exist; queries still answer.
+        #expect(during.withLock { $0 }.allSatisfy { $0 == Self.keptIndexes } && !during.withLock { $0 }.isEmpty)
         #expect(try await Self.indexNames(index) == Self.allIndexes)
         let sums = ExpectedSums(root: tree.root)
         let total = try await index.total()
@@ -74,7 +76,7 @@ struct FirstScanTests {
                 }
             }
             await #expect(throws: StorageError.self) { try await task.value }
-            #expect(try await Self.indexNames(index) == ["items_links"])
+            #expect(try await Self.indexNames(index) == Self.keptIndexes)
             let partial = try await index.total()
             #expect(partial.items > 0 && partial.items < 62)
             #expect(try await index.groups(.all, sort: .name, limit: nil).count == partial.items / 10)
@@ -112,7 +114,7 @@ struct FirstScanTests {
         let options = StorageScanOptions()
         try await index.beginScan(root: outer, scanId: "outer", options: options)
         try await index.beginScan(root: inner, scanId: "inner", options: options)
-        #expect(try await Self.indexNames(index) == ["items_links"])
+        #expect(try await Self.indexNames(index) == Self.keptIndexes)
         for (root, scanId) in [(outer, "outer"), (inner, "inner")] {
             let fd = try FileWalker.openRoot(root)
             defer { close(fd) }
@@ -134,6 +136,62 @@ struct FirstScanTests {
         #expect(try await index.item(id: inner + "/x/1.txt")?.root == inner)
         let groups = try await index.groups(.all, sort: .name, limit: nil)
         #expect(groups.reduce(0) { $0 + $1.usage.items } == 3)
+    }
+
+    @Test("a root's usage: the stored total when its items are all the index holds, else summed; both equal the disk")
+    func rootUsage() async throws {
+        let first = try Self.tree()
+        let second = try TestTree("second")
+        try second.file("x/1.bin", size: 5_000)
+        try second.link("x/1.bin", "x/1-again.bin")
+        let index = try makeIndex()
+        let roots = [try StorageScanner.resolve(first.root), try StorageScanner.resolve(second.root)]
+        /// The usage of `roots`, and the same selection summed row by row (a date filter turns the shortcut off).
+        func usage(_ roots: [String]) async throws -> (StorageUsage, summed: StorageUsage) {
+            let summed = StorageFilter(roots: roots, modifiedBefore: Date(timeIntervalSinceNow: 86_400))
+            return (try await index.usage(StorageFilter(roots: roots)), try await index.usage(summed))
+        }
+        func expected(_ trees: [TestTree]) -> StorageUsage {
+            let sums = trees.map { ExpectedSums(root: $0.root) }
+            return StorageUsage(
+                items: sums.reduce(0) { $0 + $1.files }, logicalBytes: sums.reduce(0) { $0 + $1.logical },
+                allocatedBytes: sums.reduce(0) { $0 + $1.allocated })
+        }
+        func selectsEverything(_ roots: [String]) async throws -> Bool {
+            try await index.pool.read { db in
+                try SQLiteStorageIndex.rootsSelectEveryItem(db, StorageFilter(roots: roots))
+            }
+        }
+
+        _ = try await StorageScanner(index: index).scan(root: first.root, options: try Self.layout())
+        let firstAlone = try await selectsEverything([roots[0]])
+        #expect(firstAlone)
+        var (fast, summed) = try await usage([roots[0]])
+        #expect(fast == expected([first]) && summed == fast)
+        let total = try await index.total()
+        #expect(fast == total)
+        let unscanned = try await usage([roots[1]]).0
+        #expect(unscanned == StorageUsage())
+
+        _ = try await StorageScanner(index: index).scan(root: second.root)
+        let (firstOfTwo, both) = (try await selectsEverything([roots[0]]), try await selectsEverything(roots))
+        #expect(!firstOfTwo && both)
+        (fast, summed) = try await usage([roots[0]])
+        #expect(fast == expected([first]) && summed == fast)
+        (fast, summed) = try await usage(roots)
+        #expect(fast == expected([first, second]) && summed == fast)
+
+        // An item the app recorded belongs to no root: the roots no longer select everything.
+        try await index.record(
+            StorageItem(
+                id: "app/note", serviceType: "notes", groupId: "n", contentId: "1", contentType: "text/plain",
+                sizeInBytes: 10, createdDate: Date(), fileName: "note.txt"))
+        let bothWithNote = try await selectsEverything(roots)
+        #expect(!bothWithNote)
+        (fast, summed) = try await usage(roots)
+        #expect(fast == expected([first, second]) && summed == fast)
+        let withNote = try await index.total()
+        #expect(withNote.items == fast.items + 1)
     }
 
     static func layout() throws -> StorageScanOptions {

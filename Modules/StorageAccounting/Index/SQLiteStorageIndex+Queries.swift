@@ -219,6 +219,7 @@ extension SQLiteStorageIndex {
 
     public func usage(_ filter: StorageFilter) async throws -> StorageUsage {
         try await read("sum the storage index") { db in
+            if try Self.rootsSelectEveryItem(db, filter) { return try Self.storedTotal(db) }
             let (condition, arguments) = filter.condition()
             let table = filter.isAggregatable ? "group_totals" : "items"
             let counts = filter.isAggregatable ? "SUM(items)" : "COUNT(*)"
@@ -241,6 +242,29 @@ extension SQLiteStorageIndex {
             }
             return UsageAggregates(rows: rows, corrections: try Self.corrections(db, filter)).total
         }
+    }
+
+    /// The whole index's usage: the maintained group totals less the stored hard-link corrections.
+    static func storedTotal(_ db: Database) throws -> StorageUsage {
+        let row = try Row.fetchOne(db, sql: "SELECT SUM(items), SUM(logical), SUM(allocated) FROM group_totals")
+        let extra = try LinkCorrections.storedTotal(db)
+        return StorageUsage(
+            items: row?[0] ?? 0, logicalBytes: (row?[1] ?? 0) - extra.logicalBytes,
+            allocatedBytes: (row?[2] ?? 0) - extra.allocatedBytes)
+    }
+
+    /// Whether `filter` constrains roots only and its roots hold every item of the index (the usual index of one
+    /// scanned root): then its usage is the stored total. Counting the roots' items reads `items_unit` alone (5 ms
+    /// for 200k items, against 35 ms to sum their rows and look up their links).
+    static func rootsSelectEveryItem(_ db: Database, _ filter: StorageFilter) throws -> Bool {
+        guard !filter.roots.isEmpty, StorageFilter(roots: filter.roots) == filter else { return false }
+        let (condition, arguments) = filter.condition()
+        let selected =
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM items WHERE root IS NOT NULL AND \(condition)",
+                arguments: arguments) ?? 0
+        let all = try Int.fetchOne(db, sql: "SELECT SUM(items) FROM group_totals") ?? 0
+        return selected == all
     }
 
     public func categories(_ filter: StorageFilter) async throws -> [StorageCategoryUsage] {

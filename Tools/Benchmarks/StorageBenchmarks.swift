@@ -106,6 +106,8 @@ enum StorageBenchmarks {
             try await index?.close()
             let fresh = try SQLiteStorageIndex(path: directory + "/scan-\(round).sqlite")
             index = fresh
+            // The previous round's index is written back first, as the tree was: each scan starts on a disk at rest.
+            sync()
             let resetOK = AnalyticsBenchmarks.resetPeakRSS()
             let before = AnalyticsBenchmarks.processStatus("VmRSS") ?? 0
             let start = ContinuousClock.now
@@ -172,6 +174,7 @@ enum StorageBenchmarks {
         var scan = Double.infinity
         var du = Double.infinity
         for run in 0..<3 {
+            sync()
             du = min(du, try duSeconds(tree, runs: 1))
             let data = directory + "/process-\(run)"
             let elapsed = try WholeProcess.seconds(

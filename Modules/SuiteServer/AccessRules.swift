@@ -30,6 +30,30 @@ public struct AccessRules: Sendable, Hashable {
         /// Who may write.
         public var write: Access
         let segments: [Substring]
+        /// ``segments`` classified once, for the per-request match.
+        let pattern: [Segment]
+
+        /// A pattern's segment.
+        enum Segment: Sendable, Hashable {
+            /// This text exactly.
+            case literal(Substring)
+            /// `{uid}`: any one segment; the caller owns it when it is their id.
+            case uid
+            /// `*` or another `{name}`: any one segment.
+            case any
+            /// `**`: any number of segments, none included (always last).
+            case anyDepth
+
+            init(_ text: Substring) {
+                self =
+                    switch text {
+                    case "**": .anyDepth
+                    case "{uid}": .uid
+                    case "*": .any
+                    default: text.hasPrefix("{") && text.hasSuffix("}") ? .any : .literal(text)
+                    }
+            }
+        }
 
         /// Creates a rule; throws for a malformed pattern or `owner` without `{uid}`.
         public init(match: String, read: Access, write: Access) throws {
@@ -51,26 +75,22 @@ public struct AccessRules: Sendable, Hashable {
             self.read = read
             self.write = write
             self.segments = segments
+            self.pattern = segments.map(Segment.init)
         }
 
         /// Whether the pattern matches `path`, and the caller `uid` is its owner.
         func matches(_ path: [Substring], uid: String) -> (matches: Bool, owner: Bool) {
             var owner = false
-            var index = 0
-            for (position, segment) in segments.enumerated() {
-                if segment == "**" { return (true, owner) }
+            for (index, segment) in pattern.enumerated() {
+                if case .anyDepth = segment { return (true, owner) }
                 guard index < path.count else { return (false, false) }
-                if segment == "{uid}" {
-                    owner = path[index] == uid[...]
-                } else if segment == "*" || (segment.hasPrefix("{") && segment.hasSuffix("}")) {
-                    // any one segment
-                } else if segment != path[index] {
-                    return (false, false)
+                switch segment {
+                case .literal(let text): if text != path[index] { return (false, false) }
+                case .uid: owner = path[index] == uid[...]
+                case .any, .anyDepth: break
                 }
-                index += 1
-                if position == segments.count - 1 { return (index == path.count, owner) }
             }
-            return (index == path.count, owner)
+            return (pattern.count == path.count, owner)
         }
     }
 

@@ -164,6 +164,10 @@ private final class BodyCollector: ResponseBodyWriter {
 extension HTTPFields {
     /// Adds `name` to `Vary` unless it is there already (or `Vary` is `*`).
     fileprivate mutating func appendVary(_ name: String) {
+        guard self[.vary] != nil else {
+            self[.vary] = name
+            return
+        }
         let present = self[values: .vary].flatMap { $0.split(separator: ",") }.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         }

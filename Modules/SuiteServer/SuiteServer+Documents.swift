@@ -8,7 +8,7 @@ extension SuiteServer {
         try await admit(account, .reads(1))
         let snapshot = try await store.document(path).getDocument()
         metrics.documents(read: 1)
-        try await requireGet(account, path, data: snapshot.data)
+        try await requireGet(account, path, data: snapshot.data, pathChecked: true)
         guard snapshot.exists else {
             throw ServerError(.notFound, "no document at \(path)", hint: "create it with PUT /v1/docs/\(path)")
         }

@@ -172,7 +172,9 @@ public struct SuiteServer: Sendable {
     ) async throws -> Response {
         try await respond(route, request) { request in
             let (status, json) = try await body(request)
-            return (status, ByteBuffer(string: json.jsonString + "\n"))
+            var text = json.jsonString
+            text.append("\n")
+            return (status, ByteBuffer(string: text))
         }
     }
 
@@ -294,9 +296,12 @@ public struct SuiteServer: Sendable {
         }
     }
 
-    /// Throws 403 unless the rules let `account` get the document at `path` (stored as `data`, nil when missing).
-    func requireGet(_ account: ServerAccounts.Account, _ path: String, data: DocumentData?) async throws {
-        try require(account, write: false, path)
+    /// Throws 403 unless the rules let `account` get the document at `path` (stored as `data`, nil when missing);
+    /// `pathChecked` when the caller has already passed ``require(_:write:_:)`` for reading `path`.
+    func requireGet(
+        _ account: ServerAccounts.Account, _ path: String, data: DocumentData?, pathChecked: Bool = false
+    ) async throws {
+        if !pathChecked { try require(account, write: false, path) }
         guard case .firestore = rules else { return }
         let decision = await rules.decideGet(account, path: path, stored: data, store: store)
         guard decision.allowed else { throw Self.forbidden(account, "get", path, decision) }

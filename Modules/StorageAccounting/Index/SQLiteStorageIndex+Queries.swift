@@ -219,7 +219,7 @@ extension SQLiteStorageIndex {
 
     public func usage(_ filter: StorageFilter) async throws -> StorageUsage {
         try await read("sum the storage index") { db in
-            if try Self.rootsSelectEveryItem(db, filter) { return try Self.storedTotal(db) }
+            if try filter.isEmpty || Self.rootsSelectEveryItem(db, filter) { return try Self.storedTotal(db) }
             let (condition, arguments) = filter.condition()
             let table = filter.isAggregatable ? "group_totals" : "items"
             let counts = filter.isAggregatable ? "SUM(items)" : "COUNT(*)"
@@ -233,13 +233,6 @@ extension SQLiteStorageIndex {
                     usage: StorageUsage(
                         items: row?[0] ?? 0, logicalBytes: row?[1] ?? 0, allocatedBytes: row?[2] ?? 0))
             ]
-            if filter.isEmpty {
-                var total = rows[0].usage
-                let extra = try LinkCorrections.storedTotal(db)
-                total.logicalBytes -= extra.logicalBytes
-                total.allocatedBytes -= extra.allocatedBytes
-                return total
-            }
             return UsageAggregates(rows: rows, corrections: try Self.corrections(db, filter)).total
         }
     }

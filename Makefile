@@ -6,10 +6,12 @@ FORMAT_PATHS = Package.swift Modules Plugins Tests Tools
 PORTABLE_MODULES = \
 	Modules/SuiteCore \
 	Modules/SuiteHTTP \
+	Modules/SuiteHTTPURLSession \
 	Modules/SuitePluginKit \
 	Modules/Documents \
 	Modules/DocumentsPluginSupport \
 	Modules/Cache \
+	Modules/CacheURLSession \
 	Modules/CachePluginSupport \
 	Modules/Sync \
 	Modules/Analytics \
@@ -18,7 +20,8 @@ PORTABLE_MODULES = \
 	Modules/StorageAccounting \
 	Modules/WorkTracking
 # The library modules with a DocC catalog (Modules/<M>/<M>.docc): `make docs` builds them, `make test` too.
-DOC_TARGETS = SuiteCore SuiteHTTP SuiteHTTPNIO SuitePluginKit Documents DocumentsPluginSupport Cache CachePluginSupport Sync \
+DOC_TARGETS = SuiteCore SuiteHTTP SuiteHTTPURLSession SuiteHTTPNIO SuitePluginKit Documents DocumentsPluginSupport Cache \
+	CacheURLSession CachePluginSupport Sync \
 	Analytics AnalyticsPluginSupport AnalyticsTestSupport StorageAccounting WorkTracking
 # The plugin products, in one list: those a user loads (`make install` copies them), then those only tests load.
 RUNTIME_PLUGINS = EventLog CTally MemoryDocuments RedisCache AnalyticsPrometheus PostgresDocuments

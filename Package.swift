@@ -34,18 +34,21 @@ let package = Package(
         .library(name: "SuitePluginKit", targets: ["SuitePluginKit"]),
         .library(name: "Documents", targets: ["Documents"]),
         .library(name: "DocumentsPluginSupport", targets: ["DocumentsPluginSupport"]),
-        .library(name: "SuiteHTTP", targets: ["SuiteHTTP"]),
+        // The URLSession pieces sit in modules of their own (FoundationNetworking on Linux: libcurl and ~30 libraries
+        // loaded at every start), so that `suite`, which talks HTTP through AsyncHTTPClient, does not link them. The
+        // products an app depends on include them: their library default transport is URLSession.
+        .library(name: "SuiteHTTP", targets: ["SuiteHTTP", "SuiteHTTPURLSession"]),
         .library(name: "SuiteHTTPNIO", targets: ["SuiteHTTPNIO"]),
-        .library(name: "Cache", targets: ["Cache"]),
+        .library(name: "Cache", targets: ["Cache", "CacheURLSession", "SuiteHTTPURLSession"]),
         .library(name: "CachePluginSupport", targets: ["CachePluginSupport"]),
-        .library(name: "Analytics", targets: ["Analytics"]),
+        .library(name: "Analytics", targets: ["Analytics", "SuiteHTTPURLSession"]),
         .library(name: "AnalyticsPluginSupport", targets: ["AnalyticsPluginSupport"]),
         .library(name: "AnalyticsTestSupport", targets: ["AnalyticsTestSupport"]),
         .library(name: "StorageAccounting", targets: ["StorageAccounting"]),
         .library(name: "WorkTracking", targets: ["WorkTracking"]),
         .library(name: "SuiteServer", targets: ["SuiteServer"]),
         .library(name: "FirestoreProtocol", targets: ["FirestoreProtocol"]),
-        .library(name: "Sync", targets: ["Sync"]),
+        .library(name: "Sync", targets: ["Sync", "SuiteHTTPURLSession"]),
         .executable(name: "suite", targets: ["suite"]),
         .executable(name: "suite-bench", targets: ["Benchmarks"]),
         .executable(name: "documents-crash-writer", targets: ["CrashWriter"]),
@@ -100,10 +103,13 @@ let package = Package(
         .target(
             name: "Documents", dependencies: ["SuiteCore", grdb, logging], path: "Modules/Documents",
             exclude: ["README.md"]),
-        // HTTP for the library modules: the transport role and its URLSession transport (no SwiftNIO in an app's build),
-        // and gzip/deflate for bodies.
+        // HTTP for the library modules: the transport role, its library default (found at run time), gzip/deflate.
         .target(
             name: "SuiteHTTP", dependencies: ["SuiteCore", "CZlib"], path: "Modules/SuiteHTTP", exclude: ["README.md"]),
+        // The URLSession transport (no SwiftNIO in an app's build): the library default wherever it is linked.
+        .target(
+            name: "SuiteHTTPURLSession", dependencies: ["SuiteHTTP", "SuiteCore"], path: "Modules/SuiteHTTPURLSession",
+            exclude: ["README.md"]),
         // The AsyncHTTPClient transport, for servers and `suite`: a product of its own so that apps never build NIO.
         .target(
             name: "SuiteHTTPNIO", dependencies: ["SuiteHTTP", "SuiteCore", asyncHTTPClient, nioCore, nioHTTP1],
@@ -113,6 +119,9 @@ let package = Package(
         .target(
             name: "Cache", dependencies: ["SuiteCore", "SuiteHTTP", grdb, logging, crypto], path: "Modules/Cache",
             exclude: ["README.md"]),
+        // CachedHTTPClient in URLSession's shapes (URLRequest in, HTTPURLResponse out).
+        .target(
+            name: "CacheURLSession", dependencies: ["Cache"], path: "Modules/CacheURLSession", exclude: ["README.md"]),
         .target(
             name: "Analytics",
             dependencies: ["SuiteCore", "SuiteHTTP", grdb, logging, crypto, metrics, tracing],
@@ -272,13 +281,15 @@ let package = Package(
             path: "Tests/FirestoreProtocolTests"),
         // The two built-in HTTP transports, for tests that run one contract over both; and that contract.
         .target(
-            name: "TransportTestSupport", dependencies: ["SuiteHTTP", "SuiteHTTPNIO"],
+            name: "TransportTestSupport", dependencies: ["SuiteHTTP", "SuiteHTTPURLSession", "SuiteHTTPNIO"],
             path: "Tests/TransportTestSupport"
         ),
         .testTarget(
             name: "SuiteHTTPTests",
             dependencies: [
-                "SuiteCore", "SuiteHTTP", "SuiteHTTPNIO", "SuiteTestSupport", "TransportTestSupport", asyncHTTPClient,
+                "SuiteCore", "SuiteHTTP", "SuiteHTTPURLSession", "SuiteHTTPNIO", "SuiteTestSupport",
+                "TransportTestSupport",
+                asyncHTTPClient,
             ],
             path: "Tests/SuiteHTTPTests"),
         // The contract every CacheStore passes, as a library so a plugin engine's tests run it too.
@@ -288,7 +299,8 @@ let package = Package(
         .testTarget(
             name: "CacheTests",
             dependencies: [
-                "Cache", "CacheStoreContract", "SuiteCore", "SuiteHTTP", "SuiteTestSupport", "TransportTestSupport",
+                "Cache", "CacheURLSession", "CacheStoreContract", "SuiteCore", "SuiteHTTP", "SuiteTestSupport",
+                "TransportTestSupport",
                 grdb,
                 logging, crypto,
             ],
@@ -313,8 +325,9 @@ let package = Package(
         .testTarget(
             name: "SuiteServerTests",
             dependencies: [
-                "SuiteServer", "SuiteHost", "Documents", "Sync", "SuiteCore", "SuiteHTTP", "SuiteHTTPNIO",
-                "SuiteTestSupport", "TransportTestSupport", asyncHTTPClient, nioCore, nioHTTP1, hummingbird,
+                "SuiteServer", "SuiteHost", "Documents", "Sync", "SuiteCore", "SuiteHTTP", "SuiteHTTPURLSession",
+                "SuiteHTTPNIO", "SuiteTestSupport", "TransportTestSupport", asyncHTTPClient, nioCore, nioHTTP1,
+                hummingbird,
             ],
             path: "Tests/SuiteServerTests", exclude: ["RulesCases"]),
         .testTarget(
@@ -340,7 +353,8 @@ let package = Package(
             dependencies: [
                 "SuiteCore", "SuitePluginKit", "Documents", "DocumentsPluginSupport", "Cache", "CachePluginSupport",
                 "Analytics", "AnalyticsPluginSupport", "StorageAccounting", "WorkTracking", "Sync", "SuiteServer",
-                "FirestoreProtocol", "SuiteHTTP", "SuiteHTTPNIO", "AnalyticsTestSupport", logging, metrics, tracing,
+                "FirestoreProtocol", "SuiteHTTP", "SuiteHTTPURLSession", "SuiteHTTPNIO", "CacheURLSession",
+                "AnalyticsTestSupport", logging, metrics, tracing,
             ],
             path: "Tests/ReadmeSnippetTests"),
 
@@ -349,7 +363,8 @@ let package = Package(
         .executableTarget(name: "CrashWriter", dependencies: ["Documents"], path: "Tools/CrashWriter"),
         // One offline-first replica for the fault harness (Tools/faults/replicas.py), run in its own network namespace.
         .executableTarget(
-            name: "FaultsReplica", dependencies: ["Documents", "Sync", "SuiteCore"], path: "Tools/FaultsReplica"),
+            name: "FaultsReplica", dependencies: ["Documents", "Sync", "SuiteCore", "SuiteHTTPURLSession"],
+            path: "Tools/FaultsReplica"),
         // The loopback receiver the analytics tests and benchmark upload to, run as a process of its own.
         .executableTarget(
             name: "AnalyticsReceiver", dependencies: [hummingbird, compressNIO, logging],

@@ -46,7 +46,7 @@ public final class HTTPSyncTransport: SyncTransport {
         self.token = token
         self.timeout = timeout
         self.compression = compression
-        self.http = http ?? URLSessionTransport(timeout: timeout)
+        self.http = http ?? DefaultHTTPTransport.make(timeout: timeout)
     }
 
     /// Closes the HTTP transport's connections.

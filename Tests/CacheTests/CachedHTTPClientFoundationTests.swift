@@ -1,3 +1,4 @@
+import CacheURLSession
 import Foundation
 import SuiteCore
 import SuiteHTTP

@@ -22,6 +22,24 @@ extension RealBinary {
             #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.2.0")
         }
 
+        @Test(
+            "suite loads no FoundationNetworking (libcurl and ~30 libraries at every start): its HTTP is AsyncHTTPClient's"
+        )
+        func linksNoFoundationNetworking() throws {
+            let process = TestProcess()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+            process.arguments = [TestSupport.binDirectory.appendingPathComponent("suite").path]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let ldd = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(ldd.contains("libswiftCore.so"), "ldd printed: \(ldd)")
+            #expect(!ldd.contains("libFoundationNetworking"), "ldd printed: \(ldd)")
+            #expect(!ldd.contains("libcurl"), "ldd printed: \(ldd)")
+        }
+
         @Test("status on the embedded defaults reports each module and the data directory, as text and as JSON")
         func status() throws {
             let suite = try runner()

@@ -2,6 +2,7 @@
 // Modules/Cache/README.md's Swift snippets, verbatim (ReadmeSnippetCheck.swift checks them line by line). Compiled,
 // not called: they reach api.example.com (CacheTests run the same calls against local servers).
 import Cache
+import CacheURLSession  // data(for: URLRequest), data(from: URL): URLSession's shapes (the Cache product has it)
 import Foundation
 import SuiteCore
 

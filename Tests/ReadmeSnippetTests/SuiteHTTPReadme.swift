@@ -3,6 +3,7 @@
 // line by line). Compiled, not called: they reach api.example.com (SuiteHTTPTests run the same calls against nginx).
 import Foundation
 import SuiteHTTP
+import SuiteHTTPURLSession
 
 func suiteHTTPReadme() async throws {
     let transport = URLSessionTransport(timeout: .seconds(10))   // or URLSessionTransport(session: yourSession)

@@ -4,6 +4,7 @@ import NIOHTTPCompression
 import SuiteCore
 import SuiteHTTP
 import SuiteHTTPNIO
+import SuiteHTTPURLSession
 import SuiteTestSupport
 import Testing
 import TransportTestSupport

@@ -2,6 +2,7 @@ import Documents
 import Foundation
 import SuiteCore
 import SuiteHTTP
+import SuiteHTTPURLSession
 import SuiteServer
 import SuiteTestSupport
 import Testing

@@ -1,5 +1,6 @@
 public import SuiteHTTP
 import SuiteHTTPNIO
+import SuiteHTTPURLSession
 public import Testing
 
 /// The two built-in transports, for tests that run the same checks over both: URLSession (an app's default) and

@@ -63,7 +63,7 @@ public final class HTTPAnalyticsEngine: AnalyticsEngine {
     public init(options: Options, transport: (any HTTPTransport)? = nil) throws(AnalyticsError) {
         try Self.validate(options)
         self.options = options
-        self.transport = transport ?? URLSessionTransport(timeout: options.timeout)
+        self.transport = transport ?? DefaultHTTPTransport.make(timeout: options.timeout)
     }
 
     /// Releases the transport's connections; calling it again does nothing.

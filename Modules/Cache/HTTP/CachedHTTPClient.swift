@@ -89,7 +89,7 @@ public final class CachedHTTPClient: Sendable {
 
     /// Creates a client; `transport` defaults to a `URLSessionTransport` of its own.
     public init(
-        cache: DataCache, transport: any HTTPTransport = URLSessionTransport(), rules: CacheRules = CacheRules(),
+        cache: DataCache, transport: any HTTPTransport = DefaultHTTPTransport.make(), rules: CacheRules = CacheRules(),
         isShared: Bool = false,
         staleRetention: TimeInterval = 7 * 86_400, verify: (@Sendable (Response) -> Bool)? = nil
     ) {

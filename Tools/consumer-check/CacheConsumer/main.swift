@@ -2,6 +2,7 @@
 // a file served with `Cache-Control: max-age=60`, and its expected content, as arguments), checking its own results.
 // Tools/consumer-check.sh builds and runs it.
 import Cache
+import CacheURLSession
 import Foundation
 import SuiteCore
 

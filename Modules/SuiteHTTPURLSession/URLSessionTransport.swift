@@ -1,4 +1,5 @@
 public import Foundation
+public import SuiteHTTP
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -16,7 +17,7 @@ import Synchronization
 /// The session it makes keeps no cache and no cookies of its own (Cache is the cache, Sync sends its own token).
 /// URLSession decodes a gzip'd or deflated body by itself: the response then carries the decoded body without its
 /// `Content-Encoding`, and with its `Content-Length` corrected, so what a caller stores is what it read.
-public final class URLSessionTransport: HTTPTransport {
+public final class URLSessionTransport: HTTPTransport, DefaultHTTPTransportProvider {
     /// The session requests go through.
     public let session: URLSession
     /// How long a request may take, whole, unless the request names its own ``HTTPTransportRequest/timeout``.
@@ -54,6 +55,11 @@ public final class URLSessionTransport: HTTPTransport {
         self.init(
             session: URLSession(configuration: configuration), owned: true, timeout: timeout,
             maximumBodyBytes: maximumBodyBytes)
+    }
+
+    /// A transport of its own, for a library module's default (``DefaultHTTPTransport``).
+    package static func makeDefault(timeout: Duration, maximumBodyBytes: Int) -> any HTTPTransport {
+        URLSessionTransport(timeout: timeout, maximumBodyBytes: maximumBodyBytes)
     }
 
     /// Cancels the tasks of the session this transport made and lets it go (the transport cannot be used after it); a

@@ -1,3 +1,4 @@
+public import Cache
 public import Foundation
 
 #if canImport(FoundationNetworking)

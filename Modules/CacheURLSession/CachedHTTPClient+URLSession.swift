@@ -5,7 +5,7 @@ public import Foundation
     public import FoundationNetworking
 #endif
 
-/// URLSession's shapes for ``CachedHTTPClient``: `URL` and `URLRequest` in, `Data` and `HTTPURLResponse` out, so a
+/// URLSession's shapes for `CachedHTTPClient`: `URL` and `URLRequest` in, `Data` and `HTTPURLResponse` out, so a
 /// call through the cache reads like the `URLSession.data(for:)` it replaces.
 ///
 /// ```swift
@@ -18,7 +18,7 @@ public import Foundation
 extension CachedHTTPClient {
     /// Sends `request` through the cache (with `policy`) and returns the body and the response, as URLSession does.
     ///
-    /// - Throws: ``CacheError`` `.invalidInput` for a request without an http(s) URL; as ``send(_:)`` otherwise.
+    /// - Throws: `CacheError` `.invalidInput` for a request without an http(s) URL; as `send(_:)` otherwise.
     public func data(
         for request: URLRequest, policy: CachePolicy = .http, scope: String? = nil, sensitive: Bool = false
     ) async throws -> (Data, HTTPURLResponse) {
@@ -38,7 +38,7 @@ extension CachedHTTPClient {
 extension CachedHTTPClient.Request {
     /// The request `urlRequest` makes: its method, URL, headers and body.
     ///
-    /// - Throws: ``CacheError`` `.invalidInput` when it has no absolute http(s) URL.
+    /// - Throws: `CacheError` `.invalidInput` when it has no absolute http(s) URL.
     public init(_ urlRequest: URLRequest, policy: CachePolicy = .http, scope: String? = nil, sensitive: Bool = false)
         throws
     {

@@ -4,7 +4,7 @@
 /// The library modules do not import SuiteHTTPURLSession: the `suite` command links them without it (it talks HTTP
 /// through AsyncHTTPClient), so it does not load FoundationNetworking on Linux, libcurl and ~30 libraries at every
 /// start. The type is found at run time, by its name, in the program's metadata; a program that does not link it
-/// (only a target of this package can be built so) gets ``UnlinkedHTTPTransport``, whose every request fails with a
+/// (only a target of this package can be built so) gets `UnlinkedHTTPTransport`, whose every request fails with a
 /// hint.
 @usableFromInline
 package enum DefaultHTTPTransport {
@@ -15,14 +15,14 @@ package enum DefaultHTTPTransport {
     package static let provider: (any DefaultHTTPTransportProvider.Type)? =
         _typeByName(urlSessionTransportName) as? any DefaultHTTPTransportProvider.Type
 
-    /// A new transport of its own for a library module: URLSession's when linked, else ``UnlinkedHTTPTransport``.
+    /// A new transport of its own for a library module: URLSession's when linked, else `UnlinkedHTTPTransport`.
     @usableFromInline
     package static func make(timeout: Duration = .seconds(30), maximumBodyBytes: Int = 64 << 20) -> any HTTPTransport {
         provider?.makeDefault(timeout: timeout, maximumBodyBytes: maximumBodyBytes) ?? UnlinkedHTTPTransport()
     }
 }
 
-/// A transport a library module can make as its default (``DefaultHTTPTransport``): `URLSessionTransport`.
+/// A transport a library module can make as its default (`DefaultHTTPTransport`): `URLSessionTransport`.
 package protocol DefaultHTTPTransportProvider: HTTPTransport {
     /// A transport with a session of its own.
     static func makeDefault(timeout: Duration, maximumBodyBytes: Int) -> any HTTPTransport

@@ -6,7 +6,7 @@ import Synchronization
     public import FoundationNetworking
 #endif
 
-/// ``HTTPTransport`` over Foundation's URLSession (FoundationNetworking on Linux): the default transport of Cache,
+/// `HTTPTransport` over Foundation's URLSession (FoundationNetworking on Linux): the default transport of Cache,
 /// Sync and Analytics, so an app gets the HTTP stack it already uses and no SwiftNIO in its build.
 ///
 /// ```swift
@@ -20,9 +20,9 @@ import Synchronization
 public final class URLSessionTransport: HTTPTransport, DefaultHTTPTransportProvider {
     /// The session requests go through.
     public let session: URLSession
-    /// How long a request may take, whole, unless the request names its own ``HTTPTransportRequest/timeout``.
+    /// How long a request may take, whole, unless the request names its own `HTTPTransportRequest.timeout`.
     public let timeout: Duration
-    /// The largest body read; a larger one fails the request with ``HTTPTransportError/Code/tooLarge``.
+    /// The largest body read; a larger one fails the request with `HTTPTransportError.Code.tooLarge`.
     public let maximumBodyBytes: Int
 
     /// Whether ``shutdown()`` invalidates the session: only one this transport made.
@@ -57,7 +57,7 @@ public final class URLSessionTransport: HTTPTransport, DefaultHTTPTransportProvi
             maximumBodyBytes: maximumBodyBytes)
     }
 
-    /// A transport of its own, for a library module's default (``DefaultHTTPTransport``).
+    /// A transport of its own, for a library module's default (`DefaultHTTPTransport`).
     package static func makeDefault(timeout: Duration, maximumBodyBytes: Int) -> any HTTPTransport {
         URLSessionTransport(timeout: timeout, maximumBodyBytes: maximumBodyBytes)
     }
@@ -97,7 +97,7 @@ public final class URLSessionTransport: HTTPTransport, DefaultHTTPTransportProvi
             status: http.statusCode, headers: Self.headers(of: http, bodyCount: data.count), body: [UInt8](data))
     }
 
-    /// The URLRequest for `request`, or ``HTTPTransportError/Code/invalidRequest`` for a URL that is not http(s).
+    /// The URLRequest for `request`, or `HTTPTransportError.Code.invalidRequest` for a URL that is not http(s).
     private func urlRequest(_ request: HTTPTransportRequest) throws -> URLRequest {
         guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(),
             ["http", "https"].contains(scheme),
@@ -135,7 +135,7 @@ public final class URLSessionTransport: HTTPTransport, DefaultHTTPTransportProvi
         return headers
     }
 
-    /// URLSession's error as an ``HTTPTransportError``; a cancelled task stays a `CancellationError`.
+    /// URLSession's error as an `HTTPTransportError`; a cancelled task stays a `CancellationError`.
     private static func transportError(_ error: any Error, _ request: HTTPTransportRequest) -> any Error {
         let what = "\(request.method) \(request.url)"
         guard let urlError = error as? URLError else {

@@ -36,8 +36,7 @@ package struct UnlinkedHTTPTransport: HTTPTransport {
     package func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
         throw HTTPTransportError(
             .invalidRequest, "\(request.method) \(request.url): no HTTP transport was given and none is linked",
-            hint:
-                "depend on the SuiteHTTP, Cache, Sync or Analytics product (each links URLSessionTransport), or pass a transport (AsyncHTTPClientTransport from SuiteHTTPNIO)"
-        )
+            hint: "depend on the SuiteHTTP, Cache, Sync or Analytics product (each links URLSessionTransport), "
+                + "or pass a transport (AsyncHTTPClientTransport from SuiteHTTPNIO)")
     }
 }

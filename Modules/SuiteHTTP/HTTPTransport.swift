@@ -69,9 +69,9 @@ public struct HTTPTransportResponse: Sendable, Hashable {
 /// The role of an HTTP client under Cache, Sync and Analytics: send one request, return the whole response.
 ///
 /// Built in: `URLSessionTransport` (module `SuiteHTTPURLSession`: Foundation's URLSession, FoundationNetworking on
-/// Linux), the default of every library module, so an app's build has no SwiftNIO. Servers and the `suite` command use `AsyncHTTPClientTransport`
-/// from the separate `SuiteHTTPNIO` product. An app may bring its own (a URLSession with its own delegate, a test
-/// double):
+/// Linux), the default of every library module, so an app's build has no SwiftNIO. Servers and the `suite` command
+/// use `AsyncHTTPClientTransport` from the separate `SuiteHTTPNIO` product. An app may bring its own (a URLSession
+/// with its own delegate, a test double):
 ///
 /// ```swift
 /// struct Recording: HTTPTransport {

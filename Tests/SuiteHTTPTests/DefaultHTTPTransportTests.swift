@@ -5,7 +5,7 @@ import Testing
 @Suite("the library modules' default transport")
 struct DefaultHTTPTransportTests {
     @Test(
-        "a program linking SuiteHTTPURLSession gets a URLSessionTransport of its own, found by its name, with its options"
+        "a program linking SuiteHTTPURLSession gets its own URLSessionTransport, found by name, with its options"
     )
     func linkedURLSessionIsTheDefault() async throws {
         #expect(_typeByName(DefaultHTTPTransport.urlSessionTransportName) == URLSessionTransport.self)

@@ -233,7 +233,8 @@ let package = Package(
         .target(name: "PostgresTestSupport", dependencies: ["SuiteTestSupport"], path: "Tests/PostgresTestSupport"),
         // A test-only engine kind, declared as any module would declare its own.
         .target(name: "CounterKind", dependencies: ["SuitePluginKit"], path: "Tests/CounterKind"),
-        .testTarget(name: "SuiteCoreTests", dependencies: ["SuiteCore"], path: "Tests/SuiteCoreTests"),
+        .testTarget(
+            name: "SuiteCoreTests", dependencies: ["SuiteCore", "SuiteTestSupport"], path: "Tests/SuiteCoreTests"),
         .testTarget(
             name: "SuitePluginKitTests",
             dependencies: [

@@ -4,6 +4,16 @@ import GRDB
 public import SuiteCore
 import Synchronization
 
+#if canImport(Glibc)
+    // In a release build, `struct stat`'s members come from Dispatch's C module (it includes <sys/stat.h> first).
+    import CDispatch
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The accounts `suite serve` knows: user ids with bearer tokens, stored hashed (SHA-256) in an SQLite file of their
 /// own. A token is shown once, when it is issued.
 ///
@@ -185,16 +195,18 @@ public final class ServerAccounts: Sendable {
     }
 
     private func fileStamp() -> Stamp {
-        // FileManager rather than stat(2): a release build on Linux did not resolve `stat`'s members
-        // (MemberImportVisibility placed them in Dispatch's clang module).
+        // stat(2) itself: FileManager's attributes also look up the owner's user and group names, reading /etc/passwd
+        // and /etc/group at every look (every 10 ms under load).
         func part(_ file: String) -> Stamp.Part {
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: file),
-                let size = (attributes[.size] as? NSNumber)?.int64Value,
-                let modified = attributes[.modificationDate] as? Date
-            else { return Stamp.Part() }
-            let nanoseconds = Int64((modified.timeIntervalSince1970 * 1e9).rounded())
+            var info = stat()
+            guard stat(file, &info) == 0 else { return Stamp.Part() }
+            #if canImport(Darwin)
+                let modified = info.st_mtimespec
+            #else
+                let modified = info.st_mtim
+            #endif
             return Stamp.Part(
-                size: size, seconds: nanoseconds / 1_000_000_000, nanoseconds: nanoseconds % 1_000_000_000)
+                size: Int64(info.st_size), seconds: Int64(modified.tv_sec), nanoseconds: Int64(modified.tv_nsec))
         }
         return Stamp(file: part(path), log: part(logPath))
     }

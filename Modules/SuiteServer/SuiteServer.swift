@@ -234,14 +234,31 @@ public struct SuiteServer: Sendable {
 
     /// The caller (from `Authorization: Bearer …`, or the console's session cookie) and the body as JSON (nil when
     /// empty).
+    /// The token of an `Authorization` header `Bearer TOKEN` (the scheme in any case, spaces and tabs around the
+    /// token), or nil for another scheme. Read as bytes: a lowercased copy of the header and trimming by Characters
+    /// were ~2 % of a GET.
+    static func bearerToken(_ header: String) -> String? {
+        let bytes = header.utf8
+        var start = bytes.startIndex
+        for expected in "bearer ".utf8 {
+            guard start < bytes.endIndex else { return nil }
+            let byte = bytes[start]
+            guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected else { return nil }
+            start = bytes.index(after: start)
+        }
+        var end = bytes.endIndex
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
+        while start < end {
+            let last = bytes.index(before: end)
+            guard bytes[last] == 0x20 || bytes[last] == 0x09 else { break }
+            end = last
+        }
+        return String(header[start..<end])
+    }
+
     func authenticated(_ request: Request) async throws -> (ServerAccounts.Account, JSONValue?) {
         let account: ServerAccounts.Account
-        if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
-            // Trimmed by hand: Foundation's trimmingCharacters(in:) was 3.5 % of a GET's time.
-            var trimmed = header.dropFirst("bearer ".count)
-            while let first = trimmed.first, first == " " || first == "\t" { trimmed.removeFirst() }
-            while let last = trimmed.last, last == " " || last == "\t" { trimmed.removeLast() }
-            let token = String(trimmed)
+        if let header = request.headers[.authorization], let token = Self.bearerToken(header) {
             guard let known = try await accounts.authenticate(token) else {
                 throw ServerError(.unauthenticated, "the token is not valid", hint: "it may have been revoked")
             }

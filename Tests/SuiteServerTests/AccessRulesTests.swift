@@ -49,3 +49,19 @@ struct AccessRulesTests {
         #expect(throws: ServerError.self) { try AccessRules.Rule(match: "", read: .signedIn, write: .nobody) }
     }
 }
+
+@Suite("Bearer tokens: the Authorization header's scheme in any case, spaces and tabs around the token")
+struct BearerTokenTests {
+    @Test("the token is what follows the scheme and one space, trimmed; another scheme or none is nil")
+    func parsing() {
+        let cases: [(String, String?)] = [
+            ("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER abc", "abc"), ("bEaReR abc", "abc"),
+            ("Bearer  \tabc \t ", "abc"), ("Bearer suite_x-Y_z", "suite_x-Y_z"), ("Bearer tøken", "tøken"),
+            ("Bearer ", ""), ("Bearer \t ", ""), ("Bearer", nil), ("Bearer\tabc", nil), ("Basic abc", nil),
+            ("Bearerabc", nil), ("", nil), (" Bearer abc", nil), ("Bearer a b", "a b"),
+        ]
+        for (header, token) in cases {
+            #expect(SuiteServer.bearerToken(header) == token, "\(header)")
+        }
+    }
+}

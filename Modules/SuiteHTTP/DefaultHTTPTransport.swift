@@ -18,14 +18,14 @@ package enum DefaultHTTPTransport {
     /// A new transport of its own for a library module: URLSession's when linked, else `UnlinkedHTTPTransport`.
     @usableFromInline
     package static func make(timeout: Duration = .seconds(30), maximumBodyBytes: Int = 64 << 20) -> any HTTPTransport {
-        provider?.makeDefault(timeout: timeout, maximumBodyBytes: maximumBodyBytes) ?? UnlinkedHTTPTransport()
+        provider.map { $0.init(timeout: timeout, maximumBodyBytes: maximumBodyBytes) } ?? UnlinkedHTTPTransport()
     }
 }
 
 /// A transport a library module can make as its default (`DefaultHTTPTransport`): `URLSessionTransport`.
 package protocol DefaultHTTPTransportProvider: HTTPTransport {
     /// A transport with a session of its own.
-    static func makeDefault(timeout: Duration, maximumBodyBytes: Int) -> any HTTPTransport
+    init(timeout: Duration, maximumBodyBytes: Int)
 }
 
 /// The default transport of a program that links no URLSession transport: every request fails, saying what to link

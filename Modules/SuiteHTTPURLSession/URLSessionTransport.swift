@@ -43,7 +43,8 @@ public final class URLSessionTransport: HTTPTransport, DefaultHTTPTransportProvi
         self.maximumBodyBytes = maximumBodyBytes
     }
 
-    /// A transport over a session of its own: ephemeral, no URL cache, no cookies.
+    /// A transport over a session of its own: ephemeral, no URL cache, no cookies (also a library module's default,
+    /// through `DefaultHTTPTransport`).
     public convenience init(timeout: Duration = .seconds(30), maximumBodyBytes: Int = 64 << 20) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
@@ -55,11 +56,6 @@ public final class URLSessionTransport: HTTPTransport, DefaultHTTPTransportProvi
         self.init(
             session: URLSession(configuration: configuration), owned: true, timeout: timeout,
             maximumBodyBytes: maximumBodyBytes)
-    }
-
-    /// A transport of its own, for a library module's default (`DefaultHTTPTransport`).
-    package static func makeDefault(timeout: Duration, maximumBodyBytes: Int) -> any HTTPTransport {
-        URLSessionTransport(timeout: timeout, maximumBodyBytes: maximumBodyBytes)
     }
 
     /// Cancels the tasks of the session this transport made and lets it go (the transport cannot be used after it); a
